@@ -1,0 +1,382 @@
+"""Dates both ways: a feed date rendered as pages print it, and page text parsed back.
+
+`renderings` gives the extraction targets for the date rule (the paper scores
+every node against several renderings and keeps the best); `parse_date` turns
+the text a rule extracts back into ISO 8601. Parsing tries cheap regular
+expressions first (machine formats, month names in en/fr/es/de, relative
+dates) because it runs once per extracted post; dateparser, which is slow, is
+only the fallback for the rest.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import re
+import unicodedata
+from functools import lru_cache
+
+from dateutil.relativedelta import relativedelta
+
+__all__ = ["renderings", "parse_date"]
+
+UTC = dt.timezone.utc
+MIN_YEAR, MAX_YEAR = 1980, 2100
+
+EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July",
+             "August", "September", "October", "November", "December"]
+EN_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+FR_MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet",
+             "août", "septembre", "octobre", "novembre", "décembre"]
+ES_MONTHS = ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio",
+             "agosto", "septiembre", "octubre", "noviembre", "diciembre"]
+DE_MONTHS = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli",
+             "August", "September", "Oktober", "November", "Dezember"]
+
+# Every spelling a month goes by on a page (lower case, accents folded too).
+_MONTH_WORDS: dict[str, int] = {}
+for _names in (EN_MONTHS, FR_MONTHS, ES_MONTHS, DE_MONTHS):
+    for _i, _n in enumerate(_names, 1):
+        _MONTH_WORDS[_n.lower()] = _i
+for _i, _abbrs in enumerate([
+        "jan janv ene jän", "feb fev fév févr fevr", "mar mär mrz", "apr avr abr",
+        "may", "jun", "jul juil", "aug aoû aou ago", "sep sept set",
+        "oct okt", "nov", "dec déc dic dez"], 1):
+    for _a in _abbrs.split():
+        _MONTH_WORDS[_a] = _i
+_MONTH_WORDS["marz"] = 3  # März without umlaut
+for _w, _i in list(_MONTH_WORDS.items()):
+    _MONTH_WORDS.setdefault(unicodedata.normalize("NFKD", _w).encode("ascii", "ignore").decode(), _i)
+
+_MONTH_RE = "|".join(sorted((re.escape(w) for w in _MONTH_WORDS), key=len, reverse=True))
+_WEEKDAY_RE = (r"(?:mon|tue|wed|thu|fri|sat|sun|lun|mar|mer|jeu|ven|sam|dim|mié|mie|jue|vie|sáb"
+               r"|dom|mo|di|mi|do|fr|sa|so)[a-zéèáíúäöüß]*\.?,?\s*")
+
+_TZ_ABBR = {"utc": 0, "gmt": 0, "z": 0, "ut": 0, "est": -5, "edt": -4, "cst": -6, "cdt": -5,
+            "mst": -7, "mdt": -6, "pst": -8, "pdt": -7, "cet": 1, "cest": 2, "met": 1,
+            "mez": 1, "mesz": 2, "bst": 1, "ist": 5.5, "jst": 9, "aest": 10, "aedt": 11}
+_TZ_RE = r"(?P<tz>[+-]\d{2}:?\d{2}|z\b|(?:" + "|".join(sorted(_TZ_ABBR, key=len, reverse=True)) + r")\b)"
+
+# A time following a date: "at 10:00 am", ", 10h30", "um 10:00 Uhr", "- 22:15:07 +0100".
+_TIME_AFTER = re.compile(
+    r"\s*(?:,|@|-|–|—|\||at|à|a las|a la|um|à partir de)?\s*"
+    r"(?P<h>\d{1,2})[:h](?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,]\d+)?)?"
+    r"\s*(?P<ampm>[ap]\.?\s?m\.?)?(?:\s*uhr)?\s*" + _TZ_RE + "?",
+    re.I)
+
+_ISO = re.compile(
+    r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"
+    r"(?:[T ](?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,]\d+)?)?\s*"
+    r"(?P<tz>Z|[+-]\d{2}(?::?\d{2})?)?)?(?!\d)", re.I)
+_RFC822 = re.compile(
+    r"^(?:[a-z]{3},\s*)?\d{1,2}\s+[a-z]{3}\s+\d{2,4}\s+\d{1,2}:\d{2}(?::\d{2})?\s*"
+    r"(?:[+-]\d{4}|[a-z]{1,5})?$", re.I)
+# "9 March 2014", "9th of March, 2014", "9. März 2014", "9 de marzo de 2014", "1er mars 2014"
+_DMY = re.compile(
+    r"(?<![\w.])(?P<d>\d{1,2})(?:st|nd|rd|th|er|º|°|\.)?\s*(?:of\s+|de\s+)?"
+    r"(?P<mon>" + _MONTH_RE + r")\.?,?\s*(?:de\s+|del\s+)?(?P<y>\d{4})(?![\w])", re.I)
+# "March 9, 2014", "Mar 9th 2014", "März 9, 2014"
+_MDY = re.compile(
+    r"(?<![\w])(?P<mon>" + _MONTH_RE + r")\.?\s*(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(?P<y>\d{4})(?![\w])",
+    re.I)
+# "2014/03/09", "2014.03.09", "2014年3月9日"
+_YMD_NUM = re.compile(r"(?<![\d])(?P<y>\d{4})[/.年](?P<m>\d{1,2})[/.月](?P<d>\d{1,2})日?(?![\d])")
+# "03/09/2014", "09.03.2014", "9-3-2014"
+_NUM_Y = re.compile(r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4})(?![\d])")
+
+_UNITS = {
+    "second": "seconds", "seconds": "seconds", "sec": "seconds", "secs": "seconds",
+    "seconde": "seconds", "secondes": "seconds", "segundo": "seconds", "segundos": "seconds",
+    "sekunde": "seconds", "sekunden": "seconds",
+    "minute": "minutes", "minutes": "minutes", "min": "minutes", "mins": "minutes",
+    "minuto": "minutes", "minutos": "minutes", "minuten": "minutes",
+    "hour": "hours", "hours": "hours", "hr": "hours", "hrs": "hours", "heure": "hours",
+    "heures": "hours", "hora": "hours", "horas": "hours", "stunde": "hours", "stunden": "hours",
+    "day": "days", "days": "days", "jour": "days", "jours": "days", "día": "days",
+    "dia": "days", "días": "days", "dias": "days", "tag": "days", "tage": "days", "tagen": "days",
+    "week": "weeks", "weeks": "weeks", "semaine": "weeks", "semaines": "weeks",
+    "semana": "weeks", "semanas": "weeks", "woche": "weeks", "wochen": "weeks",
+    "month": "months", "months": "months", "mois": "months", "mes": "months",
+    "meses": "months", "monat": "months", "monate": "months", "monaten": "months",
+    "year": "years", "years": "years", "an": "years", "ans": "years", "année": "years",
+    "années": "years", "año": "years", "años": "years", "jahr": "years", "jahre": "years",
+    "jahren": "years",
+}
+_UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_NUM_WORD = r"\d+|an?|one|un|une|uno|una|un|ein|einem|einer"
+_REL = [
+    re.compile(r"(?<!\w)(?P<n>" + _NUM_WORD + r")\s+(?P<u>" + _UNIT_RE + r")\s+ago(?!\w)", re.I),
+    re.compile(r"(?<!\w)il\s+y\s+a\s+(?P<n>" + _NUM_WORD + r")\s+(?P<u>" + _UNIT_RE + r")(?!\w)", re.I),
+    re.compile(r"(?<!\w)hace\s+(?P<n>" + _NUM_WORD + r")\s+(?P<u>" + _UNIT_RE + r")(?!\w)", re.I),
+    re.compile(r"(?<!\w)vor\s+(?P<n>" + _NUM_WORD + r")\s+(?P<u>" + _UNIT_RE + r")(?!\w)", re.I),
+]
+_DAY_WORDS = {"today": 0, "aujourd'hui": 0, "aujourd’hui": 0, "hoy": 0, "heute": 0,
+              "yesterday": 1, "hier": 1, "ayer": 1, "gestern": 1}
+_DAY_WORD_RE = re.compile(r"(?<!\w)(" + "|".join(re.escape(w) for w in _DAY_WORDS) + r")(?!\w)", re.I)
+_HAS_TIME = re.compile(r"\d{1,2}[:h]\d{2}")
+
+
+# ---------------------------------------------------------------- helpers
+
+def _now(now: str | dt.datetime | None) -> dt.datetime:
+    if isinstance(now, dt.datetime):
+        value = now
+    elif now:
+        value = _parse_iso_exact(now) or dt.datetime.now(UTC)
+    else:
+        value = dt.datetime.now(UTC)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _parse_iso_exact(iso: str) -> dt.datetime | None:
+    try:
+        value = dt.datetime.fromisoformat(iso.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return value
+
+
+def _tz(text: str | None) -> dt.tzinfo:
+    if not text:
+        return UTC
+    t = text.strip().lower()
+    if t in _TZ_ABBR:
+        return dt.timezone(dt.timedelta(hours=_TZ_ABBR[t]))
+    m = re.fullmatch(r"([+-])(\d{2}):?(\d{2})?", t)
+    if not m:
+        return UTC
+    minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
+    if minutes > 14 * 60:
+        return UTC
+    return dt.timezone((-1 if m.group(1) == "-" else 1) * dt.timedelta(minutes=minutes))
+
+
+def _fmt(y: int, m: int, d: int, time: tuple | None = None, tz: dt.tzinfo | None = None) -> str | None:
+    """ISO text of a validated date, date only when no time is known."""
+    if not MIN_YEAR <= y <= MAX_YEAR:
+        return None
+    try:
+        if time is None:
+            return dt.date(y, m, d).isoformat()
+        h, mi, s = time
+        return dt.datetime(y, m, d, h, mi, s, tzinfo=tz or UTC).isoformat()
+    except ValueError:
+        return None
+
+
+def _time_after(text: str, pos: int) -> tuple[tuple | None, dt.tzinfo | None]:
+    m = _TIME_AFTER.match(text, pos)
+    if not m:
+        return None, None
+    h, mi, s = int(m.group("h")), int(m.group("mi")), int(m.group("s") or 0)
+    ampm = (m.group("ampm") or "").lower().replace(".", "").replace(" ", "")
+    if ampm == "pm" and h < 12:
+        h += 12
+    elif ampm == "am" and h == 12:
+        h = 0
+    if h > 23 or mi > 59 or s > 59:
+        return None, None
+    return (h, mi, s), _tz(m.group("tz"))
+
+
+def _month(word: str) -> int | None:
+    w = word.lower().rstrip(".")
+    return _MONTH_WORDS.get(w) or _MONTH_WORDS.get(
+        unicodedata.normalize("NFKD", w).encode("ascii", "ignore").decode())
+
+
+# ---------------------------------------------------------------- renderings
+
+def _relative(day: dt.date, now: dt.datetime) -> str:
+    delta = relativedelta(now.date(), day)
+    for amount, unit in ((delta.years, "year"), (delta.months, "month")):
+        if amount > 0:
+            return f"{amount} {unit}{'s' if amount > 1 else ''} ago"
+    days = (now.date() - day).days
+    if days >= 7:
+        weeks = days // 7
+        return f"{weeks} week{'s' if weeks > 1 else ''} ago"
+    if days >= 1:
+        return f"{days} day{'s' if days > 1 else ''} ago"
+    return "today"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def renderings(iso: str, now: str | None = None) -> list[str]:
+    """The date of `iso` as blogs print it: the targets the date rule is scored against.
+
+    The date is taken in the offset the feed gives (a post published late on the
+    9th in California is the 9th on its page, not the 10th in UTC). The list is
+    short on purpose: every page node is scored against every rendering.
+    """
+    value = _parse_iso_exact(iso) if isinstance(iso, str) else None
+    if value is None:
+        parsed = parse_date(iso) if isinstance(iso, str) else None
+        value = _parse_iso_exact(parsed) if parsed else None
+    if value is None:
+        return []
+    d = value.date() if isinstance(value, dt.datetime) else value
+    month, mon = EN_MONTHS[d.month - 1], EN_MONTHS[d.month - 1][:3]
+    out = [
+        d.isoformat(),                                   # 2014-03-09
+        f"{month} {d.day}, {d.year}",                    # March 9, 2014
+        f"{d.day} {month} {d.year}",                     # 9 March 2014
+        f"{EN_DAYS[d.weekday()]}, {month} {d.day}, {d.year}",  # Sunday, March 9, 2014
+        f"{month} {_ordinal(d.day)}, {d.year}",          # March 9th, 2014
+        f"{d.month:02d}/{d.day:02d}/{d.year}",           # 03/09/2014
+        f"{d.day:02d}.{d.month:02d}.{d.year}",           # 09.03.2014
+        f"{mon} {d.day}, {d.year}",                      # Mar 9, 2014
+        f"{d.day} {mon} {d.year}",                       # 9 Mar 2014
+        f"{d.day} {FR_MONTHS[d.month - 1]} {d.year}",    # 9 mars 2014
+        f"{d.day} de {ES_MONTHS[d.month - 1]} de {d.year}",  # 9 de marzo de 2014
+        f"{d.day}. {DE_MONTHS[d.month - 1]} {d.year}",   # 9. März 2014
+        _relative(d, _now(now)),                         # 12 years ago
+    ]
+    return list(dict.fromkeys(out))
+
+
+# ---------------------------------------------------------------- parsing
+
+def _parse_relative(text: str, now: dt.datetime) -> str | None:
+    for rx in _REL:
+        m = rx.search(text)
+        if m:
+            n = m.group("n").lower()
+            amount = int(n) if n.isdigit() else 1
+            unit = _UNITS[m.group("u").lower()]
+            if amount > 10000:
+                return None
+            try:
+                when = now - relativedelta(**{unit: amount})
+            except (ValueError, OverflowError):
+                return None
+            if unit in ("seconds", "minutes", "hours"):
+                return when.replace(microsecond=0).isoformat()
+            return _fmt(when.year, when.month, when.day)
+    m = _DAY_WORD_RE.search(text)
+    if m:
+        when = now - dt.timedelta(days=_DAY_WORDS[m.group(1).lower()])
+        time, tz = _time_after(text, m.end())
+        return _fmt(when.year, when.month, when.day, time, tz)
+    return None
+
+
+def _fast(text: str, lang: str | None) -> str | None:
+    m = _ISO.search(text)
+    if m:
+        y, mo, d = int(m.group("y")), int(m.group("m")), int(m.group("d"))
+        if m.group("h"):
+            return _fmt(y, mo, d, (int(m.group("h")), int(m.group("mi")), int(m.group("s") or 0)),
+                        _tz(m.group("tz")))
+        time, tz = _time_after(text, m.end())
+        return _fmt(y, mo, d, time, tz)
+    if _RFC822.match(text):
+        try:
+            value = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            value = None
+        if value is not None and MIN_YEAR <= value.year <= MAX_YEAR:
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=UTC)
+            return value.replace(microsecond=0).isoformat()
+    best = None
+    for rx in (_MDY, _DMY):
+        m = rx.search(text)
+        if m and (best is None or m.start() < best[0].start()):
+            best = (m, rx)
+    if best:
+        m = best[0]
+        month = _month(m.group("mon"))
+        if month:
+            time, tz = _time_after(text, m.end())
+            out = _fmt(int(m.group("y")), month, int(m.group("d")), time, tz)
+            if out:
+                return out
+    m = _YMD_NUM.search(text)
+    if m:
+        time, tz = _time_after(text, m.end())
+        return _fmt(int(m.group("y")), int(m.group("m")), int(m.group("d")), time, tz)
+    m = _NUM_Y.search(text)
+    if m:
+        a, b, y = int(m.group("a")), int(m.group("b")), int(m.group("y"))
+        day_first = m.group("sep") == "." or (lang or "en")[:2].lower() not in ("en",) \
+            or (lang is None and m.group("sep") == "-")
+        if a > 12:
+            day_first = True
+        elif b > 12:
+            day_first = False
+        day, month = (a, b) if day_first else (b, a)
+        time, tz = _time_after(text, m.end())
+        return _fmt(y, month, day, time, tz)
+    return None
+
+
+@lru_cache(maxsize=8)
+def _dateparser_languages(lang: str | None) -> tuple[str, ...]:
+    base = ["en", "fr", "es", "de"]
+    if lang:
+        code = lang.split("-")[0].split("_")[0].lower()
+        if code:
+            return tuple(dict.fromkeys([code] + base))
+    return tuple(base)
+
+
+def _slow(text: str, lang: str | None, now: dt.datetime) -> str | None:
+    """dateparser for what the regexes miss; only when the text has a day, month and year."""
+    try:
+        import dateparser
+    except ImportError:  # pragma: no cover
+        return None
+    settings = {"RELATIVE_BASE": now.replace(tzinfo=None), "REQUIRE_PARTS": ["day", "month", "year"],
+                "RETURN_AS_TIMEZONE_AWARE": False, "PREFER_DATES_FROM": "past"}
+    try:
+        value = dateparser.parse(text, languages=list(_dateparser_languages(lang)), settings=settings)
+    except Exception:  # dateparser raises assorted errors on odd input
+        return None
+    if value is None:
+        return None
+    if _HAS_TIME.search(text):
+        return _fmt(value.year, value.month, value.day, (value.hour, value.minute, value.second), UTC)
+    return _fmt(value.year, value.month, value.day)
+
+
+_NOISE = re.compile(r"\s+")
+_ONLY_NUMBERS = re.compile(r"^[\d\s.,:/-]*$")
+
+
+def parse_date(text: str, lang: str | None = None, now: str | None = None) -> str | None:
+    """ISO 8601 of a date printed on a page, or None; never raises.
+
+    "2014-03-09T10:00:00+00:00" when the text has a time (no zone given: UTC),
+    "2014-03-09" when it has only a date. Surrounding words ("Posted on ... by")
+    are ignored. A lone year or number is not a date.
+    """
+    try:
+        if not isinstance(text, str):
+            if isinstance(text, bytes):
+                text = text.decode("utf-8", "replace")
+            else:
+                return None
+        text = _NOISE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+        if not text or len(text) > 400 or not any(c.isdigit() for c in text) and not _DAY_WORD_RE.search(text):
+            if text and len(text) <= 400 and _REL[0].search(text) is None:
+                # word-only relative dates ("a year ago", "il y a un an") still count
+                pass
+            else:
+                return None if not text or len(text) > 400 else _parse_relative(text, _now(now))
+        out = _fast(text, lang)
+        if out:
+            return out
+        rel = _parse_relative(text, _now(now))
+        if rel:
+            return rel
+        if _ONLY_NUMBERS.match(text) and not _NUM_Y.search(text):
+            return None
+        if len(text) > 80 or sum(c.isdigit() for c in text) < 3:
+            return None  # a day and a year need three digits at least; long text is prose
+        return _slow(text, lang, _now(now))
+    except Exception:  # never raise on page text
+        return None

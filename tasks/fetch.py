@@ -1,0 +1,590 @@
+"""Download one URL safely: the only place blogharvest speaks HTTP.
+
+Why it is more than `requests.get`:
+
+* Every redirect hop is checked against the SSRF guard (`check_address`), so a
+  public blog cannot bounce a worker onto 169.254.169.254 or the cluster's Redis.
+  The guard runs twice: before the request (scheme, host names, every address the
+  name resolves to) and again on the socket's actual peer address right after
+  `connect()`, which closes the DNS-rebinding window between the check and the
+  connection.  The peer check is skipped when an HTTP proxy from the environment
+  is in use (the peer is then the proxy); that is the one residual window.
+* A wall-clock deadline bounds the whole request, headers and body included: a
+  watchdog shuts the socket down when it expires, so a server trickling one byte
+  a second cannot hold a worker (socket timeouts alone only bound each `recv`).
+* The body is streamed and cut at `max_bytes` (decoded size, so gzip bombs stop too).
+* Charset is resolved the way browsers do (BOM, header, <meta>, XML declaration,
+  then detection) and `Response.text` never raises.
+
+Everything returned is plain data: `Response.to_dict()` and `FetchError.to_dict()`
+are JSON-safe so Celery tasks can pass them around.
+"""
+from __future__ import annotations
+
+import base64
+import codecs
+import email.utils
+import ipaddress
+import os
+import re
+import socket
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Callable, Union
+
+import requests
+import urllib3.connection
+import urllib3.connectionpool
+import urllib3.exceptions
+
+DEFAULT_UA = "Mozilla/5.0 (compatible; blogharvest/0.1; web archiving)"
+DEFAULT_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+REDIRECT_CODES = (301, 302, 303, 307, 308)
+ENV_ALLOW_PRIVATE = "BLOGHARVEST_ALLOW_PRIVATE"
+
+# allow_private: a bool, None (read the environment), or a predicate url -> bool
+AllowPrivate = Union[bool, None, Callable[[str], bool]]
+
+KINDS = ("timeout", "connection", "too_large", "redirect_loop", "too_many_redirects",
+         "private_address", "http_status", "bad_scheme", "bad_url")
+
+
+class FetchError(Exception):
+    """A failed fetch, with a `kind` a crawl can count and decide on (retry or not)."""
+
+    def __init__(self, kind: str, url: str, message: str, status: int | None = None,
+                 retry_after: float | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.url = url
+        self.message = " ".join(str(message).split())  # one line, for error reports
+        self.status = status
+        self.retry_after = retry_after
+
+    @property
+    def transient(self) -> bool:
+        """Worth retrying later: timeouts, connection failures, 408/429 and 5xx."""
+        if self.kind in ("timeout", "connection"):
+            return True
+        return self.kind == "http_status" and self.status is not None and (
+            self.status in (408, 429) or self.status >= 500)
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message} <{self.url}>"
+
+    def __repr__(self) -> str:
+        return f"FetchError({self.kind!r}, {self.url!r}, {self.message!r}, status={self.status!r})"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "url": self.url, "message": self.message,
+                "status": self.status, "retry_after": self.retry_after,
+                "transient": self.transient}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FetchError":
+        return cls(d["kind"], d["url"], d["message"], d.get("status"), d.get("retry_after"))
+
+
+@dataclass
+class Response:
+    url: str  # final URL, after redirects
+    status: int
+    reason: str
+    headers: list  # [(name, value)] as received, in order, duplicates kept
+    content: bytes  # decoded of any Content-Encoding (gzip/deflate)
+    content_type: str | None  # media type only, lower case ("text/html")
+    encoding: str  # codec name that `text` uses; always valid
+    request_headers: list = field(default_factory=list)  # [(name, value)] as sent, Host first
+    redirects: list = field(default_factory=list)  # URLs that redirected, in order; not the final one
+    elapsed: float = 0.0  # seconds, all hops
+    fetched_at: str = ""  # ISO 8601 UTC with microseconds (the WARC-Date)
+    protocol: str = "HTTP/1.1"  # for the archived status line
+    method: str = "GET"
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        """First value of a header, case-insensitive."""
+        name = name.lower()
+        return next((v for k, v in self.headers if k.lower() == name), default)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode(self.encoding, errors="replace")
+
+    @property
+    def looks_binary(self) -> bool:
+        """True for images, archives and the like, even when served as text/html."""
+        return looks_binary(self.content, self.encoding)
+
+    def to_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["content"] = base64.b64encode(self.content).decode("ascii")
+        d["headers"] = [list(h) for h in self.headers]
+        d["request_headers"] = [list(h) for h in self.request_headers]
+        d["redirects"] = list(self.redirects)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Response":
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in known}
+        kw["content"] = base64.b64decode(d["content"])
+        kw["headers"] = [tuple(h) for h in d.get("headers", [])]
+        kw["request_headers"] = [tuple(h) for h in d.get("request_headers", [])]
+        return cls(**kw)
+
+
+# ---------------------------------------------------------------------------
+# SSRF guard
+
+_BLOCKED_NAMES = {"localhost", "metadata", "metadata.google.internal", "metadata.goog",
+                  "instance-data", "instance-data.ec2.internal", "metadata.azure.com"}
+_BLOCKED_SUFFIXES = (".localhost", ".internal", ".local", ".localdomain", ".home.arpa", ".intranet")
+_CGNAT = ipaddress.ip_network("100.64.0.0/10")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _allowed(url: str, allow_private: AllowPrivate) -> bool:
+    if allow_private is None:
+        return os.environ.get(ENV_ALLOW_PRIVATE) == "1"
+    if callable(allow_private):
+        return bool(allow_private(url))
+    return bool(allow_private)
+
+
+def blocked_ip(address: str) -> str | None:
+    """Why an IP address must not be fetched from (None if it is a public address)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return "not an IP address"
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return "IPv4-mapped IPv6 address"
+        embedded = ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if ip in _NAT64:
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if embedded is not None and blocked_ip(str(embedded)):
+            return "IPv6 address embedding a non-public IPv4 address"
+    if ip.is_unspecified:
+        return "unspecified address"
+    if ip.is_loopback:
+        return "loopback address"
+    if ip.is_link_local:
+        return "link-local address (cloud metadata lives here)"
+    if ip.version == 4 and ip in _CGNAT:
+        return "carrier-grade NAT address"
+    if ip.is_multicast:
+        return "multicast address"
+    if ip.is_private:
+        return "private address"
+    if ip.is_reserved:
+        return "reserved address"
+    if not ip.is_global:
+        return "non-global address"
+    return None
+
+
+def _split(url: str) -> tuple[str, str, int]:
+    try:
+        parts = urllib.parse.urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https"):
+            raise FetchError("bad_scheme", url, f"scheme {parts.scheme!r} is not http or https")
+        host = (parts.hostname or "").rstrip(".")
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError as e:
+        raise FetchError("bad_url", url, f"malformed URL: {e}") from None
+    if not host:
+        raise FetchError("bad_url", url, "URL has no host")
+    return scheme, host, port
+
+
+def check_address(url: str, allow_private: AllowPrivate = None) -> None:
+    """Raise FetchError("private_address") unless `url` points to the public internet.
+
+    Checks the scheme (-> "bad_scheme"), internal-looking host names, IP literals and
+    every address the host name resolves to.  `allow_private` True (or a predicate
+    returning True for `url`, or None with BLOGHARVEST_ALLOW_PRIVATE=1) skips the
+    address checks: tests and the eval harness serve blogs from loopback.
+    """
+    _, host, port = _split(url)
+    if _allowed(url, allow_private):
+        return
+    name = host.lower()
+    try:
+        literal = ipaddress.ip_address(name.split("%", 1)[0])
+    except ValueError:
+        literal = None
+    if literal is None:
+        if name in _BLOCKED_NAMES or name.endswith(_BLOCKED_SUFFIXES):
+            raise FetchError("private_address", url, f"host {host!r} is an internal name")
+        if "." not in name:
+            raise FetchError("private_address", url,
+                             f"single-label host {host!r} resolves through internal search domains")
+    else:
+        reason = blocked_ip(str(literal))
+        if reason:
+            raise FetchError("private_address", url, f"address {host}: {reason}")
+    try:
+        infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as e:
+        raise FetchError("connection", url, f"cannot resolve {host!r}: {e}") from None
+    for info in infos:
+        address = info[4][0]
+        reason = blocked_ip(address)
+        if reason:
+            raise FetchError("private_address", url, f"{host} resolves to {address}: {reason}")
+
+
+# ---------------------------------------------------------------------------
+# Per-request guard: deadline watchdog and connect-time peer check.
+# requests runs the whole exchange in the calling thread, so a thread-local tells
+# the urllib3 connection which fetch it is serving.
+
+_local = threading.local()
+
+
+class _Guard:
+    def __init__(self, deadline: float, allow_private: AllowPrivate):
+        self.deadline = deadline
+        self.allow_private = allow_private
+        self.url = ""
+        self.blocked: FetchError | None = None
+        self.fired = False
+        self._socks: list = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock) -> None:
+        with self._lock:
+            self._socks.append(sock)
+            fired = self.fired
+        if fired:
+            _shutdown(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            socks, self._socks = self._socks, []
+        for s in socks:
+            _shutdown(s)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shutdown(sock) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)  # wakes a recv() blocked in another thread
+    except OSError:
+        pass
+
+
+class _GuardedMixin:
+    def _new_conn(self):
+        sock = super()._new_conn()
+        guard = getattr(_local, "guard", None)
+        if guard is not None:
+            guard.watch(sock)
+            if getattr(self, "proxy", None) is None and not _allowed(guard.url, guard.allow_private):
+                try:
+                    peer = sock.getpeername()[0]
+                except OSError:
+                    peer = None
+                reason = peer and blocked_ip(peer)
+                if reason:
+                    sock.close()
+                    guard.blocked = FetchError("private_address", guard.url,
+                                               f"connected to {peer}: {reason}")
+                    raise urllib3.exceptions.NewConnectionError(self, "refused: " + reason)
+        return sock
+
+    def getresponse(self, *a, **kw):
+        guard = getattr(_local, "guard", None)
+        if guard is not None and self.sock is not None:
+            guard.watch(self.sock)  # a kept-alive connection from an earlier fetch
+        return super().getresponse(*a, **kw)
+
+
+class _HTTPConnection(_GuardedMixin, urllib3.connection.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_GuardedMixin, urllib3.connection.HTTPSConnection):
+    pass
+
+
+class _HTTPPool(urllib3.connectionpool.HTTPConnectionPool):
+    ConnectionCls = _HTTPConnection
+
+
+class _HTTPSPool(urllib3.connectionpool.HTTPSConnectionPool):
+    ConnectionCls = _HTTPSConnection
+
+
+class _GuardedAdapter(requests.adapters.HTTPAdapter):
+    def init_poolmanager(self, *a, **kw):
+        super().init_poolmanager(*a, **kw)
+        self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
+
+    def proxy_manager_for(self, *a, **kw):
+        manager = super().proxy_manager_for(*a, **kw)
+        manager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
+        return manager
+
+
+def make_session(user_agent: str = DEFAULT_UA) -> requests.Session:
+    """A requests session whose connections honour fetch()'s deadline and peer check."""
+    s = requests.Session()
+    s.headers["User-Agent"] = user_agent
+    _mount(s)
+    return s
+
+
+def _mount(session: requests.Session) -> None:
+    if not isinstance(session.get_adapter("http://example.org/"), _GuardedAdapter):
+        session.mount("http://", _GuardedAdapter())
+        session.mount("https://", _GuardedAdapter())
+
+
+# ---------------------------------------------------------------------------
+# fetch
+
+
+def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
+          max_redirects: int = 10, allow_private: AllowPrivate = None,
+          user_agent: str = DEFAULT_UA, session: requests.Session | None = None,
+          accept: str | None = None) -> Response:
+    """GET `url`, following redirects, within `timeout` seconds of wall clock in total.
+
+    Raises FetchError; HTTP statuses >= 400 are errors (kind "http_status").
+    A caller-supplied `session` gets the guarded adapter mounted on it.
+    """
+    own = session is None
+    session = session or make_session(user_agent)
+    _mount(session)
+    headers = {"User-Agent": user_agent, "Accept": accept or DEFAULT_ACCEPT}
+    start = time.monotonic()
+    fetched_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    guard = _Guard(start + timeout, allow_private)
+    previous = getattr(_local, "guard", None)
+    _local.guard = guard
+    redirects: list[str] = []
+    seen: set[str] = set()
+    current = urllib.parse.urldefrag(url)[0]
+    try:
+        while True:
+            check_address(current, allow_private)
+            seen.add(current)
+            guard.url = current
+            remaining = guard.deadline - time.monotonic()
+            if remaining <= 0:
+                raise FetchError("timeout", current, f"no response within {timeout:g} s")
+            try:
+                r = session.get(current, headers=headers, allow_redirects=False, stream=True,
+                                timeout=(min(remaining, 10.0), remaining))
+            except requests.RequestException as e:
+                raise _classify(e, current, guard, timeout) from None
+            try:
+                target = session.get_redirect_target(r) if r.status_code in REDIRECT_CODES else None
+                if target is None:
+                    return _finish(r, guard, timeout, max_bytes, redirects, start, fetched_at)
+            finally:
+                r.close()
+            nxt = urllib.parse.urldefrag(urllib.parse.urljoin(r.url, target))[0]
+            redirects.append(r.url)
+            if nxt in seen:
+                raise FetchError("redirect_loop", url, f"redirect loop: {r.url} -> {nxt}")
+            if len(redirects) > max_redirects:
+                raise FetchError("too_many_redirects", url, f"more than {max_redirects} redirects")
+            current = nxt
+    finally:
+        guard.cancel()
+        _local.guard = previous
+        if own:
+            session.close()
+
+
+def _classify(e: Exception, url: str, guard: _Guard, timeout: float) -> FetchError:
+    if guard.blocked is not None:
+        return guard.blocked
+    if guard.fired or isinstance(e, requests.Timeout) or time.monotonic() >= guard.deadline - 0.05:
+        return FetchError("timeout", url, f"no complete response within {timeout:g} s")
+    if isinstance(e, (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
+                      requests.exceptions.InvalidSchema)):
+        return FetchError("bad_url", url, str(e))
+    return FetchError("connection", url, f"{type(e).__name__}: {e}")
+
+
+def _finish(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int,
+            redirects: list, start: float, fetched_at: str) -> Response:
+    if r.status_code >= 400:
+        retry_after = parse_retry_after(r.headers.get("Retry-After"))
+        msg = f"HTTP {r.status_code} {r.reason or ''}".strip()
+        if retry_after is not None:
+            msg += f", retry after {retry_after:g} s"
+        raise FetchError("http_status", r.url, msg, status=r.status_code, retry_after=retry_after)
+    length = r.headers.get("Content-Length", "")
+    if length.strip().isdigit() and int(length) > max_bytes:
+        raise FetchError("too_large", r.url, f"Content-Length {int(length)} exceeds {max_bytes} bytes")
+    chunks, size = [], 0
+    try:
+        for chunk in r.iter_content(65536):
+            size += len(chunk)
+            if size > max_bytes:
+                raise FetchError("too_large", r.url, f"body exceeds {max_bytes} bytes")
+            chunks.append(chunk)
+            if guard.fired:
+                break
+    except requests.RequestException as e:
+        raise _classify(e, r.url, guard, timeout) from None
+    if guard.fired:  # a cut-off stream can look like a normal end of body
+        raise FetchError("timeout", r.url, f"body not complete within {timeout:g} s")
+    content = b"".join(chunks)
+    raw_headers = _raw_headers(r)
+    ctype = r.headers.get("Content-Type")
+    req = r.request
+    host = urllib.parse.urlsplit(req.url).netloc.rsplit("@", 1)[-1]
+    request_headers = [("Host", host)] + [(k, v) for k, v in req.headers.items() if k.lower() != "host"]
+    return Response(
+        url=r.url, status=r.status_code, reason=r.reason or "", headers=raw_headers,
+        content=content, content_type=media_type(ctype),
+        encoding=detect_encoding(content, ctype), request_headers=request_headers,
+        redirects=list(redirects), elapsed=round(time.monotonic() - start, 6),
+        fetched_at=fetched_at, protocol=_protocol(r), method=req.method or "GET")
+
+
+def _raw_headers(r: requests.Response) -> list:
+    original = getattr(r.raw, "_original_response", None)
+    msg = getattr(original, "msg", None)
+    if msg is not None:
+        return [(k, v) for k, v in msg.items()]
+    return list(r.raw.headers.items())
+
+
+def _protocol(r: requests.Response) -> str:
+    return {9: "HTTP/0.9", 10: "HTTP/1.0", 11: "HTTP/1.1", 20: "HTTP/2"}.get(
+        getattr(r.raw, "version", 11), "HTTP/1.1")
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Retry-After as seconds from now: a delta ("120") or an HTTP-date."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, round(when.timestamp() - (time.time() if now is None else now), 3))
+
+
+# ---------------------------------------------------------------------------
+# Content type, charset, binary sniffing
+
+
+def media_type(content_type: str | None) -> str | None:
+    """'Text/HTML; charset=x' -> 'text/html'."""
+    if not content_type:
+        return None
+    return content_type.split(";", 1)[0].strip().lower() or None
+
+
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([^\s"';,]+)""", re.I)
+_META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+_XML_DECL = re.compile(rb"""^\s*<\?xml\b[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']""")
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+# WHATWG: these labels mean windows-1252 on the web
+_AS_CP1252 = {"latin-1", "iso8859-1", "ascii", "cp1252"}
+
+
+def _codec(label: str | bytes | None) -> str | None:
+    if not label:
+        return None
+    if isinstance(label, bytes):
+        label = label.decode("ascii", "ignore")
+    try:
+        name = codecs.lookup(label.strip().strip("\"'")).name
+    except (LookupError, ValueError):
+        return None
+    return "cp1252" if name in _AS_CP1252 else name
+
+
+def _fits(content: bytes, encoding: str) -> bool:
+    """Does `content` decode in `encoding` with no more than a few stray bad bytes?"""
+    text = content.decode(encoding, errors="replace")
+    return text.count("\ufffd") <= 2 + len(text) // 2000
+
+
+def detect_encoding(content: bytes, content_type: str | None = None) -> str:
+    """BOM, then the header charset, <meta charset>/http-equiv, XML declaration, then
+    detection.  A declared charset that the bytes plainly contradict is skipped."""
+    for bom, name in _BOMS:
+        if content.startswith(bom):
+            return name
+    head = content[:4096]
+    declared = []
+    m = _HEADER_CHARSET.search(content_type or "")
+    declared.append(_codec(m.group(1)) if m else None)
+    m = _META_CHARSET.search(head)
+    meta = _codec(m.group(1)) if m else None
+    if meta and meta.startswith(("utf-16", "utf-32")):
+        meta = "utf-8"  # an ASCII-readable <meta> cannot be telling the truth
+    declared.append(meta)
+    m = _XML_DECL.search(head)
+    declared.append(_codec(m.group(1)) if m else None)
+    declared = [d for d in declared if d]
+    for name in declared:
+        if _fits(content, name):
+            return name
+    if not content:
+        return declared[0] if declared else "utf-8"
+    try:  # valid UTF-8 with any non-ASCII byte is almost never another charset
+        content.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        import charset_normalizer
+        best = charset_normalizer.from_bytes(content[:65536]).best()
+        guess = _codec(best.encoding) if best else None
+    except Exception:  # detection is best effort
+        guess = None
+    if guess:
+        return guess
+    return declared[0] if declared else "utf-8"
+
+
+_MAGIC = (b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"\xff\xd8\xff", b"%PDF-", b"PK\x03\x04",
+          b"\x1f\x8b\x08", b"RIFF", b"OggS", b"fLaC", b"\x1a\x45\xdf\xa3", b"7z\xbc\xaf\x27\x1c",
+          b"Rar!\x1a", b"\x7fELF")
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
+
+
+def looks_binary(content: bytes, encoding: str = "utf-8") -> bool:
+    """Magic numbers, NUL bytes or many control characters in the first 8 KiB."""
+    sample = content[:8192]
+    if not sample:
+        return False
+    if sample.startswith(_MAGIC) or sample[4:8] == b"ftyp":
+        return True
+    if encoding.startswith(("utf-16", "utf-32")):
+        text = sample.decode(encoding, errors="replace")
+        bad = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\f\r" or ch == "\ufffd")
+        return bad > len(text) * 0.05
+    if b"\x00" in sample:
+        return True
+    controls = len(sample) - len(sample.translate(None, _CONTROL))
+    return controls > len(sample) * 0.05

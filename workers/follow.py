@@ -1,0 +1,128 @@
+"""Start crawls from the command line and follow them to the end, with a progress display.
+
+Following is only watching: the crawl itself runs in the workers. The follower also
+sweeps (re-sends pages whose worker died) so a laptop crawl needs no beat process.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from workers.sinks import write_jsonl
+
+FINAL = ("done", "failed")
+SWEEP_EVERY = 15.0
+
+
+def enqueue(url: str, since: str | None, options: dict, resume: bool = False) -> str:
+    from workers.app import app
+    from workers.runtime import runtime
+
+    st = runtime().state
+    if resume:
+        cid = st.active_crawl(url)
+        if cid:
+            return cid
+    cid = st.create_crawl(url, since, options)
+    task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
+    app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options})
+    return cid
+
+
+def _resume(cid: str) -> None:
+    """A crawl interrupted earlier: its in-flight pages died with the old workers."""
+    from workers import pipeline
+    from workers.app import app
+    from workers.crawl import _send
+    from workers.runtime import runtime
+
+    rt = runtime()
+    phase = rt.state.r.hget(rt.keys(cid).crawl, "phase")
+    if phase == "traverse":
+        pipeline.recover(rt, cid, _send, older_than=0)
+    else:  # interrupted during discovery or learning: start those steps again
+        info = rt.state.crawl_info(cid)
+        rt.state.r.hset(rt.keys(cid).crawl, "state", "queued")
+        app.send_task("blogharvest.new_crawl", kwargs={"url": info["url"], "since": info.get("since"),
+                                                       "crawl_id": cid, "options": info["options"]})
+
+
+def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,
+               embedded, quiet: bool = False, warc_parts: str | None = None) -> int:
+    from workers import pipeline
+    from workers.crawl import _send
+    from workers.runtime import runtime
+
+    rt = runtime()
+    st = rt.state
+    ids = []
+    for u in urls:
+        cid = st.active_crawl(u) if embedded is not None else None
+        if cid and (st.crawl_info(cid).get("since") or None) == (since or None):
+            _log(f"resuming crawl {cid} of {u}", quiet)
+            _resume(cid)
+        else:
+            cid = enqueue(u, since, options)
+        ids.append(cid)
+    try:
+        infos = _follow(rt, ids, quiet)
+    except KeyboardInterrupt:
+        _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
+        return 130
+    records = [r for cid in ids for r in st.crawl_records(cid)]
+    if out:
+        write_jsonl(records, out)
+    if warc:
+        from workers.sinks import assemble_warc
+
+        assemble_warc(warc_parts, warc, records, st, ids)
+    failed = [i for i in infos if i["state"] == "failed"]
+    for i in infos:
+        _log(f"{i['crawl_id']}: {i['state']}, {i['pages']} pages, {i['posts']} posts, {i['errors']} errors"
+             + (f" ({i['message']})" if i.get("message") else ""), quiet and not failed)
+        for e in st.errors(i["crawl_id"], 10):
+            _log(f"  {e['kind']}: {e['url']}: {e['message']}", quiet)
+    return 1 if failed and len(failed) == len(infos) else 0
+
+
+def _log(msg: str, quiet: bool) -> None:
+    if not quiet:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
+    from workers import pipeline
+    from workers.crawl import _send
+
+    st = rt.state
+    show = not quiet and sys.stderr.isatty()
+    progress = None
+    if show:
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                            TextColumn("pages {task.fields[pages]}  posts {task.fields[posts]}  "
+                                       "errors {task.fields[errors]}  queued {task.fields[queued]}"),
+                            TimeElapsedColumn(), transient=False)
+        progress.start()
+        bars = {cid: progress.add_task(st.crawl_info(cid)["url"], total=None, pages=0, posts=0,
+                                       errors=0, queued=0) for cid in ids}
+    last_sweep = time.monotonic()
+    try:
+        while True:
+            infos = [st.crawl_info(cid) for cid in ids]
+            if progress:
+                for i in infos:
+                    progress.update(bars[i["crawl_id"]], pages=i["pages"], posts=i["posts"],
+                                    errors=i["errors"], queued=i["queued"])
+            if all(i["state"] in FINAL for i in infos):
+                return infos
+            if time.monotonic() - last_sweep > SWEEP_EVERY:
+                last_sweep = time.monotonic()
+                for i in infos:
+                    if i["state"] == "running":
+                        pipeline.recover(rt, i["crawl_id"], _send)
+            time.sleep(0.25)  # a display refresh, not synchronisation
+    finally:
+        if progress:
+            progress.stop()

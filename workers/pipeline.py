@@ -1,0 +1,315 @@
+"""The steps of a crawl, between the pure functions of tasks/ and the Redis state.
+
+Each step is written so that running it twice gives the same state: urls are queued
+once (a seen set), pages are processed once (a done set), records are keyed by url.
+That is what lets Celery redeliver a task whose worker died.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from typing import Callable
+
+from tasks import feeds as feedlib
+from tasks.extract import extract_post, matches_entry
+from tasks.fetch import FetchError
+from tasks.html import parse_html
+from tasks.learn import learn_page, reduce_rules
+from tasks.priority import LinkEstimator
+from tasks.records import content_hash, post_record
+from tasks.traversal import POST_PRIORITY, SEED_PRIORITY, in_scope, split_links
+from tasks.urls import canonical, extract_links, is_post, learn_post_pattern
+
+log = logging.getLogger("blogharvest")
+
+MAX_FEED_PAGES = 5  # feed paging: more entries mean more training pairs and known posts
+MAX_TRAINING = 30  # training pages per blog (votes)
+MAX_ATTEMPTS = 4  # deliveries of one page before it is reported and dropped
+REFIT_EVERY = 10  # new samples before the priority model is refitted and the frontier rescored
+
+Send = Callable[[str, str], None]
+
+
+class CrawlFailed(Exception):
+    """The crawl cannot go on (no home page, no feed); the message goes to its report."""
+
+
+# ------------------------------------------------------------------ discovery
+
+def _read_feed(rt, url: str) -> dict:
+    resp = rt.downloader.get(url)
+    return feedlib.parse_feed(resp.content, resp.url)
+
+
+def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
+    """Home page -> feed (with paging) -> training entries. Decides whether rules are learned."""
+    st = rt.state
+    try:
+        home = rt.downloader.get(url)
+    except FetchError as e:
+        raise CrawlFailed(f"home page unreachable: {e}") from e
+    home_url = canonical(home.url)
+    feed, feed_url, tried = None, None, []
+    for candidate in feedlib.discover_feeds(home.text, home.url)[:15]:
+        try:
+            feed = _read_feed(rt, candidate)
+            feed_url = candidate
+            break
+        except (FetchError, feedlib.FeedError) as e:
+            tried.append(f"{candidate}: {e}")
+    if feed is None:
+        for t in tried[:3]:
+            st.add_error(crawl_id, url, "feed", t)
+        raise CrawlFailed(f"no readable feed found from {url} (tried {len(tried)} candidates)")
+    if feed.get("bozo"):
+        st.add_error(crawl_id, feed_url, "feed", f"malformed feed, partly read: {feed['bozo']}")
+
+    entries, seen = [], set()
+
+    def take(f):
+        for e in f.get("entries", []):
+            u = e.get("url") and canonical(e["url"])
+            if u and u not in seen and in_scope(u, home_url):
+                seen.add(u)
+                entries.append(dict(e, url=u))
+
+    take(feed)
+    page, current, current_url = 1, feed, feed_url
+    while page < MAX_FEED_PAGES:
+        nxt = [u for u in feedlib.next_page_urls(current, current_url, page) if u]
+        if not nxt:
+            break
+        page += 1
+        try:
+            current, current_url = _read_feed(rt, nxt[0]), nxt[0]
+        except (FetchError, feedlib.FeedError):
+            break
+        before = len(entries)
+        take(current)
+        if len(entries) == before:
+            break
+    if not entries:
+        raise CrawlFailed(f"the feed {feed_url} lists no post of this blog")
+    st.save_entries(crawl_id, entries)
+    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries])
+    st.cache_page(crawl_id, home_url, {"url": home.url, "html": home.text})
+
+    options = st.options(crawl_id)
+    learn = True
+    if options.get("update") and st.blog(crawl_id).get("rules"):
+        learn = not rules_still_match(rt, crawl_id, entries[:5])
+        if learn:
+            st.add_error(crawl_id, url, "relearn", "stored rules stopped matching the feed: re-learning")
+    return {"learn": learn, "entries": entries[:MAX_TRAINING], "feed": feed_url}
+
+
+def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:
+    """update_crawl's check: do the stored rules still extract what the feed says?"""
+    rules = rt.state.blog(crawl_id).get("rules") or {}
+    ok = n = 0
+    for e in entries:
+        try:
+            resp = rt.downloader.get(e["url"])
+        except FetchError:
+            continue
+        rt.state.cache_page(crawl_id, e["url"], {"url": resp.url, "html": resp.text})
+        n += 1
+        ok += bool(matches_entry(extract_post(resp.text, resp.url, rules), e))
+    return n == 0 or ok * 2 >= n
+
+
+# ------------------------------------------------------------------ learning
+
+def _target(entry: dict) -> dict:
+    content = entry.get("content_html") or entry.get("summary_html") or ""
+    return {"title": entry.get("title") or "", "content": content,
+            "content_is_summary": bool(entry.get("content_is_summary", not entry.get("content_html"))),
+            "authors": entry.get("authors") or [], "published": entry.get("published")}
+
+
+def learn_one(rt, crawl_id: str, url: str) -> dict:
+    st = rt.state
+    entry = st.entry(crawl_id, url) or {"url": url}
+    page = st.cached_page(crawl_id, url)
+    if page is None:
+        try:
+            resp = rt.downloader.get(url)
+        except FetchError as e:
+            st.add_error(crawl_id, url, e.kind, str(e))
+            return {"url": url, "error": e.kind}
+        page = {"url": resp.url, "html": resp.text}
+        st.cache_page(crawl_id, url, page)
+    rules = learn_page(page["html"], page["url"], _target(entry))
+    return {"url": url, "rules": rules}
+
+
+def reduce(rt, crawl_id: str, results: list) -> dict:
+    st = rt.state
+    page_rules = [r["rules"] for r in results or [] if isinstance(r, dict) and r.get("rules")]
+    if not page_rules:
+        st.set_state(crawl_id, "failed", "no training page could be fetched: no rules learned")
+        return {}
+    rules = reduce_rules(page_rules)
+    blog = st.blog(crawl_id)
+    others = [blog.get("home"), blog.get("feed")]
+    pattern = learn_post_pattern(blog.get("entry_urls") or [], [o for o in others if o])
+    st.save_blog(crawl_id, rules=rules, pattern=pattern, trained_on=len(page_rules))
+    return rules
+
+
+# ------------------------------------------------------------------ traversal
+
+def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
+    st = rt.state
+    if st.state_of(crawl_id) != "running":
+        return
+    blog = st.blog(crawl_id)
+    st.r.hset(rt.keys(crawl_id).crawl, "phase", "traverse")
+    seeds = {blog["home"]: SEED_PRIORITY}
+    for u in blog.get("entry_urls") or []:
+        seeds.setdefault(u, POST_PRIORITY)
+    st.enqueue(crawl_id, seeds)
+    dispatch(rt, crawl_id, send)
+
+
+def _max_pages(rt, crawl_id: str) -> int:
+    return int(rt.state.options(crawl_id).get("max_pages") or rt.settings.max_pages)
+
+
+def dispatch(rt, crawl_id: str, send: Send) -> list[str]:
+    """Hand out the best queued pages up to the crawl's parallelism; finish an idle crawl."""
+    st = rt.state
+    max_pages = _max_pages(rt, crawl_id)
+    urls = st.dispatch(crawl_id, rt.settings.crawl_parallelism, max_pages)
+    for u in urls:
+        send(crawl_id, u)
+    if not urls:
+        st.maybe_finish(crawl_id, max_pages)
+    return urls
+
+
+def recover(rt, crawl_id: str, send: Send, older_than: float | None = None) -> int:
+    """Send again the pages handed out long ago (a dead worker held them), then dispatch."""
+    st = rt.state
+    stale = st.stale_inflight(crawl_id, rt.settings.stale_seconds if older_than is None else older_than)
+    st.touch_inflight(crawl_id, stale)
+    for u in stale:
+        send(crawl_id, u)
+    if st.state_of(crawl_id) == "running" and st.r.hget(rt.keys(crawl_id).crawl, "phase") == "traverse":
+        dispatch(rt, crawl_id, send)
+    return len(stale)
+
+
+def page_failed(rt, crawl_id: str, url: str, kind: str, message: str) -> None:
+    rt.state.add_error(crawl_id, url, kind, message)
+    rt.state.mark_done(crawl_id, url)
+
+
+def _estimator(rt, crawl_id: str):
+    """The crawl's priority model, refitted when enough new samples arrived (any worker's)."""
+    st = rt.state
+    n = st.r.llen(rt.keys(crawl_id).samples)
+    cached = rt.models.get(crawl_id)
+    if cached and n - cached[0] < REFIT_EVERY:
+        return cached[1], False
+    model = LinkEstimator()
+    model.fit(st.samples(crawl_id))
+    rt.models[crawl_id] = (n, model)
+    return model, True
+
+
+def _rescore(rt, crawl_id: str, model) -> None:
+    st = rt.state
+    if not st.lock(f"rescore:{crawl_id}", 2.0):
+        return
+    queued = [u for u, s in st.frontier(crawl_id, 5000) if s < POST_PRIORITY]
+    if queued:
+        st.rescore(crawl_id, dict(zip(queued, model.predict(queued))))
+
+
+def _looks_html(resp) -> bool:
+    ctype = (resp.content_type or "").lower()
+    if getattr(resp, "looks_binary", False):
+        return False
+    if not ctype or "html" in ctype or "xml" in ctype or ctype.startswith("text/plain"):
+        head = resp.content[:1024].lstrip().lower()
+        return "html" in ctype or head.startswith((b"<!doctype", b"<html", b"<head", b"<body", b"<"))
+    return False
+
+
+def process(rt, crawl_id: str, url: str) -> dict:
+    st = rt.state
+    k = rt.keys(crawl_id)
+    if st.is_done(crawl_id, url):
+        return {"url": url, "skipped": "done"}
+    if st.state_of(crawl_id) != "running":
+        st.mark_done(crawl_id, url)
+        return {"url": url, "skipped": "crawl not running"}
+    attempts = st.r.hincrby(f"{k.crawl}:attempts", url, 1)
+    if attempts > MAX_ATTEMPTS:
+        page_failed(rt, crawl_id, url, "gave_up", f"dropped after {MAX_ATTEMPTS} deliveries")
+        return {"url": url, "error": "gave_up"}
+    blog = st.blog(crawl_id)
+    options = st.options(crawl_id)
+    rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
+    entry = st.entry(crawl_id, url)
+    post = entry is not None or bool(pattern and is_post(url, pattern))
+
+    if options.get("update") and post and entry is None and st.known_digest(crawl_id, url):
+        st.mark_done(crawl_id, url)  # a known post outside the feed window: unchanged as far as we know
+        return {"url": url, "skipped": "known"}
+
+    page = st.cached_page(crawl_id, url)
+    if page is None:
+        resp = rt.downloader.get(url)
+        if not _looks_html(resp):
+            page_failed(rt, crawl_id, url, "not_html",
+                        f"not an HTML page ({resp.content_type or 'no content type'}, {len(resp.content)} bytes)")
+            return {"url": url, "error": "not_html"}
+        page = {"url": resp.url, "html": resp.text}
+    final = canonical(page["url"])
+    if final != url:
+        st.r.sadd(k.seen, final)
+
+    root = parse_html(page["html"], page["url"])
+    links = [canonical(u) for u in extract_links(root, page["url"])]
+    posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
+
+    result = {"url": url, "post": post}
+    if post:
+        extracted = extract_post(page["html"], url, rules)
+        if extracted.get("title") or extracted.get("content_text"):
+            record = post_record(url, home, extracted, rules=_rule_strings(rules))
+            digest = content_hash(record)
+            changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen) \
+                if _in_window(record, options, st.crawl_info(crawl_id).get("since")) else False
+            result["record"] = changed
+        else:
+            st.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")
+    else:
+        n = st.add_sample(crawl_id, url, len(set(posts)))
+        result["sample"] = n
+
+    scored = {u: POST_PRIORITY for u in posts}
+    if others:
+        model, refitted = _estimator(rt, crawl_id)
+        fresh = [u for u in dict.fromkeys(others) if u not in scored]
+        scored.update(zip(fresh, model.predict(fresh)))
+        if refitted:
+            _rescore(rt, crawl_id, model)
+    st.enqueue(crawl_id, scored)
+    st.mark_done(crawl_id, url)
+    st.incr(crawl_id, "pages")
+    return result
+
+
+def _rule_strings(rules: dict) -> dict:
+    return {f: (v.get("rule") if isinstance(v, dict) else v) for f, v in (rules or {}).items()}
+
+
+def _in_window(record: dict, options: dict, since: str | None) -> bool:
+    """update_crawl emits posts published after `since` (or undated ones that changed)."""
+    if not options.get("update") or not since:
+        return True
+    pub = record.get("published")
+    return not pub or pub[:10] >= since[:10]

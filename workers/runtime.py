@@ -1,0 +1,41 @@
+"""Per-process handles a worker needs (Redis client, settings, downloader), made once."""
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from workers.settings import Settings, settings
+from workers.state import Keys, State
+
+
+class Runtime:
+    def __init__(self, s: Settings):
+        self.settings = s
+        self.models: dict = {}  # crawl id -> (samples seen, fitted priority model); a cache only
+
+    @cached_property
+    def state(self) -> State:
+        return State.from_url(self.settings.redis_url or "redis://127.0.0.1:6379/0")
+
+    @cached_property
+    def downloader(self):
+        from workers.downloader import Downloader
+        from workers.sinks import warc_recorder
+
+        return Downloader(self.state, self.settings, recorder=warc_recorder(self.settings))
+
+    @staticmethod
+    def keys(crawl_id: str) -> Keys:
+        return Keys(crawl_id)
+
+
+_lock = threading.Lock()
+_runtime: Runtime | None = None
+
+
+def runtime() -> Runtime:
+    global _runtime
+    with _lock:
+        if _runtime is None:
+            _runtime = Runtime(settings())
+        return _runtime

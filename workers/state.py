@@ -1,0 +1,358 @@
+"""All shared state of blogharvest, in Redis: one module owns every key (docs/state.md).
+
+Keys of a blog and its crawls share the hash tag `{<blog id>}` so that on Redis Cluster
+they live in one slot and the multi-key scripts below stay legal. Workers keep nothing
+in memory that another worker needs: any worker can run any step of any crawl.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from urllib.parse import urlsplit
+
+import redis
+
+STREAM = "bh:records"  # every record, for other services (consumer groups)
+CRAWLS = "bh:crawls"  # zset crawl id -> start time
+
+
+def blog_id(home_url: str) -> str:
+    p = urlsplit(home_url)
+    host = (p.hostname or "").lower()
+    if host.startswith("www."):
+        host = host[4:]
+    port = f":{p.port}" if p.port else ""
+    path = p.path.rstrip("/")
+    return hashlib.sha1(f"{host}{port}{path}".encode()).hexdigest()[:12]
+
+
+def new_crawl_id(home_url: str) -> str:
+    return f"{blog_id(home_url)}-{uuid.uuid4().hex[:10]}"
+
+
+def blog_of(crawl_id: str) -> str:
+    return crawl_id.split("-", 1)[0]
+
+
+def url_key(url: str) -> str:
+    return hashlib.sha1(url.encode()).hexdigest()[:16]
+
+
+class Keys:
+    """The key names of one crawl (and of its blog)."""
+
+    def __init__(self, crawl_id: str):
+        self.crawl_id = crawl_id
+        b = blog_of(crawl_id)
+        self.blog = f"bh:{{{b}}}:blog"  # hash: home, rules, pattern, feed, comment_rule
+        self.records = f"bh:{{{b}}}:records"  # hash: post url -> record JSON (latest)
+        self.hashes = f"bh:{{{b}}}:hashes"  # hash: post url -> content hash
+        self.samples = f"bh:{{{b}}}:samples"  # list: [url, post links] for the priority model
+        self.active = f"bh:{{{b}}}:active"  # string: the unfinished crawl of this blog
+        c = f"bh:{{{b}}}:crawl:{crawl_id}"
+        self.crawl = c  # hash: state, url, since, counters, times
+        self.frontier = f"{c}:frontier"  # zset: url -> priority (ZPOPMAX first)
+        self.seen = f"{c}:seen"  # set: every url ever queued in this crawl
+        self.done = f"{c}:done"  # set: urls fully processed
+        self.inflight = f"{c}:inflight"  # hash: url -> time handed out
+        self.posts = f"{c}:posts"  # set: post urls whose records belong to this crawl's output
+        self.errors = f"{c}:errors"  # list: JSON error entries (the crawl's report)
+        self.entries = f"{c}:entries"  # hash: post url -> feed entry JSON (training pairs)
+        self.pages = f"{c}:pages"  # hash: url -> cached page (fetched for learning)
+
+    def all_crawl_keys(self) -> list[str]:
+        return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
+                self.errors, self.entries, self.pages]
+
+
+# Atomically hand out up to `n` urls: pop the best of the frontier into the in-flight hash.
+_DISPATCH = """
+local state = redis.call('HGET', KEYS[3], 'state')
+if state ~= 'running' then return {} end
+local limit = tonumber(ARGV[1])
+local now = ARGV[2]
+local max_pages = tonumber(ARGV[3])
+local handed = tonumber(redis.call('HGET', KEYS[3], 'handed') or '0')
+local room = limit - redis.call('HLEN', KEYS[2])
+local out = {}
+while room > 0 and handed < max_pages do
+  local top = redis.call('ZPOPMAX', KEYS[1])
+  if #top == 0 then break end
+  redis.call('HSET', KEYS[2], top[1], now)
+  table.insert(out, top[1])
+  room = room - 1
+  handed = handed + 1
+end
+redis.call('HSET', KEYS[3], 'handed', handed)
+return out
+"""
+
+# Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight.
+_MAYBE_FINISH = """
+if redis.call('HGET', KEYS[3], 'state') ~= 'running' then return 0 end
+if redis.call('HLEN', KEYS[2]) > 0 then return 0 end
+local handed = tonumber(redis.call('HGET', KEYS[3], 'handed') or '0')
+if redis.call('ZCARD', KEYS[1]) > 0 and handed < tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[3], 'state', 'done', 'finished', ARGV[1])
+if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
+return 1
+"""
+
+# Reserve the next request slot of a host: returns how long to wait before sending.
+_HOST_SLOT = """
+local now = tonumber(ARGV[1])
+local gap = tonumber(ARGV[2])
+local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
+local at = math.max(now, nxt)
+redis.call('SET', KEYS[1], tostring(at + gap), 'PX', math.floor((at + gap - now) * 1000) + 60000)
+return tostring(at - now)
+"""
+
+
+class State:
+    """Typed access to the Redis state of crawls."""
+
+    def __init__(self, client: redis.Redis):
+        self.r = client
+        self._dispatch = client.register_script(_DISPATCH)
+        self._finish = client.register_script(_MAYBE_FINISH)
+        self._slot = client.register_script(_HOST_SLOT)
+
+    @classmethod
+    def from_url(cls, url: str) -> "State":
+        return cls(redis.Redis.from_url(url, decode_responses=True, health_check_interval=30))
+
+    # ------------------------------------------------------------ crawls
+    def create_crawl(self, url: str, since: str | None, options: dict, crawl_id: str | None = None) -> str:
+        crawl_id = crawl_id or new_crawl_id(url)
+        k = Keys(crawl_id)
+        now = time.time()
+        created = self.r.hsetnx(k.crawl, "url", url)
+        if created:
+            self.r.hset(k.crawl, mapping={
+                "state": "queued", "since": since or "", "options": json.dumps(options),
+                "created": now, "pages": 0, "posts": 0, "errors": 0, "handed": 0,
+                "kind": "update" if since else "new"})
+            self.r.zadd(CRAWLS, {crawl_id: now})
+            self.r.set(k.active, crawl_id)
+        return crawl_id
+
+    def active_crawl(self, url: str) -> str | None:
+        cid = self.r.get(Keys(f"{blog_id(url)}-x").active)
+        if cid and self.crawl_info(cid).get("state") in ("queued", "running", "stopped"):
+            return cid
+        return None
+
+    def last_finished(self, url: str) -> str | None:
+        """ISO time of the last crawl of this blog that finished (update crawls start there)."""
+        b = blog_id(url)
+        for cid in self.r.zrevrange(CRAWLS, 0, 2000):
+            if cid.startswith(b + "-") and self.r.hget(Keys(cid).crawl, "state") == "done":
+                started = float(self.r.hget(Keys(cid).crawl, "started") or 0)
+                if started:
+                    import datetime as dt
+                    return dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat()
+        return None
+
+    def crawl_info(self, crawl_id: str) -> dict:
+        k = Keys(crawl_id)
+        raw = self.r.hgetall(k.crawl)
+        if not raw:
+            return {}
+        info = {"crawl_id": crawl_id, "state": raw.get("state"), "url": raw.get("url"),
+                "since": raw.get("since") or None, "kind": raw.get("kind")}
+        for n in ("pages", "errors"):
+            info[n] = int(raw.get(n, 0) or 0)
+        info["posts"] = self.r.scard(k.posts)
+        info["queued"] = self.r.zcard(k.frontier)
+        info["in_flight"] = self.r.hlen(k.inflight)
+        info["seen"] = self.r.scard(k.seen)
+        for t in ("created", "started", "finished"):
+            if raw.get(t):
+                info[t] = float(raw[t])
+        if raw.get("message"):
+            info["message"] = raw["message"]
+        info["options"] = json.loads(raw.get("options") or "{}")
+        return info
+
+    def options(self, crawl_id: str) -> dict:
+        return json.loads(self.r.hget(Keys(crawl_id).crawl, "options") or "{}")
+
+    def set_state(self, crawl_id: str, state: str, message: str | None = None) -> None:
+        k = Keys(crawl_id)
+        mapping = {"state": state}
+        if state == "running":
+            mapping["started"] = time.time()
+        if state in ("done", "failed"):
+            mapping["finished"] = time.time()
+        if message:
+            mapping["message"] = message
+        self.r.hset(k.crawl, mapping=mapping)
+        if state in ("done", "failed") and self.r.get(k.active) == crawl_id:
+            self.r.delete(k.active)
+
+    def state_of(self, crawl_id: str) -> str | None:
+        return self.r.hget(Keys(crawl_id).crawl, "state")
+
+    def incr(self, crawl_id: str, field: str, n: int = 1) -> None:
+        self.r.hincrby(Keys(crawl_id).crawl, field, n)
+
+    def add_error(self, crawl_id: str, url: str, kind: str, message: str) -> None:
+        k = Keys(crawl_id)
+        entry = json.dumps({"url": url, "kind": kind, "message": message, "at": time.time()})
+        with self.r.pipeline() as p:
+            p.rpush(k.errors, entry)
+            p.ltrim(k.errors, -10_000, -1)
+            p.hincrby(k.crawl, "errors", 1)
+            p.execute()
+
+    def errors(self, crawl_id: str, limit: int = 1000) -> list[dict]:
+        return [json.loads(e) for e in self.r.lrange(Keys(crawl_id).errors, -limit, -1)]
+
+    def list_crawls(self, limit: int = 50) -> list[str]:
+        return list(self.r.zrevrange(CRAWLS, 0, limit - 1))
+
+    # ------------------------------------------------------------ blog knowledge
+    def save_blog(self, crawl_id: str, **fields) -> None:
+        self.r.hset(Keys(crawl_id).blog, mapping={k: json.dumps(v) for k, v in fields.items()})
+
+    def blog(self, crawl_id: str) -> dict:
+        raw = self.r.hgetall(Keys(crawl_id).blog)
+        return {k: json.loads(v) for k, v in raw.items()}
+
+    def save_entries(self, crawl_id: str, entries: list[dict]) -> None:
+        if entries:
+            self.r.hset(Keys(crawl_id).entries, mapping={e["url"]: json.dumps(e) for e in entries})
+
+    def entry(self, crawl_id: str, url: str) -> dict | None:
+        raw = self.r.hget(Keys(crawl_id).entries, url)
+        return json.loads(raw) if raw else None
+
+    def cache_page(self, crawl_id: str, url: str, page: dict) -> None:
+        self.r.hset(Keys(crawl_id).pages, url, json.dumps(page))
+
+    def cached_page(self, crawl_id: str, url: str) -> dict | None:
+        raw = self.r.hget(Keys(crawl_id).pages, url)
+        return json.loads(raw) if raw else None
+
+    # ------------------------------------------------------------ frontier
+    def enqueue(self, crawl_id: str, scored: dict[str, float]) -> int:
+        """Queue urls never seen in this crawl; returns how many were new."""
+        if not scored:
+            return 0
+        k = Keys(crawl_id)
+        urls = list(scored)
+        with self.r.pipeline() as p:
+            for u in urls:
+                p.sadd(k.seen, u)
+            added = p.execute()
+        new = {u: scored[u] for u, a in zip(urls, added) if a}
+        if new:
+            self.r.zadd(k.frontier, new)
+        return len(new)
+
+    def rescore(self, crawl_id: str, scored: dict[str, float]) -> None:
+        if scored:
+            self.r.zadd(Keys(crawl_id).frontier, scored, xx=True)
+
+    def frontier(self, crawl_id: str, limit: int = 5000) -> list[tuple[str, float]]:
+        return self.r.zrevrange(Keys(crawl_id).frontier, 0, limit - 1, withscores=True)
+
+    def dispatch(self, crawl_id: str, parallelism: int, max_pages: int) -> list[str]:
+        k = Keys(crawl_id)
+        return self._dispatch(keys=[k.frontier, k.inflight, k.crawl],
+                              args=[parallelism, time.time(), max_pages])
+
+    def is_done(self, crawl_id: str, url: str) -> bool:
+        return bool(self.r.sismember(Keys(crawl_id).done, url))
+
+    def mark_done(self, crawl_id: str, url: str, page: bool = True) -> None:
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.sadd(k.done, url)
+            p.hdel(k.inflight, url)
+            p.execute()
+
+    def maybe_finish(self, crawl_id: str, max_pages: int) -> bool:
+        k = Keys(crawl_id)
+        return bool(self._finish(keys=[k.frontier, k.inflight, k.crawl, k.active],
+                                 args=[time.time(), max_pages, crawl_id]))
+
+    def stale_inflight(self, crawl_id: str, older_than: float) -> list[str]:
+        """Urls handed out more than `older_than` seconds ago (their worker died)."""
+        now = time.time()
+        raw = self.r.hgetall(Keys(crawl_id).inflight)
+        return [u for u, t in raw.items() if now - float(t) > older_than]
+
+    def touch_inflight(self, crawl_id: str, urls: list[str]) -> None:
+        if urls:
+            now = time.time()
+            self.r.hset(Keys(crawl_id).inflight, mapping={u: now for u in urls})
+
+    # ------------------------------------------------------------ priority samples
+    def add_sample(self, crawl_id: str, url: str, post_links: int) -> int:
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.rpush(k.samples, json.dumps([url, post_links]))
+            p.ltrim(k.samples, -5000, -1)
+            p.llen(k.samples)
+            return p.execute()[2]
+
+    def samples(self, crawl_id: str) -> list[tuple[str, int]]:
+        return [tuple(json.loads(s)) for s in self.r.lrange(Keys(crawl_id).samples, 0, -1)]
+
+    def lock(self, name: str, seconds: float) -> bool:
+        return bool(self.r.set(f"bh:lock:{name}", "1", nx=True, px=int(seconds * 1000)))
+
+    # ------------------------------------------------------------ records
+    def save_record(self, crawl_id: str, record: dict, digest: str, stream_maxlen: int) -> bool:
+        """Store a post's record; returns True when it is new or changed (then it is streamed)."""
+        k = Keys(crawl_id)
+        url = record["url"]
+        old = self.r.hget(k.hashes, url)
+        changed = old != digest
+        data = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        with self.r.pipeline() as p:
+            p.hset(k.records, url, data)
+            p.hset(k.hashes, url, digest)
+            p.sadd(k.posts, url)
+            p.execute()
+        if changed:
+            self.r.xadd(STREAM, {"crawl": crawl_id, "url": url, "record": data},
+                        maxlen=stream_maxlen, approximate=True)
+        return changed
+
+    def add_to_output(self, crawl_id: str, url: str) -> None:
+        self.r.sadd(Keys(crawl_id).posts, url)
+
+    def known_digest(self, crawl_id: str, url: str) -> str | None:
+        return self.r.hget(Keys(crawl_id).hashes, url)
+
+    def crawl_records(self, crawl_id: str) -> list[dict]:
+        k = Keys(crawl_id)
+        urls = sorted(self.r.smembers(k.posts))
+        out = []
+        for i in range(0, len(urls), 500):
+            chunk = urls[i:i + 500]
+            for raw in self.r.hmget(k.records, chunk):
+                if raw:
+                    out.append(json.loads(raw))
+        return out
+
+    def post_count(self, crawl_id: str) -> int:
+        return self.r.scard(Keys(crawl_id).posts)
+
+    # ------------------------------------------------------------ politeness
+    def host_wait(self, host: str, gap: float) -> float:
+        """Reserve this host's next request slot across all workers; seconds to wait."""
+        if gap <= 0:
+            return 0.0
+        return float(self._slot(keys=[f"bh:host:{{{host}}}:next"], args=[time.time(), gap]))
+
+    def robots(self, host: str) -> str | None:
+        return self.r.get(f"bh:robots:{{{host}}}")
+
+    def save_robots(self, host: str, text: str, ttl: int = 24 * 3600) -> None:
+        self.r.set(f"bh:robots:{{{host}}}", text, ex=ttl)
