@@ -39,7 +39,7 @@ for _names in (EN_MONTHS, FR_MONTHS, ES_MONTHS, DE_MONTHS):
         _MONTH_WORDS[_n.lower()] = _i
 for _i, _abbrs in enumerate([
         "jan janv ene jän", "feb fev fév févr fevr", "mar mär mrz", "apr avr abr",
-        "may", "jun", "jul juil", "aug aoû aou ago", "sep sept set",
+        "may", "jun", "jul juil", "aug aoû aou ago", "sep sept",
         "oct okt", "nov", "dec déc dic dez"], 1):
     for _a in _abbrs.split():
         _MONTH_WORDS[_a] = _i
@@ -48,9 +48,6 @@ for _w, _i in list(_MONTH_WORDS.items()):
     _MONTH_WORDS.setdefault(unicodedata.normalize("NFKD", _w).encode("ascii", "ignore").decode(), _i)
 
 _MONTH_RE = "|".join(sorted((re.escape(w) for w in _MONTH_WORDS), key=len, reverse=True))
-_WEEKDAY_RE = (r"(?:mon|tue|wed|thu|fri|sat|sun|lun|mar|mer|jeu|ven|sam|dim|mié|mie|jue|vie|sáb"
-               r"|dom|mo|di|mi|do|fr|sa|so)[a-zéèáíúäöüß]*\.?,?\s*")
-
 _TZ_ABBR = {"utc": 0, "gmt": 0, "z": 0, "ut": 0, "est": -5, "edt": -4, "cst": -6, "cdt": -5,
             "mst": -7, "mdt": -6, "pst": -8, "pdt": -7, "cet": 1, "cest": 2, "met": 1,
             "mez": 1, "mesz": 2, "bst": 1, "ist": 5.5, "jst": 9, "aest": 10, "aedt": 11}
@@ -302,8 +299,13 @@ def _fast(text: str, lang: str | None) -> str | None:
     m = _NUM_Y.search(text)
     if m:
         a, b, y = int(m.group("a")), int(m.group("b")), int(m.group("y"))
-        day_first = m.group("sep") == "." or (lang or "en")[:2].lower() not in ("en",) \
-            or (lang is None and m.group("sep") == "-")
+        code = (lang or "").lower().replace("_", "-")
+        if m.group("sep") == ".":
+            day_first = True  # 09.03.2014 is European everywhere
+        elif code and (not code.startswith("en") or code in ("en-gb", "en-ie", "en-au", "en-nz", "en-in")):
+            day_first = True
+        else:
+            day_first = m.group("sep") == "-"  # 03/09/2014 is US; 09-03-2014 rarely is
         if a > 12:
             day_first = True
         elif b > 12:
@@ -361,12 +363,10 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None) -> st
             else:
                 return None
         text = _NOISE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
-        if not text or len(text) > 400 or not any(c.isdigit() for c in text) and not _DAY_WORD_RE.search(text):
-            if text and len(text) <= 400 and _REL[0].search(text) is None:
-                # word-only relative dates ("a year ago", "il y a un an") still count
-                pass
-            else:
-                return None if not text or len(text) > 400 else _parse_relative(text, _now(now))
+        if not text or len(text) > 400:
+            return None
+        if not any(c.isdigit() for c in text):
+            return _parse_relative(text, _now(now))  # "a year ago", "yesterday", or nothing
         out = _fast(text, lang)
         if out:
             return out

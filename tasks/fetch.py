@@ -508,6 +508,8 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BO
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 # WHATWG: these labels mean windows-1252 on the web
 _AS_CP1252 = {"latin-1", "iso8859-1", "ascii", "cp1252"}
+_WESTERN = ("English", "German", "French", "Dutch", "Italian", "Spanish", "Portuguese", "Swedish",
+            "Norwegian", "Finnish", "Danish", "Indonesian")
 
 
 def _codec(label: str | bytes | None) -> str | None:
@@ -560,8 +562,13 @@ def detect_encoding(content: bytes, content_type: str | None = None) -> str:
         import charset_normalizer
         best = charset_normalizer.from_bytes(content[:65536]).best()
         guess = _codec(best.encoding) if best else None
+        language = best.language if best else ""
     except Exception:  # detection is best effort
-        guess = None
+        guess, language = None, ""
+    if guess != "cp1252" and language.startswith(_WESTERN) and _fits(content, "cp1252"):
+        # charset_normalizer often names a sibling code page (cp1257, mac_latin2) for
+        # Western European text; windows-1252 is what such undeclared pages really use
+        guess = "cp1252"
     if guess:
         return guess
     return declared[0] if declared else "utf-8"

@@ -14,15 +14,11 @@ quotes, CJK, ...) can collide, and then only with other non-Latin-1 pairs.
 """
 from __future__ import annotations
 
-import sys
 import unicodedata
-from array import array
 
 MASK_BITS = 1 << 17  # width of a bigram bitset
 _LATIN1 = 1 << 16  # exact region: index = ord(a) | ord(b) << 8
 _HASHED = MASK_BITS - _LATIN1
-_MASK_BYTES = MASK_BITS // 8
-_SWAP = sys.byteorder == "big"
 
 
 def normalize_text(s: str | None) -> str:
@@ -59,56 +55,50 @@ def bigram_index(a: str, b: str) -> int:
 
 
 def bigram_indices(s: str) -> set[int]:
-    """Bit positions of all bigrams of `s` (fast path in C for Latin-1 text)."""
-    if len(s) < 2:
-        return set()
-    try:
-        raw = s.encode("latin-1")
-    except UnicodeEncodeError:
-        if len(s) < 64:
-            return {bigram_index(s[i], s[i + 1]) for i in range(len(s) - 1)}
-        return _wide_indices(s)
-    # 16-bit words at even and odd offsets are exactly the pairs ord(a) | ord(b) << 8
-    even = array("H", raw[: len(raw) & ~1])
-    odd = array("H", raw[1: 1 + ((len(raw) - 1) & ~1)])
-    if _SWAP:
-        even.byteswap()
-        odd.byteswap()
-    out = set(even)
-    out.update(odd)
-    return out
-
-
-def _wide_indices(s: str) -> set[int]:
-    """`bigram_indices` for long text with non-Latin-1 characters, vectorised."""
-    import numpy as np
-
-    cp = np.frombuffer(s.encode("utf-32-le"), dtype="<u4").astype(np.int64)
-    a, b = cp[:-1], cp[1:]
-    hashed = _LATIN1 + ((a * 1000003) ^ (b * 8191) ^ (b >> 7)) % _HASHED
-    idx = np.where((a < 256) & (b < 256), a | (b << 8), hashed)
-    return set(np.unique(idx).tolist())
+    """Bit positions of all bigrams of `s`."""
+    return {bigram_index(s[i], s[i + 1]) for i in range(len(s) - 1)}
 
 
 def mask_of_indices(indices) -> int:
     """A bitset with the given bit positions set."""
-    n = len(indices)
-    if n == 0:
-        return 0
-    if n <= 3:
-        m = 0
-        for i in indices:
-            m |= 1 << i
-        return m
-    buf = bytearray((max(indices) >> 3) + 1)
+    m = 0
     for i in indices:
-        buf[i >> 3] |= 1 << (i & 7)
-    return int.from_bytes(buf, "little")
+        m |= 1 << i
+    return m
+
+
+_SHORT = 48  # below this many characters a Python loop beats numpy's call overhead
 
 
 def bigram_mask(s: str) -> int:
-    """The bigrams of `s` as a bitset of MASK_BITS bits (a Python int)."""
-    return mask_of_indices(bigram_indices(s))
+    """The bigrams of `s` as a bitset of MASK_BITS bits (a Python int).
+
+    Long text is handled by numpy in C; each character is read once.
+    """
+    n = len(s)
+    if n < 2:
+        return 0
+    if n < _SHORT:
+        m = 0
+        for i in {bigram_index(s[i], s[i + 1]) for i in range(n - 1)}:
+            m |= 1 << i
+        return m
+    import numpy as np
+
+    try:
+        u = np.frombuffer(s.encode("latin-1"), dtype=np.uint8).astype(np.uint32)
+        idx = u[:-1] | (u[1:] << 8)
+        marks = np.zeros(_LATIN1, dtype=bool)
+    except UnicodeEncodeError:
+        cp = np.frombuffer(s.encode("utf-32-le"), dtype="<u4")
+        a, b = cp[:-1], cp[1:]
+        idx = a | (b << 8)
+        wide = (a > 255) | (b > 255)
+        aw, bw = a[wide].astype(np.int64), b[wide].astype(np.int64)
+        idx[wide] = _LATIN1 + ((aw * 1000003) ^ (bw * 8191) ^ (bw >> 7)) % _HASHED
+        marks = np.zeros(MASK_BITS, dtype=bool)
+    marks[idx] = True
+    return int.from_bytes(np.packbits(marks, bitorder="little").tobytes(), "little")
 
 
 def dice_masks(a: int, la: int, b: int, lb: int) -> float:

@@ -1,0 +1,205 @@
+"""Robust HTML parsing and the one definition of a node's text.
+
+Blogs serve wrong charsets, broken markup and absurd nesting; rule learning and
+extraction must see the same tree and the same text for the same bytes, so both go
+through `parse_html` and `node_text`. Text is what lxml's text_content() gives (the
+harness's truth is built that way), minus script/style/noscript/template and comments,
+each text piece NFKC-normalised, whitespace folded.
+"""
+from __future__ import annotations
+
+import codecs
+import json
+import re
+import threading
+import unicodedata
+
+from lxml import etree
+from lxml import html as lhtml
+
+from tasks.similarity import normalize_text
+
+DROP_TAGS = ("script", "style", "noscript", "template")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+_JSON_LD = re.compile(r"""<script[^>]*type\s*=\s*["']?application/ld\+json[^>]*>(.*?)</script>""",
+                      re.I | re.S)
+_SINGLE_BYTE = {"iso-8859-1", "latin-1", "ascii", "windows-1252", "cp1252", "us-ascii"}
+
+
+def _codec(name) -> str | None:
+    if not name:
+        return None
+    if isinstance(name, bytes):
+        name = name.decode("ascii", "ignore")
+    try:
+        c = codecs.lookup(name.strip().strip("\"'").lower()).name
+    except LookupError:
+        return None
+    # HTML5: a declared Latin-1 or ASCII means windows-1252
+    return "cp1252" if c in ("iso8859-1", "latin-1", "ascii") else c
+
+
+def decode_html(data: bytes, encoding: str | None = None) -> str:
+    """Bytes to text: BOM, then declared charsets that actually decode, then UTF-8,
+    then windows-1252 (never fails). Valid non-ASCII UTF-8 wins over a declared
+    single-byte charset, the usual server misconfiguration."""
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, "replace")
+    declared = [_codec(encoding)]
+    m = _META_CHARSET.search(data[:4096])
+    declared.append(_codec(m.group(1)) if m else None)
+    utf8 = None
+    try:
+        utf8 = data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    for codec in declared:
+        if not codec:
+            continue
+        if utf8 is not None and codec in ("cp1252", "iso8859-1") and not data.isascii():
+            return utf8
+        if codec.startswith("utf-16") and not data[:200].count(b"\x00"):
+            continue  # a page that says utf-16 but is plainly 8-bit
+        try:
+            return data.decode(codec)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    if utf8 is not None:
+        return utf8
+    return data.decode("cp1252", "replace")
+
+
+_LOCAL = threading.local()  # lxml parsers must not be shared between threads
+_MAX_DEPTH = 1500  # libxml2 stops reading a document at depth 2048, even with huge_tree
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)[^>]*>")
+_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+         "source", "track", "wbr", "p", "li", "option"}
+
+
+def _parser():
+    p = getattr(_LOCAL, "parser", None)
+    if p is None:
+        p = _LOCAL.parser = lhtml.HTMLParser(recover=True, huge_tree=True, remove_comments=True,
+                                             remove_pis=True, default_doctype=False)
+    return p
+
+
+def _flatten_deep(text: str, limit: int = _MAX_DEPTH) -> str:
+    """Drop the opening tags nested deeper than `limit` (by a naive count), so a page
+    with thousands of unclosed tags keeps its text and everything after it. Stray
+    closing tags that this leaves are ignored by the parser."""
+    out, depth, last = [], 0, 0
+    for m in _TAG.finditer(text):
+        name = m.group(2).lower()
+        if name in _VOID or m.group(0).endswith("/>"):
+            continue
+        if m.group(1):
+            depth = max(0, depth - 1)
+        elif depth >= limit:
+            out.append(text[last:m.start()])
+            last = m.end()
+        else:
+            depth += 1
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _empty():
+    return lhtml.document_fromstring("<html><head></head><body></body></html>", parser=_parser())
+
+
+def parse_html(data: bytes | str | None, url: str | None = None, encoding: str | None = None):
+    """Parse a page into an lxml.html root element; never raises on bad input.
+
+    script/style/noscript/template elements (their tails kept) and comments are gone,
+    so every text the rules see is visible text. `url` becomes the document's base URL.
+    """
+    if data is None:
+        return _empty()
+    text = decode_html(data, encoding) if isinstance(data, (bytes, bytearray)) else str(data)
+    text = _XML_DECL.sub("", text, count=1).replace("\x00", "")
+    if not text.strip():
+        return _empty()
+    parser = _parser()
+    try:
+        root = lhtml.document_fromstring(text, parser=parser, base_url=url)
+        if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+            root = lhtml.document_fromstring(_flatten_deep(text), parser=parser, base_url=url)
+    except (etree.ParserError, ValueError):
+        try:
+            root = lhtml.fragment_fromstring(text, create_parent="body", parser=parser)
+            root = root.getroottree().getroot()
+        except (etree.ParserError, ValueError):
+            return _empty()
+    if root is None:
+        return _empty()
+    etree.strip_elements(root, *DROP_TAGS, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    return root
+
+
+def pieces(node):
+    """The raw text pieces of an element in document order (its own tail excluded)."""
+    return node.itertext(with_tail=True)
+
+
+def nfkc(s: str) -> str:
+    return s if s.isascii() else unicodedata.normalize("NFKC", s)
+
+
+def node_text(node) -> str:
+    """The normalised text of an element (or of an attribute/text string)."""
+    if node is None:
+        return ""
+    if isinstance(node, str):
+        return normalize_text(node)
+    if not isinstance(node.tag, str):  # comment or PI
+        return ""
+    return " ".join("".join(nfkc(p) for p in pieces(node)).split())
+
+
+def to_html(node) -> str:
+    """Serialise an element (without its tail) or pass a string through."""
+    if node is None:
+        return ""
+    if isinstance(node, str):
+        return str(node)
+    return lhtml.tostring(node, encoding="unicode", with_tail=False, method="html")
+
+
+def html_to_text(data: str | bytes | None) -> str:
+    """Normalised text of an HTML fragment or document (feed content, summaries)."""
+    if not data:
+        return ""
+    if isinstance(data, str) and "<" not in data and "&" not in data:
+        return normalize_text(data)
+    root = parse_html(data)
+    body = root.find("body")
+    return node_text(body if body is not None else root)
+
+
+def json_ld(text: str | bytes | None) -> list:
+    """The JSON-LD objects of a page (script type=application/ld+json), flattened
+    through @graph; unparseable blocks are skipped."""
+    if not text:
+        return []
+    if isinstance(text, (bytes, bytearray)):
+        text = decode_html(bytes(text))
+    out = []
+    for block in _JSON_LD.findall(text):
+        try:
+            obj = json.loads(block.strip())
+        except ValueError:
+            continue
+        stack = obj if isinstance(obj, list) else [obj]
+        while stack:
+            o = stack.pop(0)
+            if isinstance(o, list):
+                stack[:0] = o
+            elif isinstance(o, dict):
+                out.append(o)
+                if isinstance(o.get("@graph"), list):
+                    stack.extend(o["@graph"])
+    return out

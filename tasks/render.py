@@ -1,0 +1,651 @@
+"""Render pages that need JavaScript: headless Chromium through Selenium.
+
+Some blogs draw their posts with JavaScript, and most comment services (Disqus,
+LiveFyre, Facebook) load comments by script, a page at a time behind a "load
+more" button (paper, section 4.1). A `BrowserPool` renders a URL the way a
+reader sees it: it waits until the page is quiet (no DOM change and no request
+in flight for a moment, bounded), clicks the known "load more" buttons until
+none is left, inlines the comment-widget iframes, and returns the final DOM.
+
+Sessions are expensive to start and leak memory as they age, so a pool keeps a
+few and recycles each after `max_pages` pages, after a crash and after a
+timeout (a page whose script hangs leaves its renderer unusable).
+
+`needs_js` and `has_script_comments` are the pure decisions behind `--js auto`.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+from tasks.html import html_to_text, parse_html, node_text
+from tasks.similarity import normalize_text
+
+__all__ = ["BrowserPool", "RenderError", "RenderTimeout", "DEFAULT_LOAD_MORE", "COMMENT_FRAMES",
+           "CHROMIUM_FLAGS", "needs_js", "has_script_comments", "script_comment_widgets"]
+
+# "Show more / load more" buttons of comment services and themes, tried in this order.
+DEFAULT_LOAD_MORE: tuple[str, ...] = (
+    # Disqus (inside its iframe), 2013 and current markup
+    "a[data-action='more-posts']", "div.load-more a.btn", "a.load-more__button",
+    "button.load-more-refresh__button", "button.load-more__button",
+    # LiveFyre
+    "div.fyre-stream-more-container", "div.fyre-stream-more", "a.fyre-stream-more",
+    # Facebook comments plugin
+    "div._5o4h button", "button._1gl3", "a.UFIPagerLink",
+    # WordPress: wpDiscuz, Jetpack, themes
+    ".wpdiscuz-loadmore-link", "button.wpd-load-more-submit", ".wc-load-more-submit",
+    "a.load-more-comments", "button.load-more-comments", "#load-more-comments",
+    # Blogger threaded comments ("Load more...")
+    "div.loadmore a", "a.comment-thread-loadmore",
+    # IntenseDebate, Commento, Hyvor, generic
+    "a#IDShowMoreComments", "button.commento-more-button", "button.show-more-comments",
+    "a.show-more-comments", "button.more-comments", "a.more-comments",
+    "button.load-more", "a.load-more", "[data-action='load-more']", "[data-action='load-more-comments']",
+    "button.js-load-more", "button.show-more", "a.show-more",
+)
+
+# iframes whose content is the comment thread (src substrings); inlined into the result.
+COMMENT_FRAMES: tuple[str, ...] = (
+    "disqus.com/embed/comments", "livefyre.com", "/plugins/comments", "intensedebate.com",
+    "commento", "hyvor.com", "utteranc.es", "giscus.app", "remark42", "cusdis.com",
+    "graphcomment.com", "hypercomments.com",
+)
+
+# Without the background-networking flags Chromium's own connections (updates,
+# field trials) are refused by a closed network and slow every start.
+CHROMIUM_FLAGS: tuple[str, ...] = (
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--mute-audio",
+    "--window-size=1280,2000",
+)
+
+_BINARIES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+_DRIVERS = ("/usr/bin/chromedriver",)
+
+
+class RenderError(RuntimeError):
+    """A page could not be rendered; `kind` is "timeout", "crash" or "network"."""
+
+    def __init__(self, kind: str, url: str, message: str):
+        super().__init__(f"render {kind}: {url}: {message}")
+        self.kind, self.url = kind, url
+
+
+class RenderTimeout(RenderError):
+    def __init__(self, url: str, message: str):
+        super().__init__("timeout", url, message)
+
+
+# --------------------------------------------------------------------------- page scripts
+
+# Installed before any page script runs (or late, through execute_script, where CDP is
+# missing): counts requests in flight and notes the time of the last DOM change.
+_INSTRUMENT = r"""
+(() => {
+  if (window.__bhNet) return;
+  const st = window.__bhNet = {inflight: 0, last: Date.now(), mutations: 0};
+  const inc = () => { st.inflight++; st.last = Date.now(); };
+  const dec = () => { st.inflight = Math.max(0, st.inflight - 1); st.last = Date.now(); };
+  if (window.fetch) {
+    const f = window.fetch;
+    window.fetch = function () {
+      inc();
+      try { const p = f.apply(this, arguments); p.then(dec, dec); return p; }
+      catch (e) { dec(); throw e; }
+    };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function () {
+    inc();
+    this.addEventListener('loadend', dec, {once: true});
+    try { return send.apply(this, arguments); } catch (e) { dec(); throw e; }
+  };
+  const js = t => !t || /^(text|application)\/(x-)?(java|ecma)script$|^module$/i.test(t);
+  new MutationObserver(muts => {
+    st.last = Date.now(); st.mutations += muts.length;
+    for (const m of muts) for (const n of m.addedNodes) {
+      if (n.tagName === 'SCRIPT' && n.src && !n.noModule && js(n.type)) {
+        inc();
+        n.addEventListener('load', dec, {once: true});
+        n.addEventListener('error', dec, {once: true});
+      }
+    }
+  }).observe(document, {childList: true, subtree: true, characterData: true});
+})();
+"""
+
+# Resolves when the document is loaded and quiet: no DOM change for `quiet` ms and no
+# request in flight (a request older than `stale` ms of silence, long polling, is ignored);
+# with `need_change`, only once the DOM changed after mutation count `base`.
+_SETTLE = r"""
+const [quiet, stale, maxMs, needChange, base, done] = arguments;
+const t0 = Date.now();
+(function tick() {
+  const st = window.__bhNet, now = Date.now();
+  const q = now - st.last;
+  const changed = !needChange || st.mutations > base;
+  if (document.readyState === 'complete' && changed && q >= quiet && (st.inflight === 0 || q >= stale))
+    return done({ok: true, waited: now - t0});
+  if (now - t0 >= maxMs) return done({ok: false, waited: now - t0, inflight: st.inflight, changed});
+  setTimeout(tick, 40);
+})();
+"""
+
+_WAIT_SELECTOR = r"""
+const [sel, maxMs, done] = arguments;
+const t0 = Date.now();
+(function tick() {
+  let hit = null;
+  try { hit = document.querySelector(sel); } catch (e) { return done(false); }
+  if (hit) return done(true);
+  if (Date.now() - t0 >= maxMs) return done(false);
+  setTimeout(tick, 40);
+})();
+"""
+
+# Click the first visible, enabled, not yet exhausted button matching one of the
+# selectors. A window-level listener cancels the click's default action, so a link
+# never navigates away (its own handlers still run).
+_CLICK = r"""
+const sels = arguments[0];
+const signature = () => document.getElementsByTagName('*').length + ':' + (document.body ? document.body.textContent.length : 0);
+const usable = el => {
+  if (el.disabled || el.getAttribute('aria-disabled') === 'true' || el.hasAttribute('data-bh-spent')) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return false;
+  const cs = getComputedStyle(el);
+  return cs.visibility !== 'hidden' && cs.display !== 'none' && cs.pointerEvents !== 'none';
+};
+for (const s of sels) {
+  let els;
+  try { els = document.querySelectorAll(s); } catch (e) { continue; }
+  for (const el of els) {
+    if (!usable(el)) continue;
+    document.querySelectorAll('[data-bh-last]').forEach(e => e.removeAttribute('data-bh-last'));
+    el.setAttribute('data-bh-last', '1');
+    const guard = ev => { if (ev.target === el || el.contains(ev.target)) ev.preventDefault(); };
+    window.addEventListener('click', guard, {once: true});
+    el.scrollIntoView({block: 'center'});
+    const base = window.__bhNet ? window.__bhNet.mutations : 0, sig = signature();
+    el.click();
+    return {selector: s, base: base, sig: sig};
+  }
+}
+return null;
+"""
+
+_SIGNATURE = ("return document.getElementsByTagName('*').length + ':' + "
+              "(document.body ? document.body.textContent.length : 0)")
+_SPENT = "document.querySelectorAll('[data-bh-last]').forEach(e => e.setAttribute('data-bh-spent', '1'));"
+_CLEAN = r"""
+for (const a of ['data-bh-last', 'data-bh-spent'])
+  document.querySelectorAll('[' + a + ']').forEach(e => e.removeAttribute(a));
+"""
+
+_STATUS = r"""
+const nav = performance.getEntriesByType('navigation')[0];
+return nav && nav.responseStatus ? nav.responseStatus : null;
+"""
+
+_FRAMES = r"""
+const pats = arguments[0], limit = arguments[1], out = [];
+for (const f of document.querySelectorAll('iframe')) {
+  const src = f.src || f.getAttribute('src') || '';
+  if (!src || !pats.some(p => src.indexOf(p) >= 0)) continue;
+  f.setAttribute('data-bh-frame', String(out.length));
+  out.push([f, src]);
+  if (out.length >= limit) break;
+}
+return out;
+"""
+
+
+# --------------------------------------------------------------------------- sessions
+
+@dataclass(eq=False)
+class _Session:
+    driver: object
+    profile: str | None
+    pids: list = field(default_factory=list)
+    pages: int = 0
+    cdp: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.driver.session_id
+
+
+def _first_existing(paths) -> str | None:
+    for p in paths:
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def _process_tree(pid: int) -> list[int]:
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil is optional
+        return [pid]
+    try:
+        p = psutil.Process(pid)
+        return [pid] + [c.pid for c in p.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _kill(pids: list[int]) -> None:
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover
+        return
+    procs = []
+    for pid in pids:
+        try:
+            procs.append(psutil.Process(pid))
+        except psutil.Error:
+            pass
+    for p in procs:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(procs, timeout=5)
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    from selenium.common.exceptions import TimeoutException
+
+    if isinstance(exc, TimeoutException):
+        return True
+    text = f"{type(exc).__name__} {exc}".lower()
+    return "timed out" in text or "timeout" in text
+
+
+class BrowserPool:
+    """A few headless Chromium sessions, each recycled after `max_pages` pages.
+
+    Thread-safe: `render` takes an idle session (starting one lazily), so at most
+    `size` pages render at once. With `SELENIUM_REMOTE_URL` set the sessions are
+    opened on that Selenium Grid instead of a local Chromium.
+    """
+
+    def __init__(self, size: int = 1, max_pages: int = 50, page_load_timeout: float = 20,
+                 script_timeout: float = 10, *, binary: str | None = None, driver: str | None = None,
+                 remote_url: str | None = None, quiet_ms: int = 250, stale_ms: int = 2500,
+                 extra_args: tuple[str, ...] = ()):
+        if size < 1 or max_pages < 1:
+            raise ValueError("size and max_pages must be at least 1")
+        self.size, self.max_pages = size, max_pages
+        self.page_load_timeout, self.script_timeout = page_load_timeout, script_timeout
+        self.quiet_ms, self.stale_ms = quiet_ms, stale_ms
+        self.remote_url = remote_url if remote_url is not None else os.environ.get("SELENIUM_REMOTE_URL") or None
+        self.binary = binary or _first_existing(_BINARIES) or shutil.which("chromium")
+        self.driver_path = driver or _first_existing(_DRIVERS) or shutil.which("chromedriver")
+        self.extra_args = tuple(extra_args)
+        self._idle: queue.LifoQueue = queue.LifoQueue()
+        for _ in range(size):
+            self._idle.put(None)  # a slot without a session yet
+        self._live: set = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.started = 0  # sessions started over the pool's life
+
+    # -- lifecycle
+
+    def __enter__(self) -> "BrowserPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Quit every session; a closed pool renders nothing more."""
+        self._closed = True
+        with self._lock:
+            live = list(self._live)
+        for s in live:
+            self._quit(s)
+
+    def session_ids(self) -> list[str]:
+        with self._lock:
+            return [s.id for s in self._live]
+
+    def browser_pids(self) -> list[int]:
+        """Process ids of the drivers and browsers of the live sessions (for memory figures)."""
+        with self._lock:
+            live = list(self._live)
+        out = []
+        for s in live:
+            if s.pids:
+                out.extend(_process_tree(s.pids[0]))
+        return out
+
+    def _options(self):
+        from selenium import webdriver
+
+        o = webdriver.ChromeOptions()
+        for a in CHROMIUM_FLAGS + self.extra_args:
+            o.add_argument(a)
+        o.page_load_strategy = "normal"
+        return o
+
+    def _start(self) -> _Session:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        o = self._options()
+        if self.remote_url:
+            drv = webdriver.Remote(command_executor=self.remote_url, options=o)
+            s = _Session(drv, None)
+        else:
+            if not self.binary or not self.driver_path:
+                raise RenderError("crash", "-", "no Chromium or chromedriver found (install chromium and "
+                                                "chromium-driver, or set SELENIUM_REMOTE_URL)")
+            profile = tempfile.mkdtemp(prefix="bh-chromium-")
+            o.binary_location = self.binary
+            o.add_argument(f"--user-data-dir={profile}")
+            try:
+                drv = webdriver.Chrome(options=o, service=Service(self.driver_path))
+            except Exception:
+                shutil.rmtree(profile, ignore_errors=True)
+                raise
+            s = _Session(drv, profile)
+            s.pids = _process_tree(drv.service.process.pid)
+        try:
+            if not self.remote_url:
+                try:
+                    drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _INSTRUMENT})
+                    s.cdp = True
+                except Exception:
+                    s.cdp = False
+            # every HTTP call to the driver is bounded, so a wedged browser cannot hang a worker
+            try:
+                drv.command_executor._client_config.timeout = max(self.page_load_timeout, self.script_timeout) + 15
+            except AttributeError:  # pragma: no cover - older selenium
+                pass
+            drv.set_page_load_timeout(self.page_load_timeout)
+            drv.set_script_timeout(self.script_timeout)
+        except Exception:
+            self._quit(s)
+            raise
+        with self._lock:
+            self._live.add(s)
+            self.started += 1
+        return s
+
+    def _quit(self, s: _Session) -> None:
+        with self._lock:
+            self._live.discard(s)
+        pids = s.pids[:1] and _process_tree(s.pids[0]) or list(s.pids)
+        try:
+            s.driver.quit()
+        except Exception:
+            pass
+        _kill([p for p in pids if p])  # whatever quit left behind (a crashed driver's browser)
+        if s.profile:
+            shutil.rmtree(s.profile, ignore_errors=True)
+
+    # -- rendering
+
+    def render(self, url: str, load_more_selectors=DEFAULT_LOAD_MORE, max_clicks: int = 20,
+               wait_selector: str | None = None, comment_frames=COMMENT_FRAMES) -> dict:
+        """The page at `url` as rendered: {"url" (final), "html" (DOM outerHTML, comment
+        iframes inlined), "clicks", "elapsed" (s), "status" (HTTP status or None), "session"}.
+
+        Raises RenderTimeout when the page or its scripts exceed the pool's timeouts and
+        RenderError otherwise; the pool stays usable either way. A crash (the browser or
+        its driver died) is retried once on a fresh session.
+        """
+        from selenium.common.exceptions import WebDriverException
+        from urllib3.exceptions import HTTPError as Urllib3Error
+
+        if self._closed:
+            raise RenderError("crash", url, "the browser pool is closed")
+        s = self._idle.get()
+        try:
+            for attempt in (1, 2):
+                if s is None:
+                    try:
+                        s = self._start()
+                    except RenderError:
+                        raise
+                    except Exception as e:
+                        raise RenderError("crash", url, f"could not start a browser session: "
+                                                        f"{type(e).__name__}: {str(e).strip()[:300]}") from e
+                try:
+                    out = self._render(s, url, tuple(load_more_selectors or ()), max_clicks,
+                                       wait_selector, tuple(comment_frames or ()))
+                except RenderError:
+                    s.pages += 1
+                    raise
+                except (WebDriverException, Urllib3Error, ConnectionError, OSError) as e:
+                    self._quit(s)
+                    s = None
+                    if _is_timeout(e):
+                        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                        raise RenderTimeout(url, f"the page or its scripts did not finish within the "
+                                                 f"{self.page_load_timeout:g}s load / {self.script_timeout:g}s "
+                                                 f"script timeouts (a hung script?): {first}") from e
+                    if attempt == 2:
+                        raise RenderError("crash", url, f"the browser failed twice: {type(e).__name__}: "
+                                                        f"{str(e).strip()[:300]}") from e
+                    continue
+                s.pages += 1
+                return out
+        finally:
+            if s is not None and (self._closed or s.pages >= self.max_pages):
+                self._quit(s)
+                s = None
+            self._idle.put(s)
+
+    def _settle(self, drv, need_change: bool = False, base: int = 0) -> dict:
+        limit = max(0.5, self.script_timeout - 1) * 1000
+        return drv.execute_async_script(_SETTLE, self.quiet_ms, self.stale_ms, limit, need_change, base) or {}
+
+    def _click_all(self, drv, selectors, budget: int, deadline: float) -> int:
+        """Click load-more buttons until none is usable, `budget` clicks or the deadline;
+        after each click wait for the DOM to change and settle. Returns the clicks made."""
+        clicks = 0
+        start_url = drv.current_url
+        while clicks < budget and selectors and time.monotonic() < deadline:
+            hit = drv.execute_script(_CLICK, list(selectors))
+            if not hit:
+                break
+            clicks += 1
+            self._settle(drv, need_change=True, base=hit.get("base", 0))
+            if drv.current_url != start_url:
+                break  # it navigated after all: stop on the new page
+            if drv.execute_script(_SIGNATURE) == hit.get("sig"):
+                drv.execute_script(_SPENT)  # a button that loads nothing: don't click it again
+        return clicks
+
+    def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
+        t0 = time.monotonic()
+        deadline = t0 + self.page_load_timeout + 4 * self.script_timeout
+        drv = s.driver
+        drv.get(url)
+        if drv.current_url.startswith("chrome-error://"):
+            raise RenderError("network", url, "the browser could not load the page (connection failed)")
+        if not s.cdp:
+            drv.execute_script(_INSTRUMENT)
+        self._settle(drv)
+        if wait_selector:
+            drv.execute_async_script(_WAIT_SELECTOR, wait_selector, max(0.5, self.script_timeout - 1) * 1000)
+            self._settle(drv)
+        clicks = self._click_all(drv, selectors, max_clicks, deadline) if max_clicks > 0 else 0
+        frame_html = []
+        if frames:
+            for i, (el, src) in enumerate(drv.execute_script(_FRAMES, list(frames), 5) or []):
+                drv.switch_to.frame(el)
+                try:
+                    drv.execute_script(_INSTRUMENT)
+                    self._settle(drv)
+                    if max_clicks > clicks:
+                        clicks += self._click_all(drv, selectors, max_clicks - clicks, deadline)
+                    drv.execute_script(_CLEAN)
+                    body = drv.execute_script("return document.body ? document.body.innerHTML : ''")
+                    frame_html.append((i, src, body))
+                finally:
+                    drv.switch_to.default_content()
+        drv.execute_script(_CLEAN)
+        html = drv.execute_script(
+            "return (document.doctype ? '<!DOCTYPE html>\\n' : '') + document.documentElement.outerHTML")
+        status = drv.execute_script(_STATUS)
+        final = drv.current_url
+        if frame_html:
+            html = _inline_frames(html, frame_html)
+        drv.get("about:blank")  # stop the page's timers and connections between renders
+        return {"url": final, "html": html, "clicks": clicks, "elapsed": round(time.monotonic() - t0, 3),
+                "status": status, "session": s.id}
+
+
+def _inline_frames(html: str, frames: list) -> str:
+    """Put each comment iframe's body after its <iframe> element (as <div data-bh-frame-src>),
+    done on the serialised page so none of the frame's markup runs in the page."""
+    from lxml import html as lhtml
+
+    root = lhtml.document_fromstring(html)
+    for index, src, body in frames:
+        found = root.xpath(f"//iframe[@data-bh-frame='{index}']")
+        if not found:
+            continue
+        holder = lhtml.Element("div")
+        holder.set("data-bh-frame-src", src)
+        try:
+            for part in lhtml.fragments_fromstring(body or ""):
+                if isinstance(part, str):
+                    holder.text = (holder.text or "") + part
+                else:
+                    holder.append(part)
+        except Exception:
+            continue
+        found[0].addnext(holder)
+    for el in root.xpath("//iframe[@data-bh-frame]"):
+        del el.attrib["data-bh-frame"]
+    return "<!DOCTYPE html>\n" + lhtml.tostring(root, encoding="unicode")
+
+
+# --------------------------------------------------------------------------- decisions
+
+_SHINGLE = 3
+PRESENT = 0.5  # share of the feed text's word triples a page must show to "have" it
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", normalize_text(text).lower())
+
+
+def _coverage(needle: str, hay_words: list[str]) -> float:
+    """Share of the word triples of `needle` found in the page's words (containment, not
+    similarity: a page is much longer than a post, and a summary is only its start)."""
+    words = _words(needle)
+    if not words:
+        return 0.0
+    if len(words) < _SHINGLE:
+        hay = " " + " ".join(hay_words) + " "
+        return 1.0 if " " + " ".join(words) + " " in hay else 0.0
+    have = {tuple(hay_words[i:i + _SHINGLE]) for i in range(len(hay_words) - _SHINGLE + 1)}
+    mine = [tuple(words[i:i + _SHINGLE]) for i in range(len(words) - _SHINGLE + 1)]
+    return sum(1 for m in mine if m in have) / len(mine)
+
+
+def _entry_text(entry: dict) -> str:
+    for key in ("content_html", "summary_html", "content", "summary"):
+        value = (entry or {}).get(key)
+        if value:
+            text = html_to_text(value)
+            if text:
+                return text
+    return normalize_text((entry or {}).get("content_text") or "")
+
+
+def _page_words(html) -> list[str]:
+    return _words(node_text(parse_html(html))) if html else []
+
+
+def needs_js(raw_html: str | bytes, feed_entry: dict, rendered_html: str | None = None) -> bool:
+    """True when the entry's content (or summary) is missing from the page's text as
+    served but present once rendered: the blog needs a browser (--js auto).
+
+    Without `rendered_html` it answers whether rendering is worth trying (the text is
+    missing as served). An entry without any text decides nothing: False.
+    """
+    text = _entry_text(feed_entry)
+    if not text:
+        return False
+    raw = _coverage(text, _page_words(raw_html))
+    if raw >= PRESENT:
+        return False
+    if rendered_html is None:
+        return True
+    return _coverage(text, _page_words(rendered_html)) >= PRESENT
+
+
+# markers of comment systems that load by script, matched on the raw markup
+_WIDGETS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(rx, re.I)) for name, rx in (
+    ("disqus", r"""id\s*=\s*["']?disqus_thread|disqus\.com/(?:embed|count)\.js|\bdisqus_(?:shortname|config|identifier)\b|disqus\.com/embed/comments"""),
+    ("facebook", r"""class\s*=\s*["'][^"']*\bfb-comments\b|facebook\.com/(?:v[\d.]+/)?plugins/comments|<fb:comments\b"""),
+    ("livefyre", r"""livefyre\.com|\blivefyre-comments\b|id\s*=\s*["']?livefyre"""),
+    ("intensedebate", r"""intensedebate\.com/js|id\s*=\s*["']?idc-container"""),
+    ("commento", r"""id\s*=\s*["']?commento\b|commento\.io/js|/js/commento\.js"""),
+    ("hyvor", r"""talk\.hyvor\.com|<hyvor-talk-comments\b"""),
+    ("utterances", r"""utteranc\.es/client\.js"""),
+    ("giscus", r"""giscus\.app/client\.js"""),
+    ("remark42", r"""remark42|\bremark_config\b"""),
+    ("cusdis", r"""cusdis\.com/js|id\s*=\s*["']?cusdis_thread"""),
+    ("graphcomment", r"""graphcomment\.com/js|id\s*=\s*["']?graphcomment"""),
+    ("hypercomments", r"""hypercomments\.com|\b_hcwp\b"""),
+    ("data-comments", r"""\bdata-comments?-(?:src|url|source|endpoint|api)\s*="""),
+))
+
+
+def _load_more_comments(root) -> bool:
+    """A "load more" button of the known kinds that is about comments (its text, or an
+    id/class of it or an ancestor, says so)."""
+    from lxml.cssselect import CSSSelector
+    from lxml.cssselect import SelectorError
+
+    for sel in DEFAULT_LOAD_MORE:
+        try:
+            found = CSSSelector(sel)(root)
+        except SelectorError:
+            continue
+        for el in found:
+            if re.search(r"comment|repl|discussion|thread", node_text(el), re.I):
+                return True
+            node = el
+            for _ in range(8):
+                if node is None:
+                    break
+                marks = f"{node.get('id') or ''} {node.get('class') or ''}"
+                if re.search(r"comment|discussion|respon", marks, re.I):
+                    return True
+                node = node.getparent()
+    return False
+
+
+def script_comment_widgets(raw_html: str | bytes) -> list[str]:
+    """Names of the script-loaded comment systems found in a page's raw markup."""
+    if not raw_html:
+        return []
+    text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html
+    found = [name for name, rx in _WIDGETS if rx.search(text)]
+    if _load_more_comments(parse_html(text)):
+        found.append("load-more")
+    return found
+
+
+def has_script_comments(raw_html: str | bytes) -> bool:
+    """True when the page's comments (some or all) are loaded by script: Disqus,
+    Facebook, LiveFyre and the like, data-comments-src endpoints, or a "load more
+    comments" button. Such a post is rendered before its comments are extracted."""
+    return bool(script_comment_widgets(raw_html))

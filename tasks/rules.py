@@ -1,0 +1,354 @@
+"""Extraction rules (XPath) and the two algorithms that find the best one on a page.
+
+AllRules (paper): one rule per node, by preference `//*[@id='x']`, `//*[@class='x']`
+(the exact class attribute), then rules anchored on a semantic attribute (itemprop, rel,
+name, property, role) or on an ancestor with an id or class, then the absolute path.
+A rule is kept only if, on its own page, it selects the node first in document order.
+`rule_candidates` lists every such form for one node: the page's vote then goes to all
+of them, and the reduce step (tasks.learn) keeps the form that most pages agree on,
+which is how page-specific ids (`post-93`) lose to stable classes.
+
+Rules may end in `/@attr` (machine-readable values: meta content, time datetime) or in
+`/text()[k]` (a bare text node, e.g. a date between two links).
+
+Scoring. A node is scored against a target by the Dice similarity of the bigram sets of
+" node text " and " target text " (each padded with one space). With the padding, the
+bigram set of a text is exactly the union of the sets of its padded words, so a node's
+set is the union of its children's sets plus the words that its own text pieces add or
+that straddle the boundaries between pieces. Algorithm 2 carries, per node, the bitset
+of its complete words and the partial words at its two edges, so it computes the very
+set that Algorithm 1 gets by extracting the node's text: the two agree exactly, up to
+hash collisions between non-Latin-1 bigrams in the bitsets (tasks.similarity).
+
+Algorithm 1 (`best_rule_quadratic`) applies each node's rule and scores the text it
+extracts: quadratic, kept as the oracle. Algorithm 2 (`best_rule_linear`) is one
+post-order walk: each text piece is read once, a node's bitset is the OR of its
+children's, and each node is scored from its bitset by two popcounts.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from lxml import etree
+
+from tasks.html import nfkc, node_text
+from tasks.similarity import bigram_mask, bigrams, dice
+
+SEMANTIC_ATTRS = ("itemprop", "rel", "name", "property", "role")
+MACHINE_ATTRS = ("content", "datetime", "title")
+ANCESTOR_LEVELS = 6
+
+
+# ---------------------------------------------------------------- applying rules
+
+@functools.lru_cache(maxsize=4096)
+def compile_rule(rule: str):
+    """A compiled XPath for `rule` (cached), or None if it is not valid XPath."""
+    try:
+        return etree.XPath(rule)
+    except (etree.XPathSyntaxError, etree.XPathEvalError, TypeError, ValueError):
+        return None
+
+
+def apply_rule(root, rule: str | None) -> list:
+    """Everything `rule` selects on the page: elements, or strings for /@attr and /text()."""
+    if not rule or root is None:
+        return []
+    xp = compile_rule(rule)
+    if xp is None:
+        return []
+    try:
+        res = xp(root)
+    except (etree.XPathEvalError, etree.XPathError):
+        return []
+    if isinstance(res, list):
+        return [r for r in res if isinstance(r, str) or isinstance(getattr(r, "tag", None), str)]
+    if isinstance(res, str):
+        return [res] if res else []
+    return []
+
+
+def rule_text(root, rule: str | None) -> str:
+    """Normalised text of the first thing `rule` selects ("" if nothing)."""
+    res = apply_rule(root, rule)
+    return node_text(res[0]) if res else ""
+
+
+# ---------------------------------------------------------------- AllRules
+
+def xpath_literal(s: str) -> str:
+    """`s` as an XPath string literal (concat() when it holds both quote kinds)."""
+    if "'" not in s:
+        return f"'{s}'"
+    if '"' not in s:
+        return f'"{s}"'
+    parts = s.split("'")
+    return "concat(" + ", \"'\", ".join(f"'{p}'" for p in parts) + ")"
+
+
+def _first_is(root, rule: str, target) -> bool:
+    res = apply_rule(root, rule)
+    if not res:
+        return False
+    return res[0] is target
+
+
+def _attr_ok(v: str | None) -> bool:
+    return bool(v) and len(v) <= 200 and "\n" not in v
+
+
+def _tag(el) -> str:
+    t = el.tag
+    return t if isinstance(t, str) and re.fullmatch(r"[A-Za-z_][\w.-]*", t) else "*"
+
+
+def _step(el, positional: bool) -> str:
+    tag = _tag(el)
+    cls = el.get("class")
+    if not positional:
+        return f"{tag}[@class={xpath_literal(cls)}]" if _attr_ok(cls) else tag
+    parent = el.getparent()
+    if parent is None:
+        return tag
+    same = [c for c in parent if c.tag == el.tag] if tag != "*" else [c for c in parent if isinstance(c.tag, str)]
+    return f"{tag}[{same.index(el) + 1}]" if len(same) > 1 else tag
+
+
+def _anchors(el) -> list[str]:
+    """The id-, class- and semantic-attribute rules that could name `el` (unverified)."""
+    out = []
+    v = el.get("id")
+    if _attr_ok(v):
+        out.append(f"//*[@id={xpath_literal(v)}]")
+    v = el.get("class")
+    if _attr_ok(v):
+        out.append(f"//*[@class={xpath_literal(v)}]")
+        tag = _tag(el)
+        if tag != "*":
+            out.append(f"//{tag}[@class={xpath_literal(v)}]")
+    for a in SEMANTIC_ATTRS:
+        v = el.get(a)
+        if _attr_ok(v):
+            out.append(f"//{_tag(el)}[@{a}={xpath_literal(v)}]")
+    return out
+
+
+def element_rules(el, limit: int | None = None) -> list[str]:
+    """Every AllRules form that selects element `el` first on its page, best first:
+    own id, own class, own semantic attribute, ancestor-anchored paths (nearest
+    ancestor first), and last the absolute path (always valid)."""
+    root = el.getroottree().getroot()
+    out: list[str] = []
+    seen = set()
+
+    def add(rule):
+        if rule not in seen:
+            seen.add(rule)
+            if _first_is(root, rule, el):
+                out.append(rule)
+
+    for r in _anchors(el):
+        add(r)
+        if limit and len(out) >= limit:
+            return out
+    steps_plain, steps_pos = [], []
+    node = el
+    for _ in range(ANCESTOR_LEVELS):
+        parent = node.getparent()
+        if parent is None:
+            break
+        steps_plain.insert(0, _step(node, False))
+        steps_pos.insert(0, _step(node, True))
+        for anchor in _anchors(parent):
+            add(anchor + "/" + "/".join(steps_plain))
+            add(anchor + "/" + "/".join(steps_pos))
+        if limit and len(out) >= limit:
+            return out
+        node = parent
+    out.append(el.getroottree().getpath(el))
+    return out
+
+
+def rule_for(node) -> str:
+    """The AllRules rule of an element: the first form of `element_rules`."""
+    return element_rules(node, limit=1)[0]
+
+
+def text_node_rules(el, index: int, limit: int | None = None) -> list[str]:
+    """Rules selecting the `index`-th text node (1-based, as XPath counts) of `el`."""
+    root = el.getroottree().getroot()
+    texts = el.xpath("text()")
+    if not 0 < index <= len(texts):
+        return []
+    target = texts[index - 1]
+    out = []
+    for base in element_rules(el, limit=limit):
+        rule = f"{base}/text()[{index}]"
+        res = apply_rule(root, rule)
+        if res and res[0] == target and res[0].getparent() is target.getparent():
+            out.append(rule)
+    return out
+
+
+def attribute_rules(el, attr: str, limit: int | None = None) -> list[str]:
+    """Rules selecting attribute `attr` of `el`."""
+    out = []
+    for base in element_rules(el, limit=limit):
+        out.append(f"{base}/@{attr}")
+    return out
+
+
+# ---------------------------------------------------------------- scoring
+
+def _pad(s: str) -> str:
+    return " " + s + " "
+
+
+def score_text(text: str, target: str) -> float:
+    """Dice of the padded bigram sets: the score both algorithms give a node."""
+    if not target or not text:
+        return 0.0
+    return dice(_pad(text), _pad(target))
+
+
+def elements(root):
+    """All elements of the page in document order (the nodes rules are learned for)."""
+    return [e for e in root.iter() if isinstance(e.tag, str)]
+
+
+def best_rule_quadratic(root, target: str):
+    """Algorithm 1 (reference oracle): for each node, apply its AllRules rule and score
+    the extracted text against `target`. Returns (rule, score); ties go to the node
+    first in document order; (None, 0.0) for an empty target."""
+    target = " ".join(nfkc(target or "").split())
+    if not target:
+        return None, 0.0
+    best_rule, best = None, -1.0
+    for el in elements(root):
+        rule = rule_for(el)
+        s = score_text(rule_text(root, rule), target)
+        if s > best:
+            best_rule, best = rule, s
+    return best_rule, max(best, 0.0)
+
+
+# ---------------------------------------------------------------- Algorithm 2
+
+class _Acc:
+    """The text of a node so far, as bigram bitsets: `whole` is True while the text
+    holds no whitespace (it is then one partial word, `left`); otherwise `left` and
+    `right` are the partial words at its edges and `mask` the set of the complete
+    words between them."""
+
+    __slots__ = ("whole", "left", "mask", "right")
+
+    def __init__(self):
+        self.whole, self.left, self.mask, self.right = True, "", 0, ""
+
+    def add_text(self, t: str):
+        if not t:
+            return
+        t = nfkc(t)
+        words = t.split()
+        if len(words) == 1 and not t[0].isspace() and not t[-1].isspace():
+            self._add_frag(t)
+            return
+        # t holds whitespace: a leading partial word, complete words, a trailing one
+        lead = "" if t[0].isspace() else words[0]
+        trail = "" if (t[-1].isspace() or not words) else words[-1]
+        inner = words[(1 if lead else 0): (len(words) - 1 if trail else len(words))]
+        if lead and trail and len(words) == 1:  # impossible: one word but both edges open
+            inner = []
+        inner_mask = bigram_mask(_pad(" ".join(inner))) if inner else 0
+        self._add_split(lead, inner_mask, trail)
+
+    def _add_frag(self, f: str):
+        if self.whole:
+            self.left += f
+        else:
+            self.right += f
+
+    def _add_split(self, left: str, mask: int, right: str):
+        if self.whole:
+            self.whole, self.left, self.mask, self.right = False, self.left + left, mask, right
+        else:
+            w = self.right + left
+            self.mask |= mask | (bigram_mask(_pad(w)) if w else 0)
+            self.right = right
+
+    def add(self, other: "_Acc"):
+        if other.whole:
+            self._add_frag(other.left)
+        else:
+            self._add_split(other.left, other.mask, other.right)
+
+    def node_mask(self) -> int:
+        """The bitset of this node's padded text, its edge words now complete."""
+        if self.whole:
+            return bigram_mask(_pad(self.left)) if self.left else 0
+        m = self.mask
+        if self.left:
+            m |= bigram_mask(_pad(self.left))
+        if self.right:
+            m |= bigram_mask(_pad(self.right))
+        return m
+
+
+def walk_scores(root, targets: list[str]):
+    """One post-order walk over the page (Algorithm 2's core).
+
+    Returns (nodes, sizes, inters): the elements in document order, the size of each
+    node's padded bigram set, and for each node the intersection size with each
+    target's set (a list per node, same order as `targets`). Nothing else is kept, so
+    memory stays linear in the number of nodes.
+    """
+    tmasks = [bigram_mask(_pad(" ".join(nfkc(t or "").split()))) if t and t.strip() else 0
+              for t in targets]
+    nodes, sizes, inters = [], [], []
+    stack: list[tuple[int, _Acc]] = []
+    for event, el in etree.iterwalk(root, events=("start", "end")):
+        if not isinstance(el.tag, str):
+            if event == "end" and stack:
+                stack[-1][1].add_text(el.tail or "")
+            continue
+        if event == "start":
+            idx = len(nodes)
+            nodes.append(el)
+            sizes.append(0)
+            inters.append(None)
+            acc = _Acc()
+            acc.add_text(el.text or "")
+            stack.append((idx, acc))
+        else:
+            idx, acc = stack.pop()
+            m = acc.node_mask()
+            sizes[idx] = m.bit_count()
+            inters[idx] = [(m & t).bit_count() for t in tmasks]
+            if stack:
+                parent = stack[-1][1]
+                parent.add(acc)
+                parent.add_text(el.tail or "")
+    return nodes, sizes, inters, [t.bit_count() for t in tmasks]
+
+
+def best_rule_linear(root, target: str):
+    """Algorithm 2 (production): score every node from one post-order walk and return
+    (rule of the best node, score); ties go to the node first in document order."""
+    if not target or not target.strip():
+        return None, 0.0
+    nodes, sizes, inters, tsizes = walk_scores(root, [target])
+    best_i, best = -1, -1.0
+    lt = tsizes[0]
+    for i, (n, inter) in enumerate(zip(sizes, inters)):
+        s = 2 * inter[0] / (n + lt) if n + lt else 0.0
+        if s > best:
+            best_i, best = i, s
+    if best_i < 0:
+        return None, 0.0
+    return rule_for(nodes[best_i]), best
+
+
+def padded_bigrams(text: str) -> set[str]:
+    """The exact set Algorithm 2's bitset stands for (used by tests)."""
+    return bigrams(_pad(text)) if text else set()

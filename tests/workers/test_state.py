@@ -1,0 +1,103 @@
+"""The Redis state on a real redis-server: frontier, dispatch, finish, politeness, records."""
+from __future__ import annotations
+
+import time
+
+from workers.state import Keys, State, blog_id
+
+
+def _crawl(state: State, url: str, **options) -> str:
+    cid = state.create_crawl(url, None, options)
+    state.set_state(cid, "running")
+    return cid
+
+
+def test_keys_of_a_crawl_share_one_hash_tag():
+    k = Keys("abcdef123456-0123456789")
+    tags = {key[key.index("{"):key.index("}") + 1] for key in k.all_crawl_keys() + [k.blog, k.records]}
+    assert tags == {"{abcdef123456}"}
+
+
+def test_blog_id_folds_www_and_trailing_slash():
+    assert blog_id("https://www.Example.org/blog/") == blog_id("http://example.org/blog")
+    assert blog_id("http://example.org/a") != blog_id("http://example.org/b")
+    assert blog_id("http://127.0.0.1:8001/") != blog_id("http://127.0.0.1:8002/")
+
+
+def test_create_is_idempotent_and_active_crawl_is_found(state):
+    url = "http://state-test-1.example/"
+    cid = state.create_crawl(url, None, {"max_pages": 5})
+    assert state.create_crawl(url, None, {}, crawl_id=cid) == cid
+    assert state.options(cid) == {"max_pages": 5}
+    assert state.active_crawl(url) == cid
+    state.set_state(cid, "done")
+    assert state.active_crawl(url) is None
+
+
+def test_enqueue_dedups_and_dispatch_respects_priority_and_parallelism(state):
+    cid = _crawl(state, "http://state-test-2.example/")
+    assert state.enqueue(cid, {"a": 1.0, "b": 5.0, "c": 3.0}) == 3
+    assert state.enqueue(cid, {"a": 9.0, "d": 0.5}) == 1  # a was seen already
+    assert state.dispatch(cid, parallelism=2, max_pages=100) == ["b", "c"]
+    assert state.dispatch(cid, parallelism=2, max_pages=100) == []  # two in flight already
+    state.mark_done(cid, "b")
+    assert state.dispatch(cid, parallelism=2, max_pages=100) == ["a"]
+    assert not state.maybe_finish(cid, 100)  # still in flight and queued
+
+
+def test_finish_only_when_nothing_queued_or_in_flight(state):
+    cid = _crawl(state, "http://state-test-3.example/")
+    state.enqueue(cid, {"x": 1.0})
+    [u] = state.dispatch(cid, 4, 100)
+    assert not state.maybe_finish(cid, 100)
+    state.mark_done(cid, u)
+    assert state.maybe_finish(cid, 100)
+    assert state.state_of(cid) == "done"
+    assert state.dispatch(cid, 4, 100) == []  # a finished crawl hands out nothing
+
+
+def test_page_budget_stops_dispatch_and_finishes(state):
+    cid = _crawl(state, "http://state-test-4.example/")
+    state.enqueue(cid, {f"u{i}": float(i) for i in range(10)})
+    handed = state.dispatch(cid, 100, max_pages=3)
+    assert len(handed) == 3
+    for u in handed:
+        state.mark_done(cid, u)
+    assert state.maybe_finish(cid, 3)
+
+
+def test_stale_in_flight_pages_are_found(state):
+    cid = _crawl(state, "http://state-test-5.example/")
+    state.enqueue(cid, {"p": 1.0, "q": 2.0})
+    state.dispatch(cid, 4, 100)
+    assert state.stale_inflight(cid, older_than=3600) == []
+    assert sorted(state.stale_inflight(cid, older_than=-1)) == ["p", "q"]
+
+
+def test_host_slots_are_spaced_by_the_gap(state):
+    host = f"slot-test-{time.time_ns()}"
+    waits = [state.host_wait(host, 0.5) for _ in range(4)]
+    # each reservation is half a second after the previous one, whoever asks
+    for a, b in zip(waits, waits[1:]):
+        assert abs((b - a) - 0.5) < 0.05
+    assert state.host_wait(host + "-free", 0) == 0.0
+
+
+def test_records_stream_only_when_changed(state, redis_client):
+    cid = _crawl(state, "http://state-test-6.example/")
+    rec = {"url": "http://state-test-6.example/p/1", "title": "T"}
+    before = redis_client.xlen("bh:records") if redis_client.exists("bh:records") else 0
+    assert state.save_record(cid, rec, "h1", 1000)
+    assert not state.save_record(cid, rec, "h1", 1000)
+    assert state.save_record(cid, dict(rec, title="T2"), "h2", 1000)
+    assert redis_client.xlen("bh:records") == before + 2
+    assert [r["title"] for r in state.crawl_records(cid)] == ["T2"]
+    assert state.crawl_info(cid)["posts"] == 1
+
+
+def test_error_report_counts(state):
+    cid = _crawl(state, "http://state-test-7.example/")
+    state.add_error(cid, "http://x/1", "http_status", "404 Not Found")
+    state.add_error(cid, "http://x/2", "timeout", "no answer in 30 s")
+    assert state.crawl_info(cid)["errors"] == 2
+    assert [e["kind"] for e in state.errors(cid)] == ["http_status", "timeout"]
