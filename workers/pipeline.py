@@ -11,7 +11,7 @@ import logging
 from typing import Callable
 
 from tasks import feeds as feedlib
-from tasks.extract import extract_post, matches_entry
+from tasks.extract import extract_post, extract_root, matches_entry
 from tasks.fetch import FetchError
 from tasks.html import parse_html
 from tasks.learn import learn_page, reduce_rules
@@ -19,6 +19,7 @@ from tasks.priority import LinkEstimator
 from tasks.records import content_hash, post_record
 from tasks.traversal import POST_PRIORITY, SEED_PRIORITY, in_scope, split_links
 from tasks.urls import canonical, extract_links, is_post, learn_post_pattern
+from workers import archive, comments, rendering
 
 log = logging.getLogger("blogharvest")
 
@@ -94,6 +95,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries])
     st.cache_page(crawl_id, home_url, {"url": home.url, "html": home.text})
 
+    rendering.decide(rt, crawl_id, entries[:MAX_TRAINING], {})
     options = st.options(crawl_id)
     learn = True
     if options.get("update") and st.blog(crawl_id).get("rules"):
@@ -139,6 +141,7 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
             return {"url": url, "error": e.kind}
         page = {"url": resp.url, "html": resp.text}
         st.cache_page(crawl_id, url, page)
+    page = rendering.page(rt, crawl_id, url, page)
     rules = learn_page(page["html"], page["url"], _target(entry))
     return {"url": url, "rules": rules}
 
@@ -267,6 +270,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
                         f"not an HTML page ({resp.content_type or 'no content type'}, {len(resp.content)} bytes)")
             return {"url": url, "error": "not_html"}
         page = {"url": resp.url, "html": resp.text}
+    page = rendering.page(rt, crawl_id, url, page)
     final = canonical(page["url"])
     if final != url:
         st.r.sadd(k.seen, final)
@@ -277,12 +281,16 @@ def process(rt, crawl_id: str, url: str) -> dict:
 
     result = {"url": url, "post": post}
     if post:
-        extracted = extract_post(page["html"], url, rules)
+        extracted = extract_root(root, page["html"], rules)
         if extracted.get("title") or extracted.get("content_text"):
-            record = post_record(url, home, extracted, rules=_rule_strings(rules))
+            record = post_record(url, home, extracted, rules=_rule_strings(rules),
+                                 comments=comments.comments_for(rt, crawl_id, url, entry, page, root),
+                                 media=archive.media_for(rt, crawl_id, url, extracted, entry))
             digest = content_hash(record)
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen) \
                 if _in_window(record, options, st.crawl_info(crawl_id).get("since")) else False
+            if changed:
+                archive.on_record(rt, crawl_id, record, page)
             result["record"] = changed
         else:
             st.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")
