@@ -260,10 +260,27 @@ def validate_schemas(docs: list[dict], versions=K8S_VERSIONS) -> list[str]:
 # --------------------------------------------------------------------- references
 
 def _matches(selector: dict, labels: dict) -> bool:
-    if set(selector) - {"matchLabels"}:
-        raise ManifestError(f"selector form not implemented here: {selector}")
-    ml = selector.get("matchLabels", selector if "matchLabels" not in selector else {})
-    return all(labels.get(k) == v for k, v in (ml or {}).items())
+    """A LabelSelector (matchLabels, matchExpressions) against a pod's labels."""
+    if set(selector) - {"matchLabels", "matchExpressions"}:
+        raise ManifestError(f"not a LabelSelector: {selector}")
+    if not all(labels.get(k) == v for k, v in (selector.get("matchLabels") or {}).items()):
+        return False
+    for e in selector.get("matchExpressions") or []:
+        op, key, values = e["operator"], e["key"], e.get("values") or []
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and key in labels and labels[key] in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def _service_selects(selector: dict, labels: dict) -> bool:
+    """A Service's selector: a plain label map (empty selects nothing here)."""
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
 
 def pod_templates(docs: list[dict]) -> list[tuple[dict, dict]]:
@@ -343,7 +360,7 @@ def check_references(docs: list[dict]) -> list[str]:
                 errors.append(f"{where}: serviceName must name a headless Service")
 
     for svc in by_kind.get("Service", {}).values():
-        matched = [(d, l) for d, l in templates if _matches(svc["spec"].get("selector") or {}, l)]
+        matched = [(d, l) for d, l in templates if _service_selects(svc["spec"].get("selector") or {}, l)]
         if not matched:
             errors.append(f"{_name(svc)}: selector matches no pod template")
         names = {p.get("name") for d, _ in matched for c in containers(d) for p in c.get("ports") or []}
@@ -708,6 +725,7 @@ def dockerfile_stages(path: Path = DOCKERFILE) -> dict[str, dict]:
         if i["instruction"] == "ARG" and i["stage"] is None:
             k, _, v = i["value"].partition("=")
             args[k] = v
+            continue
         if i["instruction"] == "FROM":
             parts = i["value"].split()
             base = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), ""), parts[0])

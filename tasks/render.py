@@ -98,7 +98,13 @@ _INSTRUMENT = r"""
     const f = window.fetch;
     window.fetch = function () {
       inc();
-      try { const p = f.apply(this, arguments); p.then(dec, dec); return p; }
+      // a fetch resolves on the response headers: count it until its body has arrived
+      // (read from a clone, so the page's own reading is untouched)
+      try {
+        const p = f.apply(this, arguments);
+        p.then(r => { try { r.clone().arrayBuffer().then(dec, dec); } catch (e) { dec(); } }, dec);
+        return p;
+      }
       catch (e) { dec(); throw e; }
     };
   }
@@ -469,10 +475,18 @@ class BrowserPool:
         return clicks
 
     def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
+        from selenium.common.exceptions import WebDriverException
+
         t0 = time.monotonic()
         deadline = t0 + self.page_load_timeout + 4 * self.script_timeout
         drv = s.driver
-        drv.get(url)
+        try:
+            drv.get(url)
+        except WebDriverException as e:
+            net = re.search(r"net::ERR_[A-Z_]+", str(e))
+            if not net:
+                raise
+            raise RenderError("network", url, f"the browser could not load the page ({net.group(0)})") from e
         if drv.current_url.startswith("chrome-error://"):
             raise RenderError("network", url, "the browser could not load the page (connection failed)")
         if not s.cdp:

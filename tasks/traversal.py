@@ -7,7 +7,7 @@ feeds, media or other non-page resources are not followed.
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 POST_PRIORITY = 1_000_000.0
 SEED_PRIORITY = 2_000_000.0
@@ -39,6 +39,45 @@ def in_scope(url: str, home: str) -> bool:
     if p.query and _SKIP_QUERY.search(p.query):
         return False
     return True
+
+
+_FEED_TYPES = {"application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/xml",
+               "text/xml", "application/feed+json"}
+_COMMENTS = re.compile(r"comment|kommentar|commentaire|comentario", re.I)
+
+
+def feed_links(root, base_url: str, home: str) -> list[str]:
+    """Feeds a page declares (link rel=alternate) on the blog's host, comment feeds left out.
+
+    Category, tag and author feeds list posts that no page may link any more (old
+    posts of a static mirror, for one), so the traversal reads them as link sources."""
+    out = []
+    for el in root.iter("link"):
+        rels = (el.get("rel") or "").lower().split()
+        ftype = (el.get("type") or "").split(";")[0].strip().lower()
+        href = (el.get("href") or "").strip()
+        if "alternate" not in rels or ftype not in _FEED_TYPES or not href:
+            continue
+        if _COMMENTS.search(el.get("title") or "") or _COMMENTS.search(href):
+            continue
+        url = urljoin(base_url, href)
+        if urlsplit(url).scheme in ("http", "https") and _host(url) == _host(home) \
+                and urlsplit(url).port == urlsplit(home).port:
+            out.append(url)
+    return list(dict.fromkeys(out))
+
+
+def looks_like_feed(content: bytes, content_type: str | None) -> bool:
+    """An RSS/Atom/RDF document rather than a page (by its first element)."""
+    head = content[:1000].lstrip().lower()
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:].lstrip()
+    while head.startswith((b"<?", b"<!--")):
+        end = head.find(b">")
+        if end < 0:
+            return False
+        head = head[end + 1:].lstrip()
+    return head.startswith((b"<rss", b"<feed", b"<rdf:rdf", b"<rdf"))
 
 
 def split_links(links: list[str], home: str, is_post) -> tuple[list[str], list[str]]:

@@ -33,6 +33,8 @@ TRACKING_PARAMS = {
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _PCT = re.compile(r"%([0-9A-Fa-f]{2})")
+# A directory's index file is the directory (static mirrors link both spellings).
+_DIR_INDEX = re.compile(r"/index\.html?$", re.I)
 
 
 # ---------------------------------------------------------------- canonical form
@@ -98,7 +100,7 @@ def _keep_param(pair: str) -> bool:
 
 def canonical(url: str) -> str:
     """One spelling per page: lower-case scheme and host, no fragment, no default
-    port, dot segments resolved, escapes normalised, tracking and duplicate-making
+    port, dot segments resolved, escapes normalised, `dir/index.html` as `dir/`, tracking and duplicate-making
     query parameters dropped (utm_*, fbclid, replytocom, share, ...), the rest kept
     in order. Never raises; what cannot be parsed comes back stripped."""
     url = (url or "").strip()
@@ -114,6 +116,8 @@ def canonical(url: str) -> str:
             path = "/"
         query = "&".join(_fix_escapes(p, safe="=:@!$'()*+,;/?")
                          for p in parts.query.split("&") if _keep_param(p))
+        if not query:
+            path = _DIR_INDEX.sub("/", path)
         return urllib.parse.urlunsplit((scheme, netloc, path, query, ""))
     except (ValueError, TypeError):
         return url

@@ -17,7 +17,8 @@ from tasks.html import parse_html
 from tasks.learn import learn_page, reduce_rules
 from tasks.priority import LinkEstimator
 from tasks.records import content_hash, post_record
-from tasks.traversal import POST_PRIORITY, SEED_PRIORITY, in_scope, split_links
+from tasks.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
+                             split_links)
 from tasks.urls import canonical, extract_links, is_post, learn_post_pattern
 from workers import archive, comments, rendering
 
@@ -265,6 +266,8 @@ def process(rt, crawl_id: str, url: str) -> dict:
     page = st.cached_page(crawl_id, url)
     if page is None:
         resp = rt.downloader.get(url)
+        if looks_like_feed(resp.content, resp.content_type):
+            return _process_feed(rt, crawl_id, url, resp, pattern, home)
         if not _looks_html(resp):
             page_failed(rt, crawl_id, url, "not_html",
                         f"not an HTML page ({resp.content_type or 'no content type'}, {len(resp.content)} bytes)")
@@ -278,6 +281,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
     root = parse_html(page["html"], page["url"])
     links = [canonical(u) for u in extract_links(root, page["url"])]
     posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
+    others += [canonical(u) for u in feed_links(root, page["url"], home)]
 
     result = {"url": url, "post": post}
     if post:
@@ -298,6 +302,14 @@ def process(rt, crawl_id: str, url: str) -> dict:
         n = st.add_sample(crawl_id, url, len(set(posts)))
         result["sample"] = n
 
+    _queue_links(rt, crawl_id, posts, others)
+    st.mark_done(crawl_id, url)
+    st.incr(crawl_id, "pages")
+    return result
+
+
+def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str]) -> None:
+    """Posts first; other pages by their estimated number of post links (kNN)."""
     scored = {u: POST_PRIORITY for u in posts}
     if others:
         model, refitted = _estimator(rt, crawl_id)
@@ -305,10 +317,24 @@ def process(rt, crawl_id: str, url: str) -> dict:
         scored.update(zip(fresh, model.predict(fresh)))
         if refitted:
             _rescore(rt, crawl_id, model)
-    st.enqueue(crawl_id, scored)
+    rt.state.enqueue(crawl_id, scored)
+
+
+def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: str) -> dict:
+    """A category/tag/author feed met in the traversal: a list of post links, nothing to extract."""
+    st = rt.state
+    try:
+        feed = feedlib.parse_feed(resp.content, resp.url, resp.content_type)
+    except feedlib.FeedError as e:
+        page_failed(rt, crawl_id, url, "feed", str(e))
+        return {"url": url, "error": "feed"}
+    links = [canonical(e["url"]) for e in feed.get("entries", []) if e.get("url")]
+    posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
+    st.add_sample(crawl_id, url, len(set(posts)))
+    _queue_links(rt, crawl_id, posts, [])
     st.mark_done(crawl_id, url)
     st.incr(crawl_id, "pages")
-    return result
+    return {"url": url, "feed": len(links)}
 
 
 def _rule_strings(rules: dict) -> dict:

@@ -1,0 +1,217 @@
+"""Faults a farm blog injects on demand: one table, kind -> what the server does instead.
+
+A fault is attached to a request target (`"/feed/"`, `"/2014/03/09/x/?replytocom=3"`), to a
+path (query ignored) or to a prefix (`"/blog/*"`), as a kind name or a `Fault` with
+parameters. `times=N` makes it transient: the first N matching requests get the fault,
+later ones the normal page (what a retrying crawler should see).
+
+    kind              behaviour (params, default)
+    404               404 Not Found, small HTML body
+    410               410 Gone
+    500               500 Internal Server Error
+    503               503 with `Retry-After: <retry_after>` (retry_after=1)
+    429               429 Too Many Requests with `Retry-After: <retry_after>` (retry_after=1)
+    slow              the normal reply, its body sent after `seconds` (seconds=0.5, capped at MAX_DELAY)
+    redirect_chain    301 -> /_hop/<hops-1>/PATH -> ... -> /_hop/0/PATH, which serves the page (hops=3)
+    redirect_loop     301 -> /_loop/PATH -> 301 back to PATH, forever
+    wrong_charset     the UTF-8 page, declared `charset=<charset>` in Content-Type (charset=iso-8859-1);
+                      the page's own <meta charset="utf-8"> is kept (header and document disagree)
+    missing_charset   the UTF-8 page as bare `text/html`, its <meta charset> removed
+    truncated         the body cut to `fraction` of its bytes (fraction=0.5), Content-Length honest:
+                      a feed ends mid-element (feedparser says bozo)
+    malformed         a feed with a stray unescaped `&`, an unclosed tag and a bad entity
+                      (strict XML fails; feedparser recovers the entries with bozo set)
+    binary_html       `size` bytes of binary junk (a PNG then noise) served as `text/html` (size=4096)
+    huge              the normal page padded with an HTML comment to `size` bytes, streamed (size=5_000_000)
+    disallow          the page is served, but robots.txt gains `Disallow: PATH` (for "*" and blogharvest)
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+
+from tests.httpd import Reply
+
+from . import text as T
+
+MAX_DELAY = 10.0  # a slow fault never holds a server thread longer than this
+
+KINDS = {
+    "404": "404 Not Found",
+    "410": "410 Gone",
+    "500": "500 Internal Server Error",
+    "503": "503 Service Unavailable with Retry-After",
+    "429": "429 Too Many Requests with Retry-After",
+    "slow": "normal reply, body delayed `seconds`",
+    "redirect_chain": "301 chain of `hops` redirects ending on a 200 copy of the page",
+    "redirect_loop": "301 to /_loop/PATH, which 301s back to PATH",
+    "wrong_charset": "UTF-8 body declared as another charset in the header",
+    "missing_charset": "UTF-8 body, no charset in header or meta",
+    "truncated": "body cut to `fraction` of its bytes",
+    "malformed": "XML body broken (bare &, unclosed tag, unknown entity)",
+    "binary_html": "binary junk served as text/html",
+    "huge": "page padded to `size` bytes, streamed",
+    "disallow": "page served, but robots.txt disallows it",
+}
+
+
+@dataclass
+class Fault:
+    kind: str
+    params: dict = field(default_factory=dict)
+    times: int | None = None  # None: every time; N: the first N matching requests only
+    used: int = 0
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}; known: {', '.join(KINDS)}")
+
+    def get(self, name, default):
+        return self.params.get(name, default)
+
+
+def fault(kind: str, times: int | None = None, **params) -> Fault:
+    """`fault("503", retry_after=2, times=1)`: a Fault for a `faults` mapping."""
+    return Fault(kind, params, times)
+
+
+def as_fault(v) -> Fault:
+    return v if isinstance(v, Fault) else Fault(str(v))
+
+
+class Faults(dict):
+    """The live mapping key -> Fault (keys: target, path, or "prefix*"); plain kinds are accepted."""
+
+    def __init__(self, init=None):
+        super().__init__()
+        self._lock = threading.Lock()
+        for k, v in (init or {}).items():
+            self[k] = v
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, as_fault(value))
+
+    def update(self, other=(), **kw):
+        for k, v in dict(other, **kw).items():
+            self[k] = v
+
+    def match(self, target: str, path: str, consume: bool = True) -> Fault | None:
+        """The fault for a request, counting it against `times` when `consume`."""
+        with self._lock:
+            f = self.get(target) or self.get(path)
+            if f is None:
+                best = ""
+                for k in self:
+                    if k.endswith("*") and path.startswith(k[:-1]) and len(k) > len(best):
+                        best = k
+                f = self.get(best) if best else None
+            if f is None or f.kind == "disallow":
+                return f
+            if f.times is not None:
+                if f.used >= f.times:
+                    return None
+                if consume:
+                    f.used += 1
+            return f
+
+    def disallowed(self) -> list[str]:
+        return [k.rstrip("*") for k, f in self.items() if f.kind == "disallow"]
+
+
+def robots_with(robots: str, paths: list[str]) -> str:
+    """robots.txt with extra Disallow lines for every group."""
+    if not paths:
+        return robots
+    extra = "".join(f"Disallow: {p}\n" for p in paths)
+    out, seen_agent = [], False
+    for line in robots.splitlines(keepends=True):
+        out.append(line)
+        if line.lower().startswith("user-agent:"):
+            seen_agent = True
+        elif seen_agent and not line.lower().startswith("user-agent:"):
+            out.append(extra)
+            seen_agent = False
+    if seen_agent:
+        out.append(extra)
+    text = "".join(out)
+    if "user-agent: *" not in text.lower():
+        text = "User-agent: *\n" + extra + "\n" + text
+    return text
+
+
+def error_page(status: int, title: str) -> str:
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{status} {title}</title></head>"
+            f"<body><h1>{title}</h1></body></html>\n")
+
+
+def apply(f: Fault, target: str, render, origin: str = "") -> Reply:
+    """The reply for `target` under fault `f`; `render()` gives the normal reply (or None)."""
+    k = f.kind
+    if k in ("404", "410", "500"):
+        titles = {"404": "Not Found", "410": "Gone", "500": "Internal Server Error"}
+        return Reply(int(k), error_page(int(k), titles[k]))
+    if k in ("503", "429"):
+        wait = f.get("retry_after", 1)
+        title = "Service Unavailable" if k == "503" else "Too Many Requests"
+        return Reply(int(k), error_page(int(k), title), headers={"Retry-After": str(wait)})
+    if k == "redirect_chain":
+        hops = int(f.get("hops", 3))
+        return Reply(301, "", headers={"Location": f"{origin}/_hop/{hops - 1}{target}"})
+    if k == "redirect_loop":
+        return Reply(301, "", headers={"Location": f"{origin}/_loop{target}"})
+    if k == "binary_html":
+        size = int(f.get("size", 4096))
+        r = T.rng("binary", target)
+        junk = T.png(16, 16, target) + bytes(r.randrange(256) for _ in range(max(0, size - 200)))
+        return Reply(200, junk[:size] if size >= 64 else junk, content_type="text/html; charset=utf-8")
+    rep = render()
+    if rep is None:
+        return Reply(404, error_page(404, "Not Found"))
+    body = rep.encoded()
+    if k == "slow":
+        return Reply(rep.status, body, dict(rep.headers), rep.content_type,
+                     delay=min(float(f.get("seconds", 0.5)), MAX_DELAY))
+    if k == "wrong_charset":
+        ctype = re.sub(r";\s*charset=[^;]*", "", rep.content_type or "text/html")
+        return Reply(rep.status, body, dict(rep.headers), f"{ctype}; charset={f.get('charset', 'iso-8859-1')}")
+    if k == "missing_charset":
+        ctype = re.sub(r";\s*charset=[^;]*", "", rep.content_type or "text/html")
+        body = re.sub(rb'<meta charset="[^"]*">\n?', b"", body, count=1, flags=re.I)
+        body = re.sub(rb'(<\?xml[^>]*?) encoding="[^"]*"', rb"\1", body, count=1)
+        return Reply(rep.status, body, dict(rep.headers), ctype)
+    if k == "truncated":
+        cut = int(len(body) * float(f.get("fraction", 0.5)))
+        return Reply(rep.status, body[:cut], dict(rep.headers), rep.content_type)
+    if k == "malformed":
+        return Reply(rep.status, malform(body), dict(rep.headers), rep.content_type)
+    if k == "huge":
+        size = int(f.get("size", 5_000_000))
+        return Reply(rep.status, padded(body, size), dict(rep.headers), rep.content_type)
+    return rep  # disallow: the page itself is served
+
+
+def malform(body: bytes) -> bytes:
+    """Break XML the ways real feeds are broken, keeping every entry recoverable."""
+    body = body.replace(b"&amp;", b"&", 3)
+    m = re.search(rb"<(item|entry)[ >]", body)
+    if m:  # an unclosed element and an HTML entity XML does not know, before the first entry
+        body = body[:m.start()] + b"<br>Caf&eacute; &copy; & co\n" + body[m.start():]
+    else:
+        body += b"<unclosed>&nbsp;"
+    return body
+
+
+def padded(body: bytes, size: int):
+    """The page, then an HTML comment filling it up to `size` bytes, in 64 KiB chunks."""
+    cut = body.rfind(b"</body>")
+    head, tail = (body[:cut], body[cut:]) if cut >= 0 else (body, b"")
+    yield head
+    left = max(0, size - len(body) - 9)
+    yield b"<!-- "
+    chunk = b"padding " * 8192
+    while left > 0:
+        yield chunk[:left]
+        left -= len(chunk)
+    yield b" -->"
+    yield tail

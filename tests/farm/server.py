@@ -1,0 +1,110 @@
+"""Serve one farm blog over loopback, with live faults and a request counter.
+
+`FarmServer(blog, faults)` is a `with` block around tests.httpd.LoopbackServer: every
+request is rendered from the blog at that moment (so `add_posts` shows up at once), after
+the fault table (tests/farm/faults.py) has had its say.
+"""
+from __future__ import annotations
+
+import threading
+import urllib.parse
+
+from tests.httpd import LoopbackServer, Reply, Request
+
+from .blog import Blog
+from .faults import Faults, apply, error_page, robots_with
+
+
+class FarmServer:
+    """A farm blog on http://127.0.0.1:PORT/ for the life of the `with` block."""
+
+    def __init__(self, blog: Blog, faults: dict | None = None, port: int | None = None):
+        self.blog = blog
+        self.faults = Faults(faults)
+        self._lock = threading.RLock()
+        self._server = LoopbackServer(self.handle)
+        self._port = port
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def __enter__(self) -> "FarmServer":
+        if self._port:
+            import tests.httpd as httpd
+            orig = httpd.free_port
+            httpd.free_port = lambda: self._port
+            try:
+                self._server.__enter__()
+            finally:
+                httpd.free_port = orig
+        else:
+            self._server.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._server.__exit__(*exc)
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self._server.port}"
+
+    @property
+    def url(self) -> str:
+        """The home page."""
+        return self.origin + "/"
+
+    @property
+    def hits(self):
+        """Counter of requests by target as sent (path with query)."""
+        return self._server.hits
+
+    # ---------------------------------------------------------------- blog views
+
+    @property
+    def truth(self) -> list[dict]:
+        return self.blog.truth
+
+    def post_urls(self) -> list[str]:
+        """Absolute URLs of every post, oldest first."""
+        return [self.origin + p.path for p in self.blog.posts]
+
+    def feed_urls(self) -> list[str]:
+        return [self.origin + f for f in self.blog.feeds()]
+
+    def add_posts(self, k: int):
+        """Publish k newer posts (under the lock, so no request sees half of them)."""
+        with self._lock:
+            return self.blog.add_posts(k)
+
+    # ---------------------------------------------------------------- serving
+
+    def handle(self, req: Request) -> Reply:
+        target = req.path
+        if target.startswith(("http://", "https://")):  # absolute-form request target
+            s = urllib.parse.urlsplit(target)
+            target = s.path + ("?" + s.query if s.query else "")
+        path = urllib.parse.unquote(urllib.parse.urlsplit(target).path) or "/"
+        o = self.origin
+        with self._lock:
+            if path.startswith("/_hop/"):
+                rest = target[len("/_hop/"):]
+                n, _, inner = rest.partition("/")
+                if not n.isdigit():
+                    return Reply(404, error_page(404, "Not Found"))
+                if int(n) > 0:
+                    return Reply(301, "", headers={"Location": f"{o}/_hop/{int(n) - 1}/{inner}"})
+                return self.render("/" + inner) or Reply(404, error_page(404, "Not Found"))
+            if path.startswith("/_loop/"):
+                return Reply(301, "", headers={"Location": o + target[len("/_loop"):]})
+            f = self.faults.match(target, path)
+            if f is not None:
+                return apply(f, target, lambda: self.render(target), o)
+            rep = self.render(target)
+            return rep if rep is not None else Reply(404, error_page(404, "Not Found"))
+
+    def render(self, target: str) -> Reply | None:
+        rep = self.blog.render(target, self.origin)
+        if urllib.parse.urlsplit(target).path == "/robots.txt" and rep is not None:
+            extra = self.faults.disallowed()
+            if extra:
+                rep = Reply(rep.status, robots_with(rep.body, extra), dict(rep.headers), rep.content_type)
+        return rep
