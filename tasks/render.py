@@ -622,6 +622,24 @@ _WIDGETS: tuple[tuple[str, re.Pattern], ...] = tuple((name, re.compile(rx, re.I)
 ))
 
 
+_HIDDEN_CLASS = re.compile(r"(?:^|\s)(?:loaded|hidden|hide|d-none|is-hidden|exhausted)(?:\s|$)", re.I)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+
+def _hidden_in_markup(el, depth: int = 3) -> bool:
+    """A button its markup already hides or marks as spent (Blogger's `loadmore loaded`
+    container when every comment is in the page), up to `depth` ancestors up."""
+    node = el
+    for _ in range(depth + 1):
+        if node is None or not isinstance(node.tag, str):
+            break
+        if node.get("hidden") is not None or _HIDDEN_CLASS.search(node.get("class") or "") \
+                or _HIDDEN_STYLE.search(node.get("style") or ""):
+            return True
+        node = node.getparent()
+    return False
+
+
 def _load_more_comments(root) -> bool:
     """A "load more" button of the known kinds that is about comments (its text, or an
     id/class of it or an ancestor, says so)."""
@@ -634,6 +652,8 @@ def _load_more_comments(root) -> bool:
         except SelectorError:
             continue
         for el in found:
+            if _hidden_in_markup(el):
+                continue
             if re.search(r"comment|repl|discussion|thread", node_text(el), re.I):
                 return True
             node = el
