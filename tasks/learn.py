@@ -68,6 +68,32 @@ def _plausible_name(s: str) -> bool:
         and not s.startswith("@") and any(c.isalpha() for c in s)
 
 
+_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "bin", "ibn",
+              "al", "el", "y", "e", "and", "&", "und", "et"}
+
+
+def person_like(name: str) -> bool:
+    """Does this read as a person's (or a login's) name rather than a tagline or a site title?
+    One word passes (logins are names too); longer ones need capitalised words but for
+    particles (van, de, bin) and no dotted words ("Ember.js")."""
+    words = name.split()
+    if not _plausible_name(name) or len(words) > 5:
+        return False
+    if len(words) == 1:
+        return True
+    caps = 0
+    for w in words:
+        if re.search(r"\w\.\w", w):
+            return False
+        if w.lower() in _PARTICLES:
+            continue
+        if w[:1].isupper() or not w[:1].isascii():
+            caps += 1
+        else:
+            return False
+    return caps > 0
+
+
 def _depths_and_parents(nodes):
     index = {id(n): i for i, n in enumerate(nodes)}
     parent = [-1] * len(nodes)
@@ -234,6 +260,11 @@ def learn_page(html, url: str | None, target: dict) -> dict:
     authors = [clean_author(a) for a in (target.get("authors") or [])]
     authors = [a for a in authors if a]
     author_source = "feed"
+    if target.get("authors_from_feed") or not all(person_like(a) for a in authors):
+        # a feed-level author is often the site's name or tagline: the page's own metadata wins
+        named = [a for a in page_authors(root, html) if person_like(a)]
+        if named and not (set(named) & set(authors)):
+            authors, author_source = named, "page"
     if not authors:
         authors, author_source = page_authors(root, html), "page"
     published = target.get("published")

@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 import time
 import urllib.parse
 import uuid
@@ -122,12 +123,15 @@ def request_record(resp: Response | dict) -> bytes:
 
 
 def resource_record(url: str, html: str | bytes, content_type: str = "text/html; charset=utf-8",
-                    date: str | None = None) -> bytes:
-    """A rendered DOM (what the browser built, not what the server sent) as a resource record."""
+                    date: str | None = None, refers_to_record_id: str | None = None) -> bytes:
+    """A rendered DOM (what the browser built, not what the server sent) as a resource record;
+    WARC-Refers-To names the response the browser started from, when it is known."""
     data = html.encode("utf-8") if isinstance(html, str) else html
     date = date or _now()
     warc_headers = {"WARC-Type": "resource", "WARC-Record-ID": _record_id("resource", url, date, hashlib.sha1(data).hexdigest()),
                     "WARC-Date": date}
+    if refers_to_record_id:
+        warc_headers["WARC-Refers-To"] = refers_to_record_id
     record = _builder().create_warc_record(url, "resource", payload=io.BytesIO(data), length=len(data),
                                            warc_content_type=content_type, warc_headers_dict=warc_headers)
     return _serialise(record)
@@ -152,7 +156,8 @@ def metadata_record(url: str, record_json: dict | str, refers_to_record_id: str 
 
 class WarcRoller:
     """Append records to <directory>/<prefix>-<UTC time>-<serial>.warc.gz, starting a new
-    file (opened by a warcinfo record) once the current one would pass `max_bytes`."""
+    file (opened by a warcinfo record) once the current one would pass `max_bytes`.
+    Safe to share between the threads of one worker; each process needs its own roller."""
 
     def __init__(self, directory: str, prefix: str = "blogharvest", max_bytes: int = 1_000_000_000,
                  info: dict | None = None):
@@ -163,6 +168,7 @@ class WarcRoller:
         self.paths: list[str] = []
         self._size = 0
         self._serial = 0
+        self._lock = threading.Lock()
         os.makedirs(directory, exist_ok=True)
 
     @property
@@ -172,12 +178,13 @@ class WarcRoller:
     def write(self, *records: bytes) -> str:
         """Append `records` together (a request/response pair stays in one file); return the file."""
         data = b"".join(records)
-        if self.path is None or self._size + len(data) > self.max_bytes:
-            self._roll()
-        with open(self.path, "ab") as f:
-            f.write(data)
-        self._size += len(data)
-        return self.path
+        with self._lock:
+            if self.path is None or self._size + len(data) > self.max_bytes:
+                self._roll()
+            with open(self.path, "ab") as f:
+                f.write(data)
+            self._size += len(data)
+            return self.path
 
     def _roll(self) -> None:
         stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime())

@@ -127,7 +127,8 @@ def _target(entry: dict) -> dict:
     content = entry.get("content_html") or entry.get("summary_html") or ""
     return {"title": entry.get("title") or "", "content": content,
             "content_is_summary": bool(entry.get("content_is_summary", not entry.get("content_html"))),
-            "authors": entry.get("authors") or [], "published": entry.get("published")}
+            "authors": entry.get("authors") or [], "authors_from_feed": bool(entry.get("authors_from_feed")),
+            "published": entry.get("published")}
 
 
 def learn_one(rt, crawl_id: str, url: str) -> dict:

@@ -1,9 +1,26 @@
-"""Where records and captures go: JSON lines files, WARC files, the Redis stream (state.py)."""
+"""Where records and captures go: JSON lines files, WARC files, the Redis stream.
+
+Every worker process appends to its own WARC files (one roller per process, shared by
+its threads) in BLOGHARVEST_WARC_DIR; `crawl --warc FILE` then assembles the parts its
+embedded workers wrote into one file. Which response record captured a URL is kept in
+Redis (`bh:warc:{<url key>}`), so any worker can point a post's metadata record at the
+capture another worker made.
+"""
 from __future__ import annotations
 
+import glob
 import json
 import os
+import socket
+import sys
+import threading
+import zlib
 from pathlib import Path
+
+from workers.state import STREAM, url_key
+
+CAPTURE_TTL = 30 * 24 * 3600  # how long the capture of a URL stays findable for metadata records
+DEFAULT_WARC_MAX_BYTES = 1_000_000_000
 
 
 def write_jsonl(records, path: str | Path) -> int:
@@ -19,15 +36,190 @@ def write_jsonl(records, path: str | Path) -> int:
     return n
 
 
-def warc_recorder(settings):
-    """A callable that appends every fetched response to this worker's WARC files, or None."""
+# ------------------------------------------------------------------ WARC files of a worker
+
+def warc_max_bytes() -> int:
+    """Size at which a worker starts a new WARC file (BLOGHARVEST_WARC_MAX_BYTES)."""
+    try:
+        return int(os.environ.get("BLOGHARVEST_WARC_MAX_BYTES") or DEFAULT_WARC_MAX_BYTES)
+    except ValueError:
+        return DEFAULT_WARC_MAX_BYTES
+
+
+_rollers: dict = {}
+_rollers_lock = threading.Lock()
+
+
+def warc_roller(settings):
+    """This process's WARC roller for settings.warc_dir, or None when WARC output is off."""
     if not settings.warc_dir:
         return None
-    from tasks.warc import WarcRoller, request_record, response_record
+    from tasks.warc import WarcRoller
 
-    roller = WarcRoller(settings.warc_dir, prefix=f"blogharvest-{os.getpid()}", max_bytes=1_000_000_000)
+    key = (os.getpid(), os.path.abspath(settings.warc_dir))  # a forked child gets its own files
+    with _rollers_lock:
+        roller = _rollers.get(key)
+        if roller is None:
+            host = socket.gethostname()
+            info = {"hostname": host, "http-header-user-agent": settings.user_agent, "robots": "obey"}
+            roller = _rollers[key] = WarcRoller(settings.warc_dir, prefix=f"blogharvest-{host}-{os.getpid()}",
+                                                max_bytes=warc_max_bytes(), info=info)
+        return roller
+
+
+def capture_key(url: str) -> str:
+    """Redis key holding the WARC-Record-ID of the latest response record of `url`."""
+    return f"bh:warc:{{{url_key(url)}}}"
+
+
+def captured(state, url: str) -> str | None:
+    """WARC-Record-ID of the latest response record of `url` any worker wrote, or None."""
+    return state.r.get(capture_key(url))
+
+
+def warc_recorder(settings, state=None):
+    """A callable that appends every fetched response to this worker's WARC files, or None.
+
+    `state` (the worker's State) is where captures are noted; without it one is opened
+    on settings.redis_url when first needed."""
+    if not settings.warc_dir:
+        return None
+    from tasks.warc import request_record, response_record, response_record_id
+
+    holder = {"state": state}
 
     def record(resp):
-        roller.write(request_record(resp) + response_record(resp))
+        warc_roller(settings).write(request_record(resp), response_record(resp))
+        st = holder["state"]
+        if st is None:
+            from workers.state import State
+
+            st = holder["state"] = State.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
+        st.r.set(capture_key(resp.url), response_record_id(resp), ex=CAPTURE_TTL)
 
     return record
+
+
+# ------------------------------------------------------------------ one WARC file for `crawl --warc`
+
+def _read_part(path: str) -> tuple[list[dict], str | None]:
+    """Records of one part file: type, id, target, raw bytes span, metadata payload.
+    A file cut short (a worker killed mid-write) yields its whole records and an error."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    out, error = [], None
+    with open(path, "rb") as f:
+        it = ArchiveIterator(f, no_record_parse=False)
+        try:
+            for rec in it:
+                h = rec.rec_headers
+                item = {"type": rec.rec_type, "id": h.get_header("WARC-Record-ID"),
+                        "target": h.get_header("WARC-Target-URI"), "date": h.get_header("WARC-Date")}
+                if rec.rec_type == "metadata":
+                    item["payload"] = rec.content_stream().read()
+                else:
+                    rec.content_stream().read()  # read through: a truncated body fails here, not later
+                item["offset"], item["length"] = it.get_record_offset(), it.get_record_length()
+                out.append(item)
+        except (ArchiveLoadFailed, EOFError, OSError, zlib.error, ValueError) as e:
+            error = f"{os.path.basename(path)}: damaged after {len(out)} records ({e})"
+    return out, error
+
+
+def _record_url(payload: bytes | None) -> str | None:
+    try:
+        return json.loads(payload).get("url")
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], state, crawl_ids: list[str],
+                  remove_parts: bool = True) -> dict:
+    """Build `out_path` (one .warc.gz) from the WARC parts the crawl's workers wrote.
+
+    A warcinfo record for the crawl comes first; then every record of the parts, byte for
+    byte (their own warcinfo records dropped); then a metadata record for each of `records`
+    that has none yet (an update crawl re-saves unchanged posts without new captures),
+    pointing at the post's capture when the file has one. Returns a summary."""
+    from tasks.warc import metadata_record, warcinfo_record
+
+    parts = sorted(glob.glob(os.path.join(parts_dir, "*.warc.gz"))) if parts_dir else []
+    summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "metadata": 0,
+               "added_metadata": 0, "damaged": []}
+    info = {"isPartOf": " ".join(crawl_ids), "hostname": socket.gethostname(),
+            "description": "blogharvest crawl " + " ".join(crawl_ids)}
+    tmp = out_path + ".part"
+    copied: set[str] = set()
+    responses: dict[str, str] = {}  # target URI -> response record id (the last in the file)
+    described: set[str] = set()  # post URLs that have a metadata record
+    with open(tmp, "wb") as out:
+        out.write(warcinfo_record(info, filename=os.path.basename(out_path)))
+        summary["records"] += 1
+        for part in parts:
+            items, error = _read_part(part)
+            if error:
+                summary["damaged"].append(error)
+            with open(part, "rb") as f:
+                for it in items:
+                    if it["type"] == "warcinfo" or it["id"] in copied:
+                        continue
+                    f.seek(it["offset"])
+                    out.write(f.read(it["length"]))
+                    copied.add(it["id"])
+                    summary["records"] += 1
+                    if it["type"] == "response":
+                        responses[it["target"]] = it["id"]
+                        summary["responses"] += 1
+                    elif it["type"] == "metadata":
+                        summary["metadata"] += 1
+                        described.add(_record_url(it.get("payload")) or it["target"])
+        for rec in records:
+            url = rec.get("url")
+            if not url or url in described:
+                continue
+            ref = captured(state, url) if state is not None else None
+            if ref not in copied:
+                ref = responses.get(url)
+            out.write(metadata_record(url, rec, ref))
+            described.add(url)
+            summary["records"] += 1
+            summary["metadata"] += 1
+            summary["added_metadata"] += 1
+    os.replace(tmp, out_path)
+    if remove_parts and parts_dir:
+        for part in parts:
+            os.unlink(part)
+        try:
+            os.rmdir(parts_dir)
+        except OSError:
+            pass  # something else lives there: leave it
+    for d in summary["damaged"]:
+        print(f"blogharvest: WARC part {d}", file=sys.stderr)
+    return summary
+
+
+# ------------------------------------------------------------------ the records stream
+
+def stream_entries(client, crawl_id: str | None = None, start: str = "-", batch: int = 1000):
+    """(entry id, crawl id, record) of `bh:records` in order, optionally of one crawl only."""
+    cursor = start
+    exclusive = False
+    while True:
+        lo = f"({cursor}" if exclusive else cursor
+        chunk = client.xrange(STREAM, min=lo, max="+", count=batch)
+        if not chunk:
+            return
+        for entry_id, fields in chunk:
+            if crawl_id is None or fields.get("crawl") == crawl_id:
+                yield entry_id, fields.get("crawl"), json.loads(fields["record"])
+        cursor, exclusive = chunk[-1][0], True
+
+
+def records_from_stream(client, crawl_id: str) -> list[dict]:
+    """The latest record of each post a crawl streamed, in order of first appearance.
+    The stream is capped (BLOGHARVEST_STREAM_MAXLEN): an old crawl may have lost entries."""
+    latest: dict[str, dict] = {}
+    for _, _, record in stream_entries(client, crawl_id):
+        latest[record["url"]] = record
+    return list(latest.values())

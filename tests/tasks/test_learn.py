@@ -1,0 +1,334 @@
+"""Rule learning from a blog's feed: learn_page per (page, feed entry), reduce_rules' vote.
+
+On real data: leave-one-out on the 2013 BlogForever test pages (rules learned from the
+other pages of the site extract the held-out page as its feed entry says), and on the eval
+blogs the rules learned from the feed window alone (newest 20 entries, as real feeds are)
+extract every post of the blog as the gold truth says.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import urllib.parse
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tasks.extract import extract_post
+from tasks.feeds import discover_feeds, parse_feed
+from tasks.html import html_to_text
+from tasks.learn import clean_author, learn_page, reduce_rules
+from tasks.similarity import dice
+
+ORIGIN = "http://blog.test"
+
+
+# ---------------------------------------------------------------- helpers (also used by test_rules)
+
+@functools.lru_cache(maxsize=1)
+def harness(shared: Path):
+    """../shared/eval/harness.py, imported as a module (cut_feed, token_f1, score...)."""
+    spec = importlib.util.spec_from_file_location("eval_harness", shared / "eval" / "harness.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def eval_truth(blog: Path) -> list[dict]:
+    return harness(blog.parents[2]).read_jsonl(blog / "truth.jsonl")
+
+
+def site_file(site: Path, url: str) -> Path | None:
+    """The file that the harness's server answers for `url` (its lookup order)."""
+    p = urllib.parse.urlsplit(url)
+    path = urllib.parse.unquote(p.path).lstrip("/")
+    cands = [f"{path}?{p.query}", f"{path}?{p.query}.html"] if p.query else []
+    cands += [path + "index.html"] if path == "" or path.endswith("/") else [path, path + ".html",
+                                                                              path + "/index.html"]
+    for c in cands:
+        if (site / c).is_file():
+            return site / c
+    return None
+
+
+def served(blog: Path, f: Path) -> bytes:
+    """A file of the blog as the harness serves it: the original host rewritten to ORIGIN."""
+    data = f.read_bytes()
+    for old in harness(blog.parents[2]).original_origins(blog):
+        data = data.replace(old.encode(), ORIGIN.encode())
+    return data
+
+
+def feed_window(blog: Path) -> dict:
+    """The blog's feed as the harness serves it (newest 20 entries), found from the home page."""
+    H = harness(blog.parents[2])
+    site = blog / "site"
+    for url in discover_feeds(served(blog, site / "index.html"), ORIGIN + "/"):
+        f = site_file(site, url)
+        if f is not None and H.is_feed(served(blog, f)):
+            return parse_feed(H.cut_feed(served(blog, f), H.FEED_WINDOW), url)
+    raise AssertionError(f"{blog.name}: no feed discovered")
+
+
+def target(entry: dict) -> dict:
+    """learn_page's target for a feed entry, as workers.pipeline builds it."""
+    return {"title": entry.get("title") or "",
+            "content": entry.get("content_html") or entry.get("summary_html") or "",
+            "content_is_summary": bool(entry.get("content_is_summary", not entry.get("content_html"))),
+            "authors": entry.get("authors") or [], "published": entry.get("published"),
+            "authors_from_feed": bool(entry.get("authors_from_feed"))}
+
+
+@functools.lru_cache(maxsize=8)
+def learned(blog: Path) -> tuple[dict, list[dict], dict]:
+    feed = feed_window(blog)
+    pages = []
+    for e in feed["entries"]:
+        f = site_file(blog / "site", e["url"])
+        if f is not None:
+            pages.append(learn_page(served(blog, f), e["url"], target(e)))
+    return feed, pages, reduce_rules(pages)
+
+
+def score_posts(blog: Path, rules: dict) -> tuple[dict, list]:
+    """Rates (0..1) per field over the blog's gold posts, and the failures."""
+    H = harness(blog.parents[2])
+    c, fails = Counter(), []
+    for t in eval_truth(blog):
+        got = extract_post(served(blog, blog / "site" / t["path"]), f"{ORIGIN}/{t['path']}", rules)
+        c["n"] += 1
+        bad = []
+        if H.norm_text(t["title"]).casefold() == H.norm_text(got["title"]).casefold():
+            c["title"] += 1
+        else:
+            bad.append(("title", t["title"], got["title"]))
+        f1 = H.token_f1(t["content_text"], got["content_text"] or "")
+        c["content"] += f1 >= 0.9
+        if f1 < 0.9:
+            bad.append(("content_f1", round(f1, 3)))
+        gd, rd = H.parse_day(t.get("published")), H.parse_day(got["published"])
+        if gd:
+            c["date_n"] += 1
+            if rd and abs((gd - rd).days) <= 1:
+                c["date"] += 1
+            else:
+                bad.append(("date", t.get("published"), got["published"]))
+        if t.get("authors"):
+            c["author_n"] += 1
+            if any(H.same_name(a, b) for a in t["authors"] for b in got["authors"]):
+                c["author"] += 1
+            else:
+                bad.append(("author", t["authors"], got["authors"]))
+        if bad:
+            fails.append((t["path"], bad))
+    rates = {"title": c["title"] / c["n"], "content": c["content"] / c["n"],
+             "date": c["date"] / c["date_n"] if c["date_n"] else None,
+             "author": c["author"] / c["author_n"] if c["author_n"] else None}
+    return rates, fails
+
+
+# ---------------------------------------------------------------- eval blogs: feed window -> all posts
+
+# Thresholds a little below what the learner achieves now (title, content F1>=0.9, date, author).
+FLOORS = {
+    "balinterdi": {"title": 0.97, "content": 0.97, "date": 0.97, "author": 0.95},
+    "lilianweng": {"title": 0.97, "content": 0.97, "date": 0.97, "author": 0.95},
+    "trottomatic": {"title": 0.96, "content": 0.96, "date": 0.96, "author": 0.96},
+}
+KNOWN = {  # field -> reason, for failures the learner has today (xfail until fixed)
+    ("balinterdi", "author"): "the feed's only author is feed-level (<feed><author>, the tagline "
+                              "\"I'm all about Ember.js recently\"; feeds.py flags it authors_from_feed) and "
+                              "learn_page learns the rule for it instead of the page's own <meta name=author>",
+}
+
+
+def _cases():
+    out = []
+    for blog, floors in FLOORS.items():
+        for field in floors:
+            marks = [pytest.mark.xfail(reason=KNOWN[(blog, field)], strict=True)] if (blog, field) in KNOWN else []
+            out.append(pytest.param(blog, field, marks=marks, id=f"{blog}-{field}"))
+    return out
+
+
+@pytest.mark.parametrize("blog_name, field", _cases())
+def test_rules_from_the_feed_window_extract_all_posts(shared_dir, blog_name, field):
+    blog = shared_dir / "eval" / "blogs" / blog_name
+    if not blog.is_dir():
+        pytest.skip(f"{blog_name} not in ../shared/eval/blogs")
+    feed, pages, rules = learned(blog)
+    assert len(feed["entries"]) == 20 and len(pages) >= 19  # the window, not the whole feed
+    rates, fails = score_posts(blog, rules)
+    worst = [(p, b) for p, b in fails if any(x[0].startswith(field) for x in b)][:5]
+    assert rates[field] >= FLOORS[blog_name][field], (rates, rules.get(field), worst)
+
+
+def test_feed_window_rules_have_strong_votes(shared_dir):
+    for blog in sorted((shared_dir / "eval" / "blogs").iterdir()):
+        if not (blog / "site").is_dir():
+            continue
+        _, pages, rules = learned(blog)
+        for field in ("title", "content", "date"):
+            assert rules[field] and rules[field]["share"] >= 0.5, (blog.name, field, rules[field])
+        assert rules["content"]["share"] >= 0.9, (blog.name, rules["content"])
+
+
+# ---------------------------------------------------------------- leave-one-out, 2013 pages
+
+def _testdata_sites(shared: Path) -> dict[str, list[tuple[dict, bytes]]]:
+    data = shared / "blogforever-testdata"
+    sites = {}
+    for feed_file in sorted(list(data.glob("*/feed")) + [data / "letitcrash.com" / "rss"]):
+        if not feed_file.is_file():
+            continue
+        host = feed_file.parent.name
+        feed = parse_feed(feed_file.read_bytes(), f"http://{host}/{feed_file.name}")
+        pairs = []
+        for e in feed["entries"]:
+            p = urllib.parse.urlsplit(e["url"])
+            f = data / p.netloc / urllib.parse.unquote(p.path).lstrip("/")
+            if f.is_file() and f.stat().st_size:
+                pairs.append((e, f.read_bytes()))
+        sites[host] = pairs
+    return sites
+
+
+def _matches(entry: dict, got: dict) -> dict:
+    """Does an extraction agree with its feed entry? (the paper's scorer, Dice > 0.5;
+    titles and authors exact after normalisation; dates the same day +-1)."""
+    content = html_to_text(entry.get("content_html") or entry.get("summary_html") or "")
+    norm = lambda s: " ".join((s or "").split()).casefold()
+    out = {"title": norm(got["title"]) == norm(entry["title"]),
+           "content": dice(content + ".", (got["content_text"] or "") + ".") > 0.5}
+    if entry.get("published"):
+        out["date"] = (got["published"] or "")[:10] in _days(entry["published"])
+    if entry.get("authors") and not entry.get("authors_from_feed"):
+        names = {norm(clean_author(a)) for a in entry["authors"]}
+        out["author"] = any(norm(a) in names for a in got["authors"])
+    return out
+
+
+def _days(iso: str) -> set[str]:
+    import datetime as dt
+    d = dt.date.fromisoformat(iso[:10])
+    return {(d + dt.timedelta(days=k)).isoformat() for k in (-1, 0, 1)}
+
+
+# Per site and field, the share of held-out pages that must come out right (a little below today).
+LOO_FLOORS = {
+    "digital-examples.blogspot.com": {"title": 0.9, "content": 0.9, "date": 0.9, "author": 0.9},
+    "korben.info": {"title": 0.9, "content": 0.9, "date": 0.9, "author": 0.9},
+    "meinrhyme.wordpress.com": {"title": 0.9, "content": 0.9, "date": 0.9, "author": 0.9},
+    "mnmlist.com": {"title": 0.9, "content": 0.9, "date": 0.9, "author": 0.9},
+    "www.huffingtonpost.com": {"title": 0.9, "content": 0.9, "date": 0.9, "author": 0.9},
+    "www.quantumdiaries.org": {"title": 0.9, "content": 0.9, "date": 0.9, "author": 0.9},
+}
+
+
+@functools.lru_cache(maxsize=1)
+def leave_one_out(shared: Path) -> dict:
+    out = {}
+    for host, pairs in _testdata_sites(shared).items():
+        if len(pairs) < 3:
+            continue
+        learned_pages = [learn_page(html, e["url"], target(e)) for e, html in pairs]
+        c, fails = Counter(), []
+        for k, (e, html) in enumerate(pairs):
+            rules = reduce_rules(learned_pages[:k] + learned_pages[k + 1:])
+            ok = _matches(e, extract_post(html, e["url"], rules))
+            for field, good in ok.items():
+                c[field + "_n"] += 1
+                c[field] += good
+            if not all(ok.values()):
+                fails.append((e["url"], [f for f, g in ok.items() if not g]))
+        out[host] = ({f: c[f] / c[f + "_n"] for f in ("title", "content", "date", "author") if c[f + "_n"]},
+                     fails)
+    return out
+
+
+@pytest.mark.parametrize("host", sorted(LOO_FLOORS))
+def test_leave_one_out_on_2013_test_pages(shared_dir, host):
+    results = leave_one_out(shared_dir)
+    assert host in results
+    rates, fails = results[host]
+    for field, floor in LOO_FLOORS[host].items():
+        if field in rates:
+            assert rates[field] >= floor, (field, rates, fails[:5])
+
+
+# ---------------------------------------------------------------- unit behaviour
+
+POST = """<html><head><title>Blog | {title}</title>
+<meta property="article:published_time" content="2014-03-09T10:00:00+00:00"></head><body>
+<div id="sidebar"><h3>Recent</h3><a href="/x">{title}</a><p>Written by Ann Lee, our editor.</p></div>
+<article class="post" id="post-{n}">
+ <h1 class="entry-title">{title}</h1>
+ <div class="meta">Posted on <time datetime="2014-03-0{n}T10:00:00">{day} March 2014</time>
+   by <span class="author">Ann Lee</span></div>
+ <div class="entry-content"><p>{body}</p><p>Second paragraph of post {n} about things.</p></div>
+</article>
+<div class="footer">Copyright Ann Lee</div></body></html>"""
+
+
+def _post(n: int) -> tuple[str, dict]:
+    title = f"Post number {n} on gardening"
+    body = f"Body of post {n}: tomatoes, beans and {'peas ' * n}grow well in spring."
+    html = POST.format(title=title, n=n, day=n, body=body)
+    entry = {"title": title, "content": f"<p>{body}</p><p>Second paragraph of post {n} about things.</p>",
+             "content_is_summary": False, "authors": ["Ann Lee"],
+             "published": f"2014-03-0{n}T10:00:00+00:00"}
+    return html, entry
+
+
+def test_learn_page_finds_every_field_and_prefers_stable_classes():
+    html, entry = _post(3)
+    page = learn_page(html, "http://b.test/p3", entry)
+    assert page["title"]["rule"] == "//*[@class='entry-title']"
+    assert page["content"]["rule"] == "//*[@class='entry-content']"
+    assert page["content"]["score"] == 1.0
+    # the byline beside the post, not the sidebar nor the footer that also name her
+    assert "author" in page["author"]["rule"] or "span" in page["author"]["rule"]
+    assert page["date"] is not None
+    for field in ("title", "content", "author", "date"):
+        assert page[field]["rule"] in page[field]["rules"]
+
+
+def test_reduce_votes_for_the_form_all_pages_share_with_its_share():
+    pages = [learn_page(*_post(n)[::1][0:1], "http://b.test/p", _post(n)[1]) for n in range(1, 6)]
+    rules = reduce_rules(pages)
+    assert rules["content"] == {"rule": "//*[@class='entry-content']", "share": 1.0, "score": 1.0}
+    assert rules["title"]["rule"] == "//*[@class='entry-title']"
+    # page-specific ids (post-1, post-2...) lose to the class every page has
+    assert "post-" not in rules["date"]["rule"] and "post-" not in rules["author"]["rule"]
+    for n in range(6, 9):
+        html, entry = _post(n)
+        got = extract_post(html, "http://b.test/p", rules)
+        assert got["title"] == entry["title"]
+        assert got["authors"] == ["Ann Lee"]
+        assert got["published"][:10] == f"2014-03-0{n}"
+        assert got["content_text"].startswith(f"Body of post {n}")
+
+
+def test_reduce_share_is_over_all_pages_and_missing_fields_are_none():
+    a = {"title": {"rule": "//h1", "score": 1.0, "rules": ["//h1"]}, "content": None, "author": None,
+         "date": None}
+    b = {"title": {"rule": "//h2", "score": 0.5, "rules": ["//h2"]}, "content": None, "author": None,
+         "date": None}
+    rules = reduce_rules([a, a, b, {}])
+    assert rules["title"] == {"rule": "//h1", "share": 0.5, "score": 1.0}
+    assert rules["content"] is None and rules["author"] is None
+    assert reduce_rules([]) == {"title": None, "content": None, "author": None, "date": None}
+
+
+def test_summary_feed_learns_the_whole_post_block():
+    html, entry = _post(4)
+    entry = dict(entry, content=entry["content"].split("</p>")[0] + "</p> [...]", content_is_summary=True)
+    page = learn_page(html, "http://b.test/p4", entry)
+    assert page["content"]["rule"] == "//*[@class='entry-content']"
+
+
+def test_clean_author():
+    assert clean_author("  By  Ann Lee ") == "Ann Lee"
+    assert clean_author("ann@example.com (Ann Lee)") == "Ann Lee"
+    assert clean_author("Posted by: Ann") == "Ann"
