@@ -110,7 +110,7 @@ def _read_part(path: str) -> tuple[list[dict], str | None]:
 
     out, error = [], None
     with open(path, "rb") as f:
-        it = ArchiveIterator(f, no_record_parse=False)
+        it = ArchiveIterator(f)
         try:
             for rec in it:
                 h = rec.rec_headers
@@ -118,8 +118,7 @@ def _read_part(path: str) -> tuple[list[dict], str | None]:
                         "target": h.get_header("WARC-Target-URI"), "date": h.get_header("WARC-Date")}
                 if rec.rec_type == "metadata":
                     item["payload"] = rec.content_stream().read()
-                else:
-                    rec.content_stream().read()  # read through: a truncated body fails here, not later
+                # reads the record through: a body cut short fails here, before it is counted
                 item["offset"], item["length"] = it.get_record_offset(), it.get_record_length()
                 out.append(item)
         except (ArchiveLoadFailed, EOFError, OSError, zlib.error, ValueError) as e:
