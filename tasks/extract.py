@@ -36,6 +36,23 @@ def rule_of(rules: dict | None, field: str) -> str | None:
     return v if isinstance(v, str) else None
 
 
+def rules_of(rules: dict | None, field: str) -> list[str]:
+    """The field's rule and its runners-up, in the order to try them."""
+    v = (rules or {}).get(field)
+    if isinstance(v, dict):
+        return [r for r in [v.get("rule")] + list(v.get("fallbacks") or []) if r]
+    return [v] if isinstance(v, str) and v else []
+
+
+def _select(root, rules: dict | None, field: str) -> list:
+    """What the first rule that selects anything (with text) selects."""
+    for rule in rules_of(rules, field):
+        found = [r for r in apply_rule(root, rule) if node_text(r)]
+        if found:
+            return found
+    return []
+
+
 def _first_text(root, rule: str | None) -> str:
     for r in apply_rule(root, rule):
         t = node_text(r)
@@ -44,17 +61,17 @@ def _first_text(root, rule: str | None) -> str:
     return ""
 
 
-def _authors(root, rule: str | None, raw) -> list[str]:
+def _authors(root, found: list, raw, learned: bool) -> list[str]:
     names = []
-    for r in apply_rule(root, rule)[:_MAX_AUTHORS]:
+    for r in found[:_MAX_AUTHORS]:
         name = clean_author(node_text(r))
         if name and name not in names and len(name) <= 120:
             names.append(name)
-    return names or (page_authors(root, raw) if rule is None else [])
+    return names or ([] if learned else page_authors(root, raw))
 
 
-def _date(root, rule: str | None, raw) -> str | None:
-    for r in apply_rule(root, rule)[:3]:
+def _date(root, found: list, raw) -> str | None:
+    for r in found[:3]:
         d = parse_date(node_text(r))
         if d:
             return d
@@ -72,20 +89,20 @@ def _date(root, rule: str | None, raw) -> str | None:
 
 def extract_root(root, raw, rules: dict | None) -> dict:
     """`extract_post` on a page already parsed (rendered pages, the learner's checks)."""
-    title = _first_text(root, rule_of(rules, "title"))
+    titles = _select(root, rules, "title")
+    title = node_text(titles[0]) if titles else ""
     if not title:
         for probe in _TITLE_PROBES:
             title = _first_text(root, probe)
             if title:
                 break
-    content = apply_rule(root, rule_of(rules, "content"))
-    node = next((c for c in content if not isinstance(c, str)), None)
+    node = next((c for c in _select(root, rules, "content") if not isinstance(c, str)), None)
     return {
         "title": title or None,
         "content_text": node_text(node) if node is not None else None,
         "content_html": to_html(node) if node is not None else None,
-        "authors": _authors(root, rule_of(rules, "author"), raw),
-        "published": _date(root, rule_of(rules, "date"), raw),
+        "authors": _authors(root, _select(root, rules, "author"), raw, bool(rules_of(rules, "author"))),
+        "published": _date(root, _select(root, rules, "date"), raw),
     }
 
 

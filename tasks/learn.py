@@ -42,7 +42,8 @@ FIELDS = ("title", "content", "author", "date")
 DISTANCE_WEIGHT = 0.25  # weight of closeness 1/(1+tree distance) for authors and dates
 TITLE_TIE = 0.02  # titles: closeness only breaks near-ties
 MAX_SHORT = 300  # author/date candidates longer than this are not bylines or dates
-DATE_CHECKS = 40  # candidates parsed per page at most (best scores first)
+DATE_CHECKS = 40
+FALLBACKS = 4  # runner-up rules kept per field  # candidates parsed per page at most (best scores first)
 _SUMMARY_END = re.compile(r"(\.\.\.|…|\[…\]|\[\.\.\.\]|read more|continue reading|lire la suite|"
                           r"weiterlesen|leer más|seguir leyendo)\W*$", re.I)
 _BLOCKS = {"p", "blockquote", "pre", "ul", "ol", "dl", "table", "figure", "h1", "h2", "h3", "h4",
@@ -398,8 +399,13 @@ def reduce_rules(page_rules: list) -> dict:
         if not votes:
             out[field] = None
             continue
-        best = max(votes, key=lambda r: (votes[r], -sum(ranks[r]) / len(ranks[r]),
-                                         sum(scores[r]) / len(scores[r])))
+        order = sorted(votes, key=lambda r: (votes[r], -sum(ranks[r]) / len(ranks[r]),
+                                             sum(scores[r]) / len(scores[r])), reverse=True)
+        best = order[0]
+        # runners-up that select other nodes' forms too: tried in turn on a page where
+        # the best rule selects nothing (a post without a byline, another template)
+        fallbacks = [r for r in order[1:] if votes[r] * 5 >= votes[best]][:FALLBACKS]
         out[field] = {"rule": best, "share": round(votes[best] / n, 4),
-                      "score": round(sum(scores[best]) / len(scores[best]), 4)} | extra.get(best, {})
+                      "score": round(sum(scores[best]) / len(scores[best]), 4),
+                      "fallbacks": fallbacks} | extra.get(best, {})
     return out

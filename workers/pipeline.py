@@ -260,8 +260,8 @@ def process(rt, crawl_id: str, url: str) -> dict:
     entry = st.entry(crawl_id, url)
     post = entry is not None or bool(pattern and is_post(url, pattern))
 
-    if options.get("update") and post and entry is None and st.known_digest(crawl_id, url):
-        st.mark_done(crawl_id, url)  # a known post outside the feed window: unchanged as far as we know
+    if options.get("update") and post and entry is None and _settled(st, crawl_id, url):
+        st.mark_done(crawl_id, url)
         return {"url": url, "skipped": "known"}
 
     page = st.cached_page(crawl_id, url)
@@ -336,6 +336,16 @@ def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: 
     st.mark_done(crawl_id, url)
     st.incr(crawl_id, "pages")
     return {"url": url, "feed": len(links)}
+
+
+def _settled(st, crawl_id: str, url: str) -> bool:
+    """update_crawl: a post we hold, published before `since`, is not fetched again;
+    newer known posts are (their content hash tells whether they changed)."""
+    old = st.record(crawl_id, url)
+    if old is None:
+        return False
+    since = st.crawl_info(crawl_id).get("since")
+    return bool(since and old.get("published") and old["published"][:10] < since[:10])
 
 
 def _rule_strings(rules: dict) -> dict:

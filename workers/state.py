@@ -308,21 +308,28 @@ class State:
 
     # ------------------------------------------------------------ records
     def save_record(self, crawl_id: str, record: dict, digest: str, stream_maxlen: int) -> bool:
-        """Store a post's record; returns True when it is new or changed (then it is streamed)."""
+        """Store a post's record; returns True when it is new or changed (then it is streamed).
+
+        The stream entry is written before the digest: a worker that dies in between leaves
+        the digest unchanged, so the redelivered task streams the record again (at least
+        once; consumers key records by `id`) instead of never."""
         k = Keys(crawl_id)
         url = record["url"]
-        old = self.r.hget(k.hashes, url)
-        changed = old != digest
+        changed = self.r.hget(k.hashes, url) != digest
         data = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        if changed:
+            self.r.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record.get("id") or "", "record": data},
+                        maxlen=stream_maxlen, approximate=True)
         with self.r.pipeline() as p:
             p.hset(k.records, url, data)
             p.hset(k.hashes, url, digest)
             p.sadd(k.posts, url)
             p.execute()
-        if changed:
-            self.r.xadd(STREAM, {"crawl": crawl_id, "url": url, "record": data},
-                        maxlen=stream_maxlen, approximate=True)
         return changed
+
+    def record(self, crawl_id: str, url: str) -> dict | None:
+        raw = self.r.hget(Keys(crawl_id).records, url)
+        return json.loads(raw) if raw else None
 
     def add_to_output(self, crawl_id: str, url: str) -> None:
         self.r.sadd(Keys(crawl_id).posts, url)
