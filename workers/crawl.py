@@ -130,8 +130,8 @@ def scheduled_update(url: str, every: str | None = None) -> str | None:
     if rt.state.active_crawl(url):
         return None  # the previous crawl of this blog still runs
     since = rt.state.last_finished(url)
-    cid = rt.state.create_crawl(url, since or None, {"update": bool(since)})
+    options = {"update": bool(since), "scheduled": bool(since)}
+    cid = rt.state.create_crawl(url, since or None, options)
     task = update_crawl if since else new_crawl
-    task.apply_async(kwargs={"url": url, "since": since, "crawl_id": cid,
-                             "options": {"update": bool(since)}})
+    task.apply_async(kwargs={"url": url, "since": since, "crawl_id": cid, "options": options})
     return cid

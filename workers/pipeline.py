@@ -292,7 +292,8 @@ def process(rt, crawl_id: str, url: str) -> dict:
                                  comments=comments.comments_for(rt, crawl_id, url, entry, page, root),
                                  media=archive.media_for(rt, crawl_id, url, extracted, entry))
             digest = content_hash(record)
-            changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen) \
+            changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
+                                     output_unchanged=not options.get("update")) \
                 if _in_window(record, options, st.crawl_info(crawl_id).get("since")) else False
             if changed:
                 archive.on_record(rt, crawl_id, record, page)
@@ -353,8 +354,9 @@ def _rule_strings(rules: dict) -> dict:
 
 
 def _in_window(record: dict, options: dict, since: str | None) -> bool:
-    """update_crawl emits posts published after `since` (or undated ones that changed)."""
-    if not options.get("update") or not since:
+    """update_crawl emits posts published after `since` (or undated ones that changed);
+    a scheduled update emits every post new since the last crawl, whatever its date."""
+    if not options.get("update") or not since or options.get("scheduled"):
         return True
     pub = record.get("published")
     return not pub or pub[:10] >= since[:10]

@@ -307,7 +307,8 @@ class State:
         return bool(self.r.set(f"bh:lock:{name}", "1", nx=True, px=int(seconds * 1000)))
 
     # ------------------------------------------------------------ records
-    def save_record(self, crawl_id: str, record: dict, digest: str, stream_maxlen: int) -> bool:
+    def save_record(self, crawl_id: str, record: dict, digest: str, stream_maxlen: int,
+                    output_unchanged: bool = True) -> bool:
         """Store a post's record; returns True when it is new or changed (then it is streamed).
 
         The stream entry is written before the digest: a worker that dies in between leaves
@@ -323,7 +324,8 @@ class State:
         with self.r.pipeline() as p:
             p.hset(k.records, url, data)
             p.hset(k.hashes, url, digest)
-            p.sadd(k.posts, url)
+            if changed or output_unchanged:  # an update crawl outputs new and changed posts only
+                p.sadd(k.posts, url)
             p.execute()
         return changed
 
