@@ -110,6 +110,10 @@ class Blog:
                  **options):
         r = T.rng(self.family, seed, "blog")
         self.seed = seed
+        self.explicit = {k for k, v in dict(
+            lang=lang, full_feed=full_feed, per_page=per_page, style=style, date_style=date_style,
+            n_authors=n_authors, feed_size=feed_size, comment_feed_size=comment_feed_size,
+            comments_per_page=comments_per_page).items() if v is not None}
         self.options = options
         self.feed_size = feed_size or r.randint(10, 20)
         n_posts = n_posts if n_posts is not None else r.randint(50, 500)

@@ -32,7 +32,7 @@ class Blogger(Blog):
 
     def setup(self, r):
         self.blog_id = r.randint(10 ** 17, 10 ** 18 - 1)
-        if "date_style" not in self.options:
+        if "date_style" not in self.explicit:
             self.date_style = r.choice(["weekday", "weekday", "long", "numeric"])
         self.abs_links = True
 
@@ -64,11 +64,14 @@ class Blogger(Blog):
         when = urllib.parse.quote(T.iso(last.published), safe=":")
         return f"{base}{sep}updated-max={when}&max-results={self.per_page}"
 
-    def listing_chain(self, base: str, posts: list[Post]):
-        """The targets of a paged listing: base, then each "Older Posts" page."""
-        yield base
+    def listing_chain(self, first: str, base: str, posts: list[Post]):
+        """The targets of a paged listing: its first page, then each "Older Posts" page."""
+        yield first
         for k in range(self.per_page, len(posts), self.per_page):
             yield self.older_link(base, posts[k - 1])
+
+    def tag_name(self, slug: str) -> str:
+        return next(t for t in self.by_tag[slug][0].tags if T.slugify(t) == slug)
 
     def feed_targets(self, base: str, n: int):
         yield base
@@ -78,10 +81,10 @@ class Blogger(Blog):
     def paths(self):
         yield from ("/", "/robots.txt")
         yield from self.feed_targets("/feeds/posts/default", len(self.posts))
-        yield from self.listing_chain("/search", self.newest)
-        for tag, posts in self.by_tag.items():
-            yield from self.listing_chain(self.label_path(posts[0].tags[[T.slugify(t) for t in posts[0].tags].index(tag)]),
-                                          posts)
+        yield from self.listing_chain("/", "/search", self.newest)
+        for slug, posts in self.by_tag.items():
+            label = self.label_path(self.tag_name(slug))
+            yield from self.listing_chain(label, label, posts)
         for month in self.by_month:
             yield f"/{month}/"
         for p in self.posts:
@@ -95,16 +98,14 @@ class Blogger(Blog):
     # ------------------------------------------------------------ routing
 
     def route(self, path, q, raw, o):
-        if path == "/":
-            return self.listing(o, "/", None, self.newest, q)
-        if path == "/search":
-            return self.listing(o, "/search", None, self.newest, q)
+        if path in ("/", "/search"):
+            return self.listing(o, "/search", None, self.newest, q, home=path == "/")
         if path.startswith("/search/label/"):
             label = path[len("/search/label/"):]
-            posts = next((ps for s, ps in self.by_tag.items() if s == T.slugify(label)), None)
-            if not posts or label not in posts[0].tags and label not in {t for p in posts for t in p.tags}:
+            slug = T.slugify(label)
+            if slug not in self.by_tag or self.tag_name(slug) != label:
                 return None
-            return self.listing(o, self.label_path(label), label, posts, q)
+            return self.listing(o, self.label_path(label), label, self.by_tag[slug], q)
         if path == "/feeds/posts/default":
             return self.feed(o, "/feeds/posts/default", self.newest, q, None)
         segs = path.strip("/").split("/")
@@ -116,7 +117,7 @@ class Blogger(Blog):
             return self.feed(o, path, cs, q, p)
         if len(segs) == 2 and segs[0].isdigit() and segs[1].isdigit() and path.endswith("/"):
             posts = self.by_month.get(f"{segs[0]}/{segs[1]}")
-            return posts and self.listing(o, path, None, posts, {}, paged=False)
+            return posts and self.listing(o, path, None, posts, {}, paged=False) or None
         p = self.by_path.get(path)
         if p is not None:
             return self.single(o, p)
@@ -142,7 +143,8 @@ class Blogger(Blog):
                 items.append(f'<li class="archivedate {"expanded" if m == current else "collapsed"}">'
                              f'<a class="post-count-link" href="{o}/{m}/">{T.MONTHS[self.lang][int(m[5:]) - 1]}</a> '
                              f'<span class="post-count" dir="ltr">({len(posts)})</span>{titles}</li>')
-            tree.append(f'<li class="archivedate"><a class="post-count-link" href="{o}/{y}/">{y}</a> '
+            tree.append(f'<li class="archivedate"><a class="toggle" href="javascript:void(0)">&#9658;</a> '
+                        f'<span class="post-count-link">{y}</span> '
                         f'<span class="post-count">({sum(len(self.by_month[m]) for m in months)})</span>'
                         f'<ul class="hierarchy">{"".join(items)}</ul></li>')
         r = T.rng(self.family, self.seed, "popular")
@@ -173,8 +175,6 @@ class Blogger(Blog):
         head = (f'<meta content="blogger" name="generator">\n'
                 f'<link rel="alternate" type="application/atom+xml" title="{esc(self.site_name)} - Atom" '
                 f'href="{o}/feeds/posts/default">\n'
-                f'<link rel="alternate" type="application/rss+xml" title="{esc(self.site_name)} - RSS" '
-                f'href="{o}/feeds/posts/default?alt=rss">\n'
                 f'<link rel="service.post" type="application/atom+xml" href="https://www.blogger.com/feeds/'
                 f'{self.blog_id}/posts/default">\n{head}')
         return page_reply(self.doc(title, body, head, "loading"))
@@ -186,7 +186,6 @@ class Blogger(Blog):
         body = self.content(p, o)
         content = (self.fld("content", "div", f"\n{body}\n<div style=\"clear: both;\"></div>\n") if single else
                    f'<div class="post-body entry-content" id="post-body-{p.id}">\n{body}\n<div style="clear: both;"></div>\n</div>')
-        author_inner = f'<span class="fn"><a href="https://www.blogger.com/profile/{abs(hash(p.author.login)) % 10 ** 12}" rel="author">{esc(p.author.name)}</a></span>'
         author_inner = f'<span class="fn">{esc(p.author.name)}</span>'
         author = self.fld("author", "span", author_inner) if single else \
             f'<span class="post-author vcard">{author_inner}</span>'
@@ -221,7 +220,7 @@ class Blogger(Blog):
             out.append("</div></div>")
         return "\n".join(out)
 
-    def listing(self, o, base, label, posts, q, paged=True) -> Reply | None:
+    def listing(self, o, base, label, posts, q, paged=True, home=False) -> Reply | None:
         L = self.L
         if paged:
             start = 0
@@ -247,7 +246,7 @@ class Blogger(Blog):
             pager += (f'<span id="blog-pager-older-link"><a class="blog-pager-older-link" href="{o}'
                       f'{esc(self.older_link(base, shown[-1]))}" id="Blog1_blog-pager-older-link" '
                       f'title="{L["older"]}">{L["older"]}</a></span>')
-        if base != "/" or "updated-max" in q:
+        if not home:
             pager += f'<a class="home-link" href="{o}/">{L["home"]}</a>'
         pager += "</div>"
         main = f'{status}<div class="blog-posts hfeed">\n{self.grouped(o, shown, False)}\n</div>\n{pager}'
@@ -302,7 +301,7 @@ class Blogger(Blog):
                  f'<link rel="alternate" type="text/html" href="{o}{post.path if post else "/"}"/>\n')
         if start - 1 + n < len(items):
             links += f'<link rel="next" type="application/atom+xml" href="{o}{base}?start-index={start + n}&amp;max-results={n}"/>\n'
-        entries = [self.comment_entry(o, post, c) if post else self.post_entry(o, p) for p in shown for c in [p]]
+        entries = [self.comment_entry(o, post, c) for c in shown] if post else [self.post_entry(o, p) for p in shown]
         updated = T.iso(items[0].published) if items else T.iso(self.start)
         title = f"{self.site_name}" if post is None else f"{self.site_name}: {post.title}"
         xml = ("<?xml version='1.0' encoding='UTF-8'?>"
