@@ -87,3 +87,48 @@ def state(redis_server):
     from workers.runtime import runtime
 
     return runtime().state
+
+
+# ------------------------------------------------------------------ crawls through real workers
+
+def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
+    """Poll `predicate` until it returns a truthy value or `timeout` passes (then fail)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(every)
+
+
+@pytest.fixture
+def crawl(workers, state):
+    """Start a crawl on the real workers (by task name, as another service would) and
+    wait for it to end: `crawl(url, since=None, **options) -> (info, records)`."""
+    from workers.follow import enqueue
+
+    def run(url: str, since: str | None = None, timeout: float = 180, **options):
+        cid = enqueue(url, since, options)
+        info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed") and i,
+                        timeout, f"crawl {cid} of {url}")
+        info["error_report"] = state.errors(cid)
+        return info, state.crawl_records(cid)
+
+    return run
+
+
+def score(truth: list[dict], records: list[dict]) -> dict:
+    """The eval harness's scorer (../shared/eval/harness.py), so farm and real blogs are
+    judged alike; percentages per field."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("harness", SHARED / "eval" / "harness.py")
+    if spec is None or not (SHARED / "eval" / "harness.py").is_file():
+        pytest.skip("../shared/eval/harness.py is not beside this checkout")
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    return harness.score(truth, records)

@@ -23,6 +23,8 @@ def enqueue(url: str, since: str | None, options: dict, resume: bool = False) ->
         cid = st.active_crawl(url)
         if cid:
             return cid
+    if since:
+        options = dict(options, update=True)
     cid = st.create_crawl(url, since, options)
     task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
     app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options})
