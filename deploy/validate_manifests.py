@@ -1,5 +1,5 @@
-"""Offline checks of blogharvest's deployment files (run by .ci/validate-manifests and
-tests/deploy/test_manifests.py).
+"""Offline checks of blogharvest's deployment files: `python deploy/validate_manifests.py`,
+and the tests in tests/deploy/ (so CI runs them with the test suite).
 
 No cluster and no container engine are needed: the kustomization is rendered here in
 Python (a deliberately small subset of kustomize, which refuses anything it does not
@@ -57,8 +57,7 @@ FORBIDDEN_EGRESS = (
     "fc00::/7", "fe80::/10",
 )
 
-#: The longest task's hard time limit (workers/app.py), in seconds.
-TASK_HARD_TIME_LIMIT = 300
+sys.path.insert(0, str(REPO))  # workers/ (settings, the CLI parser) when run as a script
 
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "DaemonSet", "Job", "ReplicaSet"}
 
@@ -459,6 +458,52 @@ def _env_value(docs: list[dict], c: dict, name: str) -> str | None:
     return None
 
 
+def worker_settings(env: dict):
+    """workers/settings.py's Settings as a worker with this environment sees them."""
+    from unittest import mock
+
+    from workers.settings import Settings
+
+    with mock.patch.dict(os.environ, {k: str(v) for k, v in env.items() if v is not None}):
+        return Settings()
+
+
+def shutdown_errors(where: str, env: dict, grace: float) -> list[str]:
+    """A worker told to stop must get to finish: the grace period exceeds the soft shutdown
+    plus the longest task (its hard time limit), and the broker's visibility timeout exceeds
+    the grace period (or a draining worker's task would be handed to a second worker)."""
+    errors = []
+    soft = env.get("BLOGHARVEST_WORKER_SOFT_SHUTDOWN")
+    if soft is None:
+        return [f"{where}: BLOGHARVEST_WORKER_SOFT_SHUTDOWN not set"]
+    s = worker_settings(env)
+    if s.soft_time_limit >= s.hard_time_limit:
+        errors.append(f"{where}: soft time limit {s.soft_time_limit} >= hard time limit {s.hard_time_limit}")
+    if grace <= float(soft) + s.hard_time_limit:
+        errors.append(f"{where}: grace period {grace} s <= soft shutdown {soft} s"
+                      f" + hard time limit {s.hard_time_limit} s")
+    if grace >= s.visibility_timeout:
+        errors.append(f"{where}: grace period {grace} s >= visibility timeout {s.visibility_timeout} s")
+    return errors
+
+
+def container_env(docs: list[dict], c: dict) -> dict:
+    """The literal environment of a container (ConfigMaps expanded; Secrets as None)."""
+    env = {}
+    cms = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    for ef in c.get("envFrom") or []:
+        cm = cms.get((ef.get("configMapRef") or {}).get("name"))
+        if cm:
+            env.update(cm.get("data") or {})
+    for e in c.get("env") or []:
+        env[e["name"]] = e.get("value")
+    return env
+
+
+def is_worker(c: dict) -> bool:
+    return is_blogharvest_image(c["image"]) and (c.get("args") or [])[:1] == ["worker"]
+
+
 def check_workers(docs: list[dict]) -> list[str]:
     """Worker pods stop gracefully, probe with `blogharvest health`, and are autoscaled on
     the Celery queue they consume; Redis keeps an append-only file on a volume."""
@@ -466,24 +511,18 @@ def check_workers(docs: list[dict]) -> list[str]:
     workers = {}
     for d, _ in pod_templates(docs):
         for c in containers(d):
-            argv = c.get("args") or []
-            if not (is_blogharvest_image(c["image"]) and argv[:1] == ["worker"]):
+            if not is_worker(c):
                 continue
+            argv = c["args"]
             where = f"{_name(d)}[{c['name']}]"
             queues = argv[argv.index("--queues") + 1].split(",") if "--queues" in argv else ["celery"]
             workers[d["metadata"]["name"]] = queues
-            soft = _env_value(docs, c, "BLOGHARVEST_WORKER_SOFT_SHUTDOWN")
-            if soft is None:
-                errors.append(f"{where}: BLOGHARVEST_WORKER_SOFT_SHUTDOWN not set")
-                soft = "0"
             grace = pod_spec(d).get("terminationGracePeriodSeconds", 30)
-            if grace <= float(soft) + TASK_HARD_TIME_LIMIT:
-                errors.append(f"{where}: terminationGracePeriodSeconds {grace} <= soft shutdown {soft}"
-                              f" + hard time limit {TASK_HARD_TIME_LIMIT}")
+            errors += shutdown_errors(where, container_env(docs, c), grace)
             for probe in ("readinessProbe", "livenessProbe"):
                 cmd = ((c.get(probe) or {}).get("exec") or {}).get("command") or []
-                if cmd[:2] != ["blogharvest", "health"]:
-                    errors.append(f"{where}: {probe} must run `blogharvest health`")
+                if cmd[:3] != ["blogharvest", "health", "--worker"]:
+                    errors.append(f"{where}: {probe} must run `blogharvest health --worker`")
     if not workers:
         errors.append("no worker Deployment found")
     scaled = {}
@@ -561,17 +600,57 @@ def reachable_forbidden(docs: list[dict], labels: dict) -> list[str]:
     return leaks
 
 
+def _policies(docs: list[dict], labels: dict, direction: str) -> list[dict]:
+    return [d for d in docs if d["kind"] == "NetworkPolicy" and direction in (d["spec"].get("policyTypes") or [])
+            and _matches(d["spec"]["podSelector"], labels)]
+
+
+def _peer_admits(peer: dict, labels: dict, namespace: str | None) -> bool:
+    """Does a policy peer match a pod of this namespace with these labels?"""
+    if "ipBlock" in peer:
+        # Pod addresses are private: an ipBlock reaches pods only if it keeps a private range.
+        return bool(reachable_forbidden([{"kind": "NetworkPolicy", "spec": {
+            "podSelector": {}, "policyTypes": ["Egress"], "egress": [{"to": [peer]}]}}], {}))
+    if "namespaceSelector" in peer:
+        ns = (peer["namespaceSelector"].get("matchLabels") or {}).get("kubernetes.io/metadata.name")
+        if peer["namespaceSelector"] and ns != namespace:
+            return False
+    return _matches(peer.get("podSelector") or {}, labels)
+
+
+def _rule_admits(rule: dict, side: str, labels: dict, port: int, namespace: str | None) -> bool:
+    ports = rule.get("ports") or []
+    if ports and not any(p.get("port") == port for p in ports):
+        return False
+    peers = rule.get(side) or []
+    return not peers or any(_peer_admits(p, labels, namespace) for p in peers)
+
+
+def connection_allowed(docs: list[dict], src: dict, dst: dict, port: int) -> bool:
+    """Whether the NetworkPolicies let a pod labelled `src` open TCP `port` on a pod labelled `dst`
+    (both in the rendering's namespace): the source's egress and the target's ingress."""
+    ns = next((d["metadata"].get("namespace") for d in docs if d["kind"] == "NetworkPolicy"), None)
+    for labels, other, direction, side in ((src, dst, "Egress", "to"), (dst, src, "Ingress", "from")):
+        policies = _policies(docs, labels, direction)
+        if policies and not any(_rule_admits(r, side, other, port, ns)
+                                for p in policies for r in p["spec"].get(direction.lower()) or []):
+            return False
+    return True
+
+
 def check_network(docs: list[dict]) -> list[str]:
     """Default deny; crawling pods reach the public internet but no private, CGNAT or
-    link-local (metadata) address; workers reach Redis, render workers Selenium; DNS."""
+    link-local (metadata) address; whoever has REDIS_URL reaches Redis and nobody else does;
+    workers with SELENIUM_REMOTE_URL reach Selenium and nobody else does; DNS for all."""
     errors = []
     policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
     if not any(p["spec"]["podSelector"] == {} and set(p["spec"].get("policyTypes") or []) >= {"Ingress", "Egress"}
                for p in policies):
         errors.append("no default-deny NetworkPolicy (podSelector {} with Ingress and Egress)")
-    redis = [l for d, l in pod_templates(docs) if l.get("app.kubernetes.io/component") == "redis"]
-    selenium = [l for d, l in pod_templates(docs) if l.get("app.kubernetes.io/component") == "selenium"]
-    for d, labels in pod_templates(docs):
+    templates = pod_templates(docs)
+    redis = [l for d, l in templates if l.get("app.kubernetes.io/component") == "redis"]
+    selenium = [l for d, l in templates if l.get("app.kubernetes.io/component") == "selenium"]
+    for d, labels in templates:
         where = _name(d)
         rules = egress_rules_for(docs, labels)
         for leak in reachable_forbidden(docs, labels):
@@ -579,8 +658,8 @@ def check_network(docs: list[dict]) -> list[str]:
         if not any(p.get("namespaceSelector") and any(pt.get("port") == 53 for pt in r.get("ports") or [])
                    for r in rules for p in r.get("to") or []):
             errors.append(f"{where}: no DNS egress")
-        crawls = any(is_blogharvest_image(c["image"]) and (c.get("args") or [])[:1] == ["worker"]
-                     for c in containers(d))
+        envs = [container_env(docs, c) for c in containers(d)]
+        crawls = any(is_worker(c) for c in containers(d))
         component = labels.get("app.kubernetes.io/component")
         if crawls or component == "selenium":
             if not any("ipBlock" in p and p["ipBlock"]["cidr"] == "0.0.0.0/0"
@@ -588,15 +667,20 @@ def check_network(docs: list[dict]) -> list[str]:
                 errors.append(f"{where}: crawling pod has no internet egress")
         elif any("ipBlock" in p for r in rules for p in r.get("to") or []):
             errors.append(f"{where}: only crawling pods may have ipBlock egress")
-
-        def reaches(targets, port):
-            return any(any(_matches(p["podSelector"], t) for t in targets)
-                       and any(pt.get("port") == port for pt in r.get("ports") or [])
-                       for r in rules for p in r.get("to") or [] if "podSelector" in p and "namespaceSelector" not in p)
-        if crawls and not reaches(redis, 6379):
-            errors.append(f"{where}: worker cannot reach Redis")
-        if component == "render-worker" and not reaches(selenium, 4444):
-            errors.append(f"{where}: render worker cannot reach Selenium")
+        if component in ("redis", "selenium"):
+            continue
+        needs_redis = any("REDIS_URL" in e for e in envs)
+        for t in redis:
+            if connection_allowed(docs, labels, t, 6379) != needs_redis:
+                errors.append(f"{where}: {'cannot reach' if needs_redis else 'may reach'} Redis")
+        needs_selenium = crawls and any("SELENIUM_REMOTE_URL" in e for e in envs)
+        for t in selenium:
+            if connection_allowed(docs, labels, t, 4444) != needs_selenium:
+                errors.append(f"{where}: {'cannot reach' if needs_selenium else 'may reach'} Selenium")
+    for s in selenium:
+        for t in redis:
+            if connection_allowed(docs, s, t, 6379):
+                errors.append("the Selenium browser (it runs blogs' JavaScript) may reach Redis")
     return errors
 
 
@@ -620,6 +704,15 @@ def interpolate_defaults(value):
     if isinstance(value, dict):
         return {k: interpolate_defaults(v) for k, v in value.items()}
     return value
+
+
+def compose_duration(text) -> float:
+    """Compose's duration ("390s", "6m30s", "1h", "1m30.5s") in seconds."""
+    parts = re.findall(r"(\d+(?:\.\d+)?)(h|ms|m|s|us)", str(text))
+    if not parts or "".join(n + u for n, u in parts) != str(text):
+        raise ManifestError(f"not a compose duration: {text!r}")
+    unit = {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6}
+    return sum(float(n) * unit[u] for n, u in parts)
 
 
 def check_compose(path: Path = COMPOSE_FILE, schema_path: Path = COMPOSE_SCHEMA) -> list[str]:
@@ -676,6 +769,13 @@ def check_compose(path: Path = COMPOSE_FILE, schema_path: Path = COMPOSE_SCHEMA)
     flower = services["flower"].get("command") or []
     if flower[:1] != ["celery"] or "flower" not in flower or not any(a.startswith("--broker=redis") for a in flower):
         errors.append("compose flower: command should be `celery --broker=$REDIS_URL flower`")
+    for name, s in services.items():
+        if is_blogharvest_image(s["image"]) and (s.get("command") or [])[:1] == ["worker"]:
+            errors += shutdown_errors(f"compose {name}", dict(s.get("environment") or {}),
+                                      compose_duration(s.get("stop_grace_period", "10s")))
+            test = (s.get("healthcheck") or {}).get("test") or []
+            if test[:4] != ["CMD", "blogharvest", "health", "--worker"]:
+                errors.append(f"compose {name}: healthcheck must run `blogharvest health --worker`")
     if services["render-worker"]["build"].get("target") != "render":
         errors.append("compose render-worker: build target should be render")
     return errors
@@ -861,6 +961,160 @@ def blogharvest_commands() -> list[tuple[str, list[str]]]:
     return found
 
 
+def celery_commands() -> list[tuple[str, list[str], dict]]:
+    """(where, argv, environment) of every `celery ...` command compose.yaml and the k8s
+    renderings run (Flower); the environment holds literal values, Secrets as None."""
+    found = []
+    compose = interpolate_defaults(load_compose())
+    for name, s in compose["services"].items():
+        cmd = s.get("command")
+        if isinstance(cmd, list) and cmd[:1] == ["celery"]:
+            found.append((f"compose {name}", cmd, dict(s.get("environment") or {})))
+    for label, docs in (("k8s", render_kustomization()),):
+        for d in docs:
+            for c in containers(d):
+                argv = list(c.get("command") or []) + list(c.get("args") or [])
+                if argv[:1] == ["celery"]:
+                    env = container_env(docs, c)
+                    # $(VAR) is the kubelet's expansion of the container's env
+                    argv = [re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1)) or "redis://x:6379/0", a)
+                            for a in argv]
+                    found.append((f"{label} {_name(d)}[{c['name']}]", argv, env))
+    return found
+
+
+def _click_parse(group, argv: list[str]):
+    """Parse argv with a click group: (group context, subcommand, its context)."""
+    import warnings
+
+    from celery import Celery
+    from celery.app.utils import find_app
+    from celery.bin.base import CLIContext
+
+    ctx = group.make_context(group.name or "celery", list(argv))
+    # What the `celery` group's callback does before a subcommand parses: load the app.
+    app = find_app(ctx.params["app"]) if ctx.params.get("app") else Celery(broker=ctx.params.get("broker"))
+    ctx.obj = CLIContext(app=app, no_color=True, workdir=None, quiet=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        rest = list(ctx.protected_args) + list(ctx.args)
+    if not rest:
+        raise ValueError("no subcommand")
+    sub = group.get_command(ctx, rest[0])
+    if sub is None:
+        raise ValueError(f"no celery subcommand {rest[0]!r}")
+    return ctx, rest[0], sub.make_context(rest[0], rest[1:], parent=ctx)
+
+
+def check_celery_argv(where: str, argv: list[str], env: dict | None = None) -> list[str]:
+    """A `celery ...` command line against the installed celery's own parser (and Flower's
+    options, with FLOWER_* variables, when the subcommand is flower)."""
+    import click
+    from celery.bin.celery import celery
+
+    try:
+        _, name, sub = _click_parse(celery, argv[1:])
+    except (click.ClickException, ValueError) as e:
+        return [f"{where}: `{shlex.join(argv)}`: {e}"]
+    if name != "flower":
+        return []
+    from tornado.options import Error as OptionError, options
+
+    import flower.options  # noqa: F401  (defines Flower's options)
+
+    errors = []
+    targv = list(sub.params.get("tornado_argv") or ())
+    # tornado prints its help on an unknown option (and Flower's help does not format): check names first
+    unknown = [a for a in targv if a.startswith("--")
+               and a[2:].split("=", 1)[0].replace("_", "-") not in options._options]
+    if unknown:
+        errors.append(f"{where}: flower: unknown options {unknown}")
+    else:
+        try:
+            options.parse_command_line(["flower"] + targv, final=False)
+        except (OptionError, ValueError) as e:
+            errors.append(f"{where}: flower: {e}")
+    for k in env or {}:
+        if k.startswith("FLOWER_"):
+            opt = options._options.get(k[len("FLOWER_"):].lower().replace("_", "-"))
+            if opt is None:
+                errors.append(f"{where}: {k} is not a Flower option")
+            elif env[k] is not None:
+                try:
+                    opt.type(env[k]) if opt.type is not bool else None
+                except ValueError:
+                    errors.append(f"{where}: {k}={env[k]!r} is not a valid {opt.type.__name__}")
+    return errors
+
+
+def check_blogharvest_argv(where: str, argv: list[str]) -> list[str]:
+    """A `blogharvest ...` argument list against workers/cli.py's parser; for worker and
+    beat, also the `celery` command line the CLI then executes."""
+    import contextlib
+    import io
+
+    from workers.cli import parser
+
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            a = parser().parse_args(argv)
+    except SystemExit:
+        msg = err.getvalue().strip().splitlines()[-1:] or ["invalid"]
+        return [f"{where}: `blogharvest {shlex.join(argv)}`: {msg[0]}"]
+    extra = [x for x in getattr(a, "extra", []) or [] if x != "--"]
+    if a.command == "worker":
+        from workers.embedded import worker_command
+
+        cmd = worker_command(a.concurrency, a.hostname, a.pool, a.queues)
+        return check_celery_argv(where, ["celery"] + cmd[3:] + extra)
+    if a.command == "beat":
+        return check_celery_argv(where, ["celery", "-A", "workers.app", "beat", "--scheduler",
+                                         "redbeat.RedBeatScheduler", "--loglevel", a.loglevel] + extra)
+    return []
+
+
+def check_commands() -> list[str]:
+    """Every command the Dockerfile, compose.yaml and k8s/ run is a real command line."""
+    errors = []
+    for where, argv in blogharvest_commands():
+        errors += check_blogharvest_argv(where, argv)
+    for where, argv, env in celery_commands():
+        errors += check_celery_argv(where, argv, env)
+    return errors
+
+
+#: Environment variables the code reads that are not BLOGHARVEST_* (those are found in the source).
+OTHER_ENV = {"REDIS_URL", "SELENIUM_REMOTE_URL", "XDG_CACHE_HOME", "PYTHONUNBUFFERED",
+             "PYTHONDONTWRITEBYTECODE", "PATH", "REMAP_SIGTERM"}
+
+
+def known_blogharvest_env() -> set[str]:
+    names = set()
+    for py in list((REPO / "workers").glob("*.py")) + list((REPO / "tasks").glob("*.py")):
+        names |= set(re.findall(r"BLOGHARVEST_[A-Z0-9_]+", py.read_text(encoding="utf-8")))
+    return names
+
+
+def check_env_names(docs: list[dict] | None = None) -> list[str]:
+    """Every BLOGHARVEST_* variable the deployment sets is one the code reads (typos)."""
+    known = known_blogharvest_env()
+    docs = render_kustomization() if docs is None else docs
+    sets = []
+    for d in docs:
+        if d["kind"] == "ConfigMap":
+            sets += [(_name(d), k) for k in d.get("data") or {}]
+        for c in containers(d):
+            sets += [(f"{_name(d)}[{c['name']}]", e["name"]) for e in c.get("env") or []]
+    for name, s in interpolate_defaults(load_compose())["services"].items():
+        sets += [(f"compose {name}", k) for k in s.get("environment") or {}]
+    for i in parse_dockerfile():
+        if i["instruction"] == "ENV":
+            sets += [(f"Dockerfile {i['stage']}", k) for k in re.findall(r"(\w+)=", i["value"])]
+    return [f"{where}: {k} is not read by blogharvest" for where, k in sets
+            if k.startswith("BLOGHARVEST_") and k not in known]
+
+
 # ---------------------------------------------------------------------------- main
 
 def run_all(check_kubectl: bool = True) -> dict[str, list[str]]:
@@ -888,10 +1142,11 @@ def run_all(check_kubectl: bool = True) -> dict[str, list[str]]:
                     results[f"{label} kustomize"] = same_objects(docs, other)
     results["compose"] = check_compose()
     results["Dockerfile"] = check_dockerfile()
+    results["environment names"] = check_env_names()
     try:
-        results["commands found"] = [] if blogharvest_commands() else ["no blogharvest command found"]
+        results["commands"] = check_commands() if blogharvest_commands() else ["no blogharvest command found"]
     except (ManifestError, KeyError) as e:
-        results["commands found"] = [f"cannot collect commands: {e!r}"]
+        results["commands"] = [f"cannot collect commands: {e!r}"]
     return results
 
 
