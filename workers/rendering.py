@@ -3,15 +3,188 @@
 `decide` runs once per crawl at discovery (does this blog need a browser?) and
 `page` is called for every fetched page; it returns the page to extract from, rendered
 by headless Chromium (a per-worker pool, tasks/render.py) when the crawl needs it.
+
+The decision is stored in the blog's Redis hash, so every worker agrees:
+`js` is "all" (the posts' content is drawn by script: render every page, listings
+included, since their links may be script-drawn too), "posts" (only the comments load
+by script: render post pages), or false. `--js always` is "all", `--js never` false.
+
+Browsers are per worker process: one pool, made on first use, closed when the process
+ends (celery's worker_process_shutdown, worker_shutdown, and atexit).
 """
 from __future__ import annotations
 
+import atexit
+import logging
+import os
+import threading
+
+from tasks.fetch import FetchError
+from tasks.render import BrowserPool, RenderError, has_script_comments, needs_js, script_comment_widgets
+
+log = logging.getLogger("blogharvest")
+
+SAMPLE = 3  # feed entries whose pages decide --js auto
+RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+# ------------------------------------------------------------------ the process's pool
+
+_lock = threading.Lock()
+_pool: BrowserPool | None = None
+
+
+def pool(rt=None) -> BrowserPool:
+    """This worker process's browser pool, started on first use (SELENIUM_REMOTE_URL honoured)."""
+    global _pool
+    with _lock:
+        if _pool is None or _pool._closed:
+            remote = getattr(getattr(rt, "settings", None), "selenium_remote_url", None) \
+                or os.environ.get("SELENIUM_REMOTE_URL") or ""
+            _pool = BrowserPool(
+                size=_env_int("BLOGHARVEST_BROWSERS", 1),
+                max_pages=_env_int("BLOGHARVEST_BROWSER_PAGES", 50),
+                page_load_timeout=_env_float("BLOGHARVEST_PAGE_LOAD_TIMEOUT", 30),
+                script_timeout=_env_float("BLOGHARVEST_SCRIPT_TIMEOUT", 15),
+                remote_url=remote)
+        return _pool
+
+
+def close_pool(*_args, **_kw) -> None:
+    """Quit this process's browsers (idempotent)."""
+    global _pool
+    with _lock:
+        p, _pool = _pool, None
+    if p is not None:
+        p.close()
+
+
+atexit.register(close_pool)
+try:  # a worker process that ends quits its browsers
+    from celery.signals import worker_process_shutdown, worker_shutdown
+
+    worker_process_shutdown.connect(close_pool, weak=False)
+    worker_shutdown.connect(close_pool, weak=False)
+except ImportError:  # pragma: no cover - celery is a dependency
+    pass
+
+
+def max_clicks() -> int:
+    return _env_int("BLOGHARVEST_MAX_CLICKS", 30)
+
+
+# ------------------------------------------------------------------ decision
+
+def _raw_page(rt, crawl_id: str, url: str) -> dict | None:
+    page = rt.state.cached_page(crawl_id, url)
+    if page is None:
+        try:
+            resp = rt.downloader.get(url)
+        except FetchError as e:
+            rt.state.add_error(crawl_id, url, e.kind, str(e))
+            return None
+        page = {"url": resp.url, "html": resp.text}
+        rt.state.cache_page(crawl_id, url, page)
+    return page
+
 
 def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bool:
-    """Whether this crawl renders pages; `pages` maps entry URL -> {"url", "html"} already fetched."""
-    return rt.state.options(crawl_id).get("js") == "always"
+    """Whether this crawl renders pages; `pages` maps entry URL -> {"url", "html"} already fetched.
+
+    --js auto looks at a few entries' pages as served: content missing there but present
+    once rendered means "all"; a comment widget that loads by script means "posts".
+    """
+    st = rt.state
+    mode = (st.options(crawl_id).get("js") or "auto").lower()
+    if mode == "never":
+        st.save_blog(crawl_id, js=False, js_reason="--js never")
+        return False
+    if mode == "always":
+        st.save_blog(crawl_id, js="all", js_reason="--js always")
+        return True
+    sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
+    content_votes, script_comments, reasons = 0, False, []
+    for e in sample:
+        page = pages.get(e["url"]) or _raw_page(rt, crawl_id, e["url"])
+        if page is None:
+            continue
+        widgets = script_comment_widgets(page["html"])
+        if widgets:
+            script_comments = True
+            reasons.append(f"{e['url']}: comments by script ({', '.join(widgets)})")
+        if needs_js(page["html"], e):
+            try:
+                rendered = _render(rt, crawl_id, e["url"])
+            except RenderError as err:
+                st.add_error(crawl_id, e["url"], "render", str(err))
+                continue
+            if needs_js(page["html"], e, rendered["html"]):
+                content_votes += 1
+                reasons.append(f"{e['url']}: the feed's text appears only once rendered")
+    if content_votes and content_votes * 2 >= len(sample):
+        js = "all"
+    elif script_comments:
+        js = "posts"
+    else:
+        js = False
+    st.save_blog(crawl_id, js=js, js_reason="; ".join(reasons[:4]) or "the pages as served hold the feed's text")
+    log.info("crawl %s: --js auto decided %s", crawl_id, js)
+    return bool(js)
+
+
+# ------------------------------------------------------------------ rendering
+
+def _render(rt, crawl_id: str, url: str) -> dict:
+    """Render `url` (a training page's rendering is cached, learning and traversal share it)."""
+    st = rt.state
+    key = RENDER_CACHE + url
+    cached = st.cached_page(crawl_id, key)
+    if cached is not None:
+        return cached
+    out = pool(rt).render(url, max_clicks=max_clicks())
+    page = {"url": out["url"], "html": out["html"]}
+    if st.entry(crawl_id, url) is not None:
+        st.cache_page(crawl_id, key, page)
+    return page
+
+
+def _is_post(rt, crawl_id: str, url: str, blog: dict) -> bool:
+    if rt.state.entry(crawl_id, url) is not None:
+        return True
+    pattern = blog.get("pattern")
+    if not pattern:
+        return False
+    from tasks.urls import is_post
+
+    return bool(is_post(url, pattern))
 
 
 def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
     """The page to extract from: `fetched` ({"url", "html"}) or its rendered DOM."""
-    return fetched
+    blog = rt.state.blog(crawl_id)
+    js = blog.get("js")
+    if js is None:  # a crawl that never went through decide (resumed from an older version)
+        js = "all" if rt.state.options(crawl_id).get("js") == "always" else False
+    if not js or (js == "posts" and not _is_post(rt, crawl_id, url, blog)):
+        return fetched
+    if js == "posts" and not has_script_comments(fetched.get("html") or ""):
+        return fetched  # this post's comments are plain HTML
+    try:
+        return _render(rt, crawl_id, fetched.get("url") or url)
+    except RenderError as e:
+        rt.state.add_error(crawl_id, url, "render", f"{e} (extracting from the page as served)")
+        return fetched

@@ -1,0 +1,202 @@
+"""tasks.comments: comment feeds, the comment rule learned by maximum weighted bipartite
+matching, extraction with replies, on small hand-made pages and farm pages."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from tasks.comments import (comment_feed_links, comment_page_links, extract_comments, feed_comments,
+                            learn_comment_rule, match_comments, merge_comments, similarity)
+from tasks.feeds import parse_comment_feed
+from tasks.html import parse_html
+from tasks.similarity import normalize_text
+
+WORDS = ("harbour lantern orchard ferry teapot compass violin meadow ribbon thunder marble pencil "
+         "station village journey kitchen garden library winter shadow").split()
+
+
+def sentence(i: int, n: int = 14) -> str:
+    return " ".join(WORDS[(i * 7 + k * 3) % len(WORDS)] for k in range(n)).capitalize() + f" number {i}."
+
+
+COMMENTS = [{"id": 100 + i, "author": f"Reader {chr(65 + i)}. Person", "text": sentence(i),
+             "published": dt.datetime(2014, 3, 1 + i, 10, 5 * i, tzinfo=dt.timezone.utc),
+             "parent": (100 + i - 1) if i in (3, 7) else None}  # two replies
+            for i in range(10)]
+
+
+def wp_comment(c, children="") -> str:
+    iso = c["published"].isoformat()
+    shown = c["published"].strftime("%B %-d, %Y at %-I:%M %p")
+    return (f'<li id="comment-{c["id"]}" class="comment {"even" if c["id"] % 2 else "odd"} depth-1">'
+            f'<article id="div-comment-{c["id"]}" class="comment-body"><footer class="comment-meta">'
+            f'<div class="comment-author vcard"><b class="fn">{c["author"]}</b> <span class="says">says:</span></div>'
+            f'<div class="comment-metadata"><a href="#comment-{c["id"]}"><time datetime="{iso}">{shown}</time></a>'
+            f'</div></footer><div class="comment-content"><p>{c["text"]}</p></div>'
+            f'<div class="reply"><a class="comment-reply-link" href="?replytocom={c["id"]}">Reply</a></div>'
+            f'</article>{children}</li>')
+
+
+def wp_page(comments) -> str:
+    by_parent = {}
+    for c in comments:
+        by_parent.setdefault(c["parent"], []).append(c)
+
+    def tree(parent):
+        out = []
+        for c in by_parent.get(parent, []):
+            kids = tree(c["id"])
+            out.append(wp_comment(c, f'<ol class="children">{kids}</ol>' if kids else ""))
+        return "".join(out)
+
+    return (f'<html><head><title>Post</title></head><body><div id="page"><article class="post">'
+            f'<h1 class="entry-title">A post</h1><div class="entry-content"><p>{sentence(50, 40)}</p>'
+            f'<p>{sentence(51, 30)}</p></div></article><div id="comments" class="comments-area">'
+            f'<h2>{len(comments)} comments</h2><ol class="comment-list">{tree(None)}</ol></div>'
+            f'<aside><ul><li>Recent: {sentence(60, 6)}</li><li>{sentence(61, 6)}</li></ul></aside></div></body></html>')
+
+
+def feed_of(comments):
+    return [{"id": f"http://b.test/p/#comment-{c['id']}", "url": f"http://b.test/p/#comment-{c['id']}",
+             "author": c["author"], "published": c["published"].isoformat(), "content_text": c["text"],
+             "parent": None} for c in comments]
+
+
+def test_similarity_is_padded_dice():
+    assert similarity("Scheme Scala", "Scheme Scala") == 1.0
+    assert similarity("abc", "") == 0.0
+    assert 0 < similarity("Rachid", "Richard") < 0.5
+
+
+def test_matching_is_maximum_weight_not_greedy():
+    # greedy would pair "aaaa bbbb" with its best target first and leave the other badly matched
+    texts = ["lantern harbour ferry", "lantern harbour"]
+    targets = ["lantern harbour", "lantern harbour ferry"]
+    score, pairs = match_comments(texts, targets)
+    assert sorted((i, j) for i, j, _ in pairs) == [(0, 1), (1, 0)]
+    assert score == pytest.approx(1.0)
+
+
+def test_overflow_rule_learned_from_a_few_feed_comments_extracts_all():
+    html = wp_page(COMMENTS)
+    root = parse_html(html, "http://b.test/p/")
+    feed = feed_of(COMMENTS[-4:])  # the feed lists only the newest four
+    rule = learn_comment_rule([root], feed)
+    assert rule and rule["matched"] == 4 and rule["score"] > 0.95
+    got = extract_comments(root, rule, "http://b.test/p/")
+    assert [c["content_text"] for c in got] == [c["text"] for c in COMMENTS]
+    assert [c["author"] for c in got] == [c["author"] for c in COMMENTS]
+    assert [c["published"] for c in got] == [c["published"].isoformat() for c in COMMENTS]
+    ids = {c["id"]: c for c in got}
+    parents = [c["parent"] and c["parent"].split("#")[1] for c in got]
+    assert parents == [f"div-comment-{c['parent']}" if c["parent"] else None for c in COMMENTS]
+    assert all(p is None or p in {i.split("#")[1] for i in ids} for p in parents)
+
+
+def test_rule_is_reused_on_another_post_of_the_blog():
+    rule = learn_comment_rule([parse_html(wp_page(COMMENTS[:6]))], feed_of(COMMENTS[:6]))
+    other = [dict(c, id=c["id"] + 50, text=sentence(c["id"] + 20), parent=None) for c in COMMENTS[:3]]
+    got = extract_comments(parse_html(wp_page(other)), rule, "http://b.test/q/")
+    assert [(c["author"], c["content_text"]) for c in got] == [(c["author"], c["text"]) for c in other]
+
+
+def test_rules_returning_fewer_nodes_than_the_feed_are_dropped():
+    # the page shows two comments, the feed five: no rule can match them all
+    root = parse_html(wp_page([dict(c, parent=None) for c in COMMENTS[:2]]))
+    assert learn_comment_rule([root], feed_of(COMMENTS[:5])) is None
+
+
+def test_rule_learned_across_comment_pages():
+    flat = [dict(c, parent=None) for c in COMMENTS]
+    pages = [parse_html(wp_page(flat[k:k + 3]), f"http://b.test/p/comment-page-{k // 3 + 1}/") for k in (0, 3, 6, 9)]
+    feed = feed_of(flat[-5:])  # more than any one page shows
+    assert learn_comment_rule(pages[:1], feed) is None
+    rule = learn_comment_rule(pages, feed)
+    got = [c for p in pages for c in extract_comments(p, rule)]
+    assert [c["content_text"] for c in got] == [c["text"] for c in flat]
+
+
+BLOGGER = """<html><body><div class="post"><h3>Post</h3><div class="post-body">{body}</div></div>
+<div id="comments"><h4>{n} comments:</h4><dl id="comments-block">{items}</dl></div></body></html>"""
+
+
+def blogger_page(comments) -> str:
+    items = "".join(
+        f'<dt class="comment-author" id="c{c["id"]}"><a name="c{c["id"]}"></a>{c["author"]} said...</dt>'
+        f'<dd class="comment-body" id="cmt-{c["id"]}"><p>{c["text"]}</p></dd>'
+        f'<dd class="comment-footer"><span class="comment-timestamp"><a href="#c{c["id"]}">'
+        f'{c["published"].strftime("%B %-d, %Y %-I:%M %p")}</a></span></dd>' for c in comments)
+    return BLOGGER.format(body=sentence(70, 40), n=len(comments), items=items)
+
+
+def test_sibling_run_comments_and_printed_words_around_names():
+    root = parse_html(blogger_page(COMMENTS))
+    rule = learn_comment_rule([root], feed_of(COMMENTS[:5]))
+    got = extract_comments(root, rule)
+    assert [(c["author"], c["content_text"]) for c in got] == [(c["author"], c["text"]) for c in COMMENTS]
+    assert [c["published"][:16] for c in got] == [c["published"].isoformat()[:16] for c in COMMENTS]
+
+
+def test_merge_prefers_the_feed_fields_and_keeps_unseen_feed_comments():
+    page = [{"id": "p#1", "author": "Ann", "published": "2014-03-01", "content_text": sentence(1), "parent": None},
+            {"id": "p#2", "author": "Bob", "published": "2014-03-02", "content_text": sentence(2), "parent": "p#1"}]
+    feed = [{"id": "f2", "author": "Bob B.", "published": "2014-03-02T10:00:00+00:00",
+             "content_text": sentence(2), "parent": None},
+            {"id": "f9", "author": "Zed", "published": "2014-03-09T10:00:00+00:00", "content_text": sentence(9),
+             "parent": None}]
+    out = merge_comments(page, feed)
+    assert [c["author"] for c in out] == ["Ann", "Bob B.", "Zed"]
+    assert out[1]["published"] == "2014-03-02T10:00:00+00:00" and out[1]["parent"] == "p#1"
+
+
+RSS = """<?xml version="1.0"?><rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"
+ xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>Comments on: P</title>
+<link>http://b.test/p/</link>{items}</channel></rss>"""
+
+
+def test_feed_comments_from_a_wordpress_comment_feed():
+    items = "".join(f"<item><title>By: {c['author']}</title><link>http://b.test/p/#comment-{c['id']}</link>"
+                    f"<dc:creator><![CDATA[{c['author']}]]></dc:creator>"
+                    f"<pubDate>{c['published'].strftime('%a, %d %b %Y %H:%M:%S +0000')}</pubDate>"
+                    f"<guid>http://b.test/p/#comment-{c['id']}</guid><description>{c['text']}</description></item>"
+                    for c in reversed(COMMENTS[:4]))
+    out = feed_comments(parse_comment_feed(RSS.format(items=items).encode(), "http://b.test/p/feed/"))
+    assert [c["author"] for c in out] == [c["author"] for c in COMMENTS[:4]]  # oldest first
+    assert out[0]["published"] == COMMENTS[0]["published"].isoformat()
+    assert out[0]["content_text"] == normalize_text(COMMENTS[0]["text"])
+
+
+def test_comment_page_and_feed_links():
+    html = """<html><head><link rel="alternate" type="application/rss+xml" title="Blog &raquo; P Comments Feed"
+    href="http://b.test/2014/03/p/feed/"><link rel="alternate" type="application/rss+xml" title="Blog"
+    href="http://b.test/feed/"></head><body>
+    <a href="http://b.test/2014/03/p/comment-page-2/#comments">Newer comments</a>
+    <a href="http://b.test/2014/03/p/?replytocom=5#respond">Reply</a>
+    <a href="http://b.test/2014/03/other/comment-page-2/">other post</a></body></html>"""
+    root = parse_html(html, "http://b.test/2014/03/p/")
+    assert comment_page_links(root, "http://b.test/2014/03/p/") == ["http://b.test/2014/03/p/comment-page-2/"]
+    assert comment_feed_links(root, "http://b.test/2014/03/p/") == ["http://b.test/2014/03/p/feed/"]
+
+
+def test_farm_wordpress_overflow_across_comment_pages():
+    wordpress = pytest.importorskip("tests.farm.wordpress")
+    blog = wordpress.WordPress(seed=3, n_posts=12)
+    o = "http://127.0.0.1:9"
+    post = max(blog.posts, key=lambda p: len(p.comments))
+    pages, queue, seen = [], [o + post.path], set()
+    while queue:
+        u = queue.pop(0)
+        if u in seen:
+            continue
+        seen.add(u)
+        root = parse_html(blog.render(u[len(o):], o).encoded(), u)
+        pages.append((u, root))
+        queue += comment_page_links(root, u)
+    feed_url = comment_feed_links(pages[0][1], o + post.path)[0]
+    feed = feed_comments(parse_comment_feed(blog.render(feed_url[len(o):], o).encoded(), feed_url))
+    assert len(feed) < len(post.comments)  # an overflowing feed
+    rule = learn_comment_rule([r for _, r in pages], feed)
+    got = {(c["author"], c["content_text"], c["published"]) for u, r in pages for c in extract_comments(r, rule, u)}
+    truth = {(c.author, normalize_text(c.text), c.published.isoformat()) for c in post.comments}
+    assert got == truth
