@@ -126,6 +126,18 @@ def _read_part(path: str) -> tuple[list[dict], str | None]:
     return out, error
 
 
+def _whole_member(raw: bytes) -> bool:
+    """True when `raw` is one complete gzip member (every record is written as one)."""
+    d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    step = 1 << 20
+    try:
+        for i in range(0, len(raw), step):
+            d.decompress(raw[i:i + step])
+    except zlib.error:
+        return False
+    return d.eof and not d.unused_data.strip()
+
+
 def _record_url(payload: bytes | None) -> str | None:
     try:
         return json.loads(payload).get("url")
@@ -161,10 +173,14 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
                 summary["damaged"].append(error)
             with open(part, "rb") as f:
                 for it in items:
+                    f.seek(it["offset"])
+                    raw = f.read(it["length"])
+                    if not _whole_member(raw):  # warcio reads a cut-off gzip member without a word
+                        summary["damaged"].append(f"{os.path.basename(part)}: record {it['id']} cut short")
+                        break
                     if it["type"] == "warcinfo" or it["id"] in copied:
                         continue
-                    f.seek(it["offset"])
-                    out.write(f.read(it["length"]))
+                    out.write(raw)
                     copied.add(it["id"])
                     summary["records"] += 1
                     if it["type"] == "response":
