@@ -1,0 +1,164 @@
+"""workers.rendering (and workers.comments on rendered pages) with real headless Chromium,
+real Redis and loopback sites: --js auto renders the JavaScript blog and never the static
+one; a script-drawn post extracts like its static twin; comments behind "Load more"."""
+from __future__ import annotations
+
+import json
+import os
+import urllib.parse
+
+import pytest
+
+from tasks.extract import extract_post
+from tasks.html import parse_html
+from tasks.learn import learn_page, reduce_rules
+from tests.httpd import LoopbackServer, Reply
+from workers import comments, rendering
+
+_missing = [p for p in ("/usr/bin/chromium", "/usr/bin/chromedriver") if not os.path.exists(p)]
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(_missing), reason=f"needs {_missing}")]
+
+POSTS = {f"p{i}": {"title": f"Notes on the harbour lantern {i}",
+                   "html": f"<p>Harbour lantern {i}: the ferry left the orchard at dawn, and the teapot sang "
+                           f"while the violin played a meadow tune number {i}.</p><p>Then the marble station "
+                           f"filled with pencils and village kitchens, garden {i * 3}.</p>",
+                   "author": "Ada Writer", "published": f"2014-03-0{i + 1}T10:00:00+00:00"} for i in range(3)}
+COMMENTS = [{"id": i, "author": f"Reader {i}", "published": f"2014-04-{i + 1:02d}T08:{i:02d}:00+00:00",
+             "text": f"Comment {i}: proofing baskets and a crumb of {i * 7} grams, lantern {i}."} for i in range(8)]
+PER_PAGE = 3
+
+SHELL = """<!DOCTYPE html><html><head><title>Lantern blog</title></head><body><nav><a href="/">Home</a></nav>
+<main><article id="app" data-src="/api/{slug}.json"><p class="loading">…</p></article></main>
+<section id="comments" class="comments"><ol class="comment-list"></ol>
+<button id="load-more-comments" class="load-more" type="button" hidden>Load more comments</button></section>
+<script>
+fetch(document.getElementById('app').dataset.src).then(r => r.json()).then(d => {
+  document.getElementById('app').innerHTML = '<h1 class="entry-title">' + d.title + '</h1><span class="byline">' +
+    d.author + '</span> <time datetime="' + d.published + '">' + d.published.slice(0, 10) + '</time>' +
+    '<div class="entry-content">' + d.html + '</div>';
+});
+const btn = document.getElementById('load-more-comments');
+let next = 0;
+function more() {
+  fetch('/api/comments?from=' + next).then(r => r.json()).then(d => {
+    for (const c of d.comments) {
+      const li = document.createElement('li');
+      li.className = 'comment'; li.id = 'comment-' + c.id;
+      li.innerHTML = '<span class="comment-author"></span> <time class="comment-date"></time><div class="comment-text"></div>';
+      li.querySelector('.comment-author').textContent = c.author;
+      li.querySelector('time').setAttribute('datetime', c.published);
+      li.querySelector('time').textContent = c.published.slice(0, 10);
+      li.querySelector('.comment-text').textContent = c.text;
+      document.querySelector('ol.comment-list').appendChild(li);
+    }
+    next = d.next;
+    btn.hidden = d.next === null;
+  });
+}
+btn.addEventListener('click', more);
+more();
+</script></body></html>"""
+
+
+def static_post(slug: str) -> str:
+    d = POSTS[slug]
+    return (f'<!DOCTYPE html><html><head><title>Lantern blog</title></head><body><nav><a href="/">Home</a></nav>'
+            f'<main><article><h1 class="entry-title">{d["title"]}</h1><span class="byline">{d["author"]}</span> '
+            f'<time datetime="{d["published"]}">{d["published"][:10]}</time><div class="entry-content">{d["html"]}'
+            f'</div></article></main></body></html>')
+
+
+def routes(req):
+    path, query = req.split.path, urllib.parse.parse_qs(req.split.query)
+    slug = path.strip("/").split("/")[-1].removesuffix(".json")
+    if path.startswith("/js/") and slug in POSTS:
+        return Reply(body=SHELL.replace("{slug}", slug))
+    if path.startswith("/static/") and slug in POSTS:
+        return Reply(body=static_post(slug))
+    if path.startswith("/api/") and slug in POSTS:
+        return Reply(body=json.dumps(POSTS[slug]), content_type="application/json", delay=0.3)
+    if path == "/api/comments":
+        start = int(query.get("from", ["0"])[0])
+        nxt = start + PER_PAGE if start + PER_PAGE < len(COMMENTS) else None
+        return Reply(body=json.dumps({"comments": COMMENTS[start:start + PER_PAGE], "next": nxt}),
+                     content_type="application/json", delay=0.05)
+    return Reply(404, "not found")
+
+
+@pytest.fixture(scope="module")
+def site():
+    with LoopbackServer(routes) as srv:
+        yield srv
+    rendering.close_pool()
+
+
+@pytest.fixture
+def rt(redis_server):
+    from workers.runtime import runtime
+
+    return runtime()
+
+
+def entries(site, family):
+    return [{"url": f"{site.url}{family}/{slug}", "title": d["title"], "content_html": d["html"],
+             "authors": [d["author"]], "published": d["published"]} for slug, d in POSTS.items()]
+
+
+def crawl(rt, site, family, js):
+    cid = rt.state.create_crawl(f"{site.url}{family}/", None, {"js": js})
+    es = entries(site, family)
+    rt.state.save_entries(cid, es)
+    return cid, es
+
+
+def test_auto_never_renders_a_static_blog(rt, site):
+    rendering.close_pool()
+    cid, es = crawl(rt, site, "static", "auto")
+    assert rendering.decide(rt, cid, es, {}) is False
+    assert rt.state.blog(cid)["js"] is False
+    page = {"url": es[0]["url"], "html": static_post("p0")}
+    assert rendering.page(rt, cid, es[0]["url"], page) is page
+    assert rendering._pool is None  # no browser was even started
+    assert site.hits["/api/p0.json"] == 0
+
+
+def test_auto_renders_a_javascript_blog_and_it_extracts_like_the_static_one(rt, site):
+    cid, es = crawl(rt, site, "js", "auto")
+    assert rendering.decide(rt, cid, es, {}) is True
+    assert rt.state.blog(cid)["js"] == "all"
+    # learn on the rendered JS posts, extract a JS post and its static twin with the same rules
+    rules = []
+    for e in es[:2]:
+        raw = rt.state.cached_page(cid, e["url"])  # decide cached what it fetched
+        page = rendering.page(rt, cid, e["url"], raw)
+        assert "meadow tune" in page["html"] and "meadow tune" not in raw["html"]
+        rules.append(learn_page(page["html"], page["url"], {"title": e["title"], "content": e["content_html"],
+                                                            "authors": e["authors"], "published": e["published"]}))
+    reduced = reduce_rules(rules)
+    e = es[2]
+    rendered = rendering.page(rt, cid, e["url"], {"url": e["url"], "html": SHELL.replace("{slug}", "p2")})
+    js_post = extract_post(rendered["html"], rendered["url"], reduced)
+    static = extract_post(static_post("p2"), f"{site.url}static/p2", reduced)
+    assert js_post["title"] == static["title"] == POSTS["p2"]["title"]
+    assert js_post["content_text"] == static["content_text"] and "garden 6" in js_post["content_text"]
+    assert js_post["published"][:10] == "2014-03-03"
+
+
+def test_never_and_always(rt, site):
+    cid, es = crawl(rt, site, "js", "never")
+    assert rendering.decide(rt, cid, es, {}) is False
+    fetched = {"url": es[0]["url"], "html": SHELL}
+    assert rendering.page(rt, cid, es[0]["url"], fetched) is fetched
+    cid, es = crawl(rt, site, "static", "always")
+    assert rendering.decide(rt, cid, es, {}) is True
+    assert rt.state.blog(cid)["js"] == "all"
+
+
+def test_comments_behind_load_more_from_the_rendered_page(rt, site):
+    cid, es = crawl(rt, site, "js", "always")
+    rendering.decide(rt, cid, es, {})
+    e = es[1]
+    page = rendering.page(rt, cid, e["url"], {"url": e["url"], "html": SHELL.replace("{slug}", "p1")})
+    got = comments.comments_for(rt, cid, e["url"], e, page, parse_html(page["html"], page["url"]))
+    assert [(c["author"], c["published"], c["content_text"]) for c in got] == \
+        [(c["author"], c["published"], c["text"]) for c in COMMENTS]
