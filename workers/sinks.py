@@ -152,7 +152,10 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
     A warcinfo record for the crawl comes first; then every record of the parts, byte for
     byte (their own warcinfo records dropped); then a metadata record for each of `records`
     that has none yet (an update crawl re-saves unchanged posts without new captures),
-    pointing at the post's capture when the file has one. Returns a summary."""
+    pointing at the post's capture when the file has one. Returns a summary.
+
+    The parts are deleted afterwards (remove_parts): pass a directory of this crawl's
+    parts only, never a cluster's shared BLOGHARVEST_WARC_DIR."""
     from tasks.warc import metadata_record, warcinfo_record
 
     parts = sorted(glob.glob(os.path.join(parts_dir, "*.warc.gz"))) if parts_dir else []
