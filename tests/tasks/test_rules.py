@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tasks.html import node_text, parse_html
+from tasks.similarity import normalize_text
 from tasks.rules import (apply_rule, best_rule_linear, best_rule_quadratic, element_rules, elements,
                          padded_bigrams, rule_for, rule_text, score_text, walk_scores, xpath_literal)
 
@@ -80,7 +81,7 @@ def test_rules_ending_in_attribute_and_text_node():
 
 def test_algorithms_on_a_small_page():
     root = parse_html(PAGE)
-    for target in ("First post", "One two three Four", "Ann", "Other"):
+    for target in ("First post", "One two three", "Ann", "Other"):
         r1, s1 = best_rule_quadratic(root, target)
         r2, s2 = best_rule_linear(root, target)
         assert (r1, s1) == (r2, s2)
@@ -138,7 +139,7 @@ def page_and_target(draw):
     return doc, target
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(page_and_target())
 def test_algorithm_2_chooses_the_node_algorithm_1_chooses(case):
     doc, target = case
@@ -149,7 +150,7 @@ def test_algorithm_2_chooses_the_node_algorithm_1_chooses(case):
     assert s1 == pytest.approx(s2, abs=1e-12)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(page_and_target())
 def test_walk_sizes_are_the_sizes_of_each_nodes_padded_bigram_set(case):
     doc, target = case
@@ -176,7 +177,7 @@ def _testdata_pages(shared: Path) -> list[tuple[Path, str]]:
     out = []
     data = shared / "blogforever-testdata"
     titles = {}
-    for feed_file in data.glob("*/feed"):
+    for feed_file in list(data.glob("*/feed")) + [data / "letitcrash.com" / "rss"]:
         feed = parse_feed(feed_file.read_bytes(), f"http://{feed_file.parent.name}/feed")
         for e in feed["entries"]:
             p = urllib.parse.urlsplit(e["url"])
@@ -202,37 +203,31 @@ def _target_text(root, target):
         target = node_text(t) if t is not None else "post"
     elif "<" in target:
         target = node_text(parse_html(target).find("body"))
-    return target or "post"
+    return normalize_text(target) or "post"  # NFKC, as both algorithms take it
 
 
 def test_algorithm_2_scores_every_node_as_algorithm_1_would_on_every_page(shared_dir):
     """On every page: Algorithm 2's best node is the best node by the exact set Dice of
     each node's own text, with the same score (the per-node oracle, linear in depth)."""
-    pages = _testdata_pages(shared_dir)
-    assert len(pages) > 300
-    parsed = {}
-    for f, target in pages:
-        root = parsed.get(f)
-        if root is None:
-            root = parsed[f] = parse_html(f.read_bytes())
-        target = _target_text(root, target)
-        nodes, sizes, inters, tsizes = walk_scores(root, [target])
-        tset = padded_bigrams(" ".join(target.split()))
-        best_i, best = -1, -1.0
-        for i, el in enumerate(nodes):
-            s = score_text(node_text(el), " ".join(target.split()))
-            if s > best:
-                best_i, best = i, s
-        lin_i, lin = -1, -1.0
-        for i, (n, (k,)) in enumerate(zip(sizes, inters)):
-            s = 2 * k / (n + tsizes[0]) if n + tsizes[0] else 0.0
-            if s > lin:
-                lin_i, lin = i, s
-        assert lin == pytest.approx(best, abs=1e-3), f
-        if lin_i != best_i:  # only a hash collision among non-Latin-1 bigrams may reorder ties
-            assert abs(lin - best) < 1e-3 and len(tset), (f, target[:60])
-        if len(parsed) > 60:
-            parsed.clear()
+    by_page: dict[Path, list] = {}
+    for f, target in _testdata_pages(shared_dir):
+        by_page.setdefault(f, []).append(target)
+    assert len(by_page) > 300
+    for f, targets in by_page.items():
+        root = parse_html(f.read_bytes())
+        targets = [_target_text(root, t) for t in targets]
+        nodes, sizes, inters, tsizes = walk_scores(root, targets)
+        node_sets = [padded_bigrams(node_text(el)) for el in nodes]
+        for k, target in enumerate(targets):
+            tset = padded_bigrams(target)
+            assert tsizes[k] <= len(tset)
+            oracle = [2 * len(s & tset) / (len(s) + len(tset)) if s or tset else 0.0 for s in node_sets]
+            linear = [2 * i[k] / (n + tsizes[k]) if n + tsizes[k] else 0.0 for n, i in zip(sizes, inters)]
+            best_i = max(range(len(nodes)), key=lambda i: (oracle[i], -i))
+            lin_i = max(range(len(nodes)), key=lambda i: (linear[i], -i))
+            assert linear[lin_i] == pytest.approx(oracle[best_i], abs=1e-3), (f, target[:60])
+            if lin_i != best_i:  # only a hash collision among non-Latin-1 bigrams may reorder near-ties
+                assert oracle[lin_i] == pytest.approx(oracle[best_i], abs=1e-3), (f, target[:60])
 
 
 def test_algorithm_1_and_2_agree_on_a_sample_of_real_pages(shared_dir):
@@ -251,9 +246,8 @@ def test_algorithm_1_and_2_agree_on_a_sample_of_real_pages(shared_dir):
 def test_allrules_select_their_node_on_real_pages(shared_dir):
     data = shared_dir / "blogforever-testdata"
     files = [data / "mnmlist.com" / "happy", data / "korben.info" / "beyond.html",
-             data / "www.quantumdiaries.org"]
-    files = [f for f in files if f.is_file()] + sorted(data.glob("www.quantumdiaries.org/**/*.html"))[:1]
-    assert files
+             data / "www.quantumdiaries.org" / "2013" / "08" / "23" / "ilc-more-than-just-a-higgs-factory"]
+    assert all(f.is_file() for f in files)
     for f in files:
         root = parse_html(f.read_bytes())
         els = elements(root)
