@@ -793,7 +793,7 @@ def parse_dockerfile(path: Path = DOCKERFILE) -> list[dict]:
         if buf and s.startswith("#"):
             continue
         if s.endswith("\\"):
-            buf += s[:-1] + " "
+            buf += s[:-1].rstrip() + " "
             continue
         lines.append(buf + s)
         buf = ""
