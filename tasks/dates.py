@@ -43,7 +43,7 @@ for _i, _abbrs in enumerate([
         "oct okt", "nov", "dec déc dic dez"], 1):
     for _a in _abbrs.split():
         _MONTH_WORDS[_a] = _i
-_MONTH_WORDS["marz"] = 3  # März without umlaut
+_MONTH_WORDS["marz"] = _MONTH_WORDS["maerz"] = 3  # März without umlaut, or with it spelt out
 for _w, _i in list(_MONTH_WORDS.items()):
     _MONTH_WORDS.setdefault(unicodedata.normalize("NFKD", _w).encode("ascii", "ignore").decode(), _i)
 

@@ -262,6 +262,12 @@ def _comment_count(e) -> int | None:
     return None
 
 
+def _raw(e, key: str):
+    """A feedparser field without its deprecated `updated` -> `published` fallback
+    (the fallback warns, and we read `published` ourselves anyway)."""
+    return dict.get(e, key)
+
+
 def _entry(e, feed, base: str) -> dict:
     content = _content(e)
     summary = e.get("summary") or None
@@ -270,7 +276,7 @@ def _entry(e, feed, base: str) -> dict:
     if content is not None and summary == content:
         summary = None  # feedparser copies content into summary when there is no summary
     published = _iso(e.get("published"), e.get("published_parsed"))
-    updated = _iso(e.get("updated"), e.get("updated_parsed"))
+    updated = _iso(_raw(e, "updated"), _raw(e, "updated_parsed"))
     authors, inherited = _authors(e, feed)
     return {
         "url": _entry_url(e, base),
@@ -418,7 +424,7 @@ def parse_comment_feed(data: bytes, url: str, content_type: str | None = None) -
             "id": cid,
             "author": authors[0] if authors else None,
             "published": _iso(e.get("published"), e.get("published_parsed"))
-            or _iso(e.get("updated"), e.get("updated_parsed")),
+            or _iso(_raw(e, "updated"), _raw(e, "updated_parsed")),
             "content_text": _html_text(html),
             "content_html": html,
             "url": _entry_url(e, url),

@@ -1,0 +1,109 @@
+"""Dates both ways: feed date -> renderings a page may print, page text -> ISO 8601."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tasks.dates import parse_date, renderings
+
+NOW = "2026-03-10T12:00:00+00:00"
+
+
+def test_renderings_of_the_design_example():
+    r = renderings("2014-03-09T10:00:00+00:00", now=NOW)
+    for expected in ("2014-03-09", "March 9, 2014", "9 March 2014", "Sunday, March 9, 2014", "03/09/2014",
+                     "09.03.2014", "Mar 9, 2014", "12 years ago", "9 mars 2014", "9 de marzo de 2014",
+                     "9. März 2014"):
+        assert expected in r
+    assert len(r) >= 8 and len(set(r)) == len(r)
+
+
+def test_renderings_keep_the_feeds_own_offset():
+    # late on the 9th in California is the 9th on the page, although the 10th in UTC
+    assert renderings("2014-03-09T23:30:00-08:00", now=NOW)[0] == "2014-03-09"
+    assert renderings("Sun, 09 Mar 2014 23:30:00 -0800", now=NOW)[0] == "2014-03-09"
+    assert renderings("not a date") == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dates(min_value=dt.date(1995, 1, 1), max_value=dt.date(2025, 12, 31)))
+def test_every_rendering_parses_back_to_its_day(day):
+    iso = f"{day.isoformat()}T10:00:00+00:00"
+    for text in renderings(iso, now=NOW):
+        got = parse_date(text, now=NOW)
+        assert got is not None, text
+        back = dt.date.fromisoformat(got[:10])
+        if "ago" in text or text == "today":  # relative: only as precise as its unit
+            assert abs((back - day).days) <= 31 * (12 if "year" in text else 1) + 7, (text, got)
+        else:
+            assert back == day, (text, got)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2014-03-09", "2014-03-09"),
+    ("2014-03-09T10:00:00Z", "2014-03-09T10:00:00+00:00"),
+    ("2014-03-09T10:00:00+01:00", "2014-03-09T10:00:00+01:00"),  # <time datetime>, article:published_time
+    ("2014-03-09T10:00:00.000+0100", "2014-03-09T10:00:00+01:00"),
+    ("Sun, 09 Mar 2014 10:00:00 GMT", "2014-03-09T10:00:00+00:00"),  # RFC 822 (RSS pubDate)
+    ("Posted on March 9, 2014 at 10:00 pm by Ann", "2014-03-09T22:00:00+00:00"),
+    ("March 9th, 2014", "2014-03-09"),
+    ("Sunday, 9th of March 2014", "2014-03-09"),
+    ("Mar 9, 2014", "2014-03-09"),
+    ("9 mars 2014", "2014-03-09"),
+    ("le 1er mars 2014 à 10h30", "2014-03-01T10:30:00+00:00"),
+    ("dimanche 9 février 2014", "2014-02-09"),
+    ("9 de marzo de 2014", "2014-03-09"),
+    ("9 diciembre 2014", "2014-12-09"),
+    ("9. März 2014, 10:00 Uhr", "2014-03-09T10:00:00+00:00"),
+    ("9. Maerz 2014", "2014-03-09"),
+    ("9 Dezember 2014", "2014-12-09"),
+    ("09.03.2014", "2014-03-09"),
+    ("03/09/2014", "2014-03-09"),  # US order by default
+    ("25/12/2014", "2014-12-25"),  # a day above 12 decides
+    ("2014/03/09", "2014-03-09"),
+    ("2013.08.28 |", "2013-08-28"),
+    ("2014年3月9日", "2014-03-09"),
+])
+def test_parse_date_formats(text, expected):
+    assert parse_date(text, now=NOW) == expected
+
+
+def test_day_first_for_non_us_languages():
+    assert parse_date("03/09/2014", lang="fr") == "2014-09-03"
+    assert parse_date("03/09/2014", lang="en-GB") == "2014-09-03"
+    assert parse_date("03/09/2014", lang="en-US") == "2014-03-09"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("3 days ago", "2026-03-07"),
+    ("a year ago", "2025-03-10"),
+    ("2 weeks ago", "2026-02-24"),
+    ("il y a 2 jours", "2026-03-08"),
+    ("hace 3 meses", "2025-12-10"),
+    ("vor einem Monat", "2026-02-10"),
+    ("yesterday", "2026-03-09"),
+    ("gestern um 10:00", "2026-03-09T10:00:00+00:00"),
+    ("5 hours ago", "2026-03-10T07:00:00+00:00"),
+])
+def test_relative_dates_in_four_languages(text, expected):
+    assert parse_date(text, now=NOW) == expected
+
+
+@pytest.mark.parametrize("text", ["", "   ", "2014", "42", "Comments (12)", "version 1.2.3", "Page 3 of 10",
+                                  "hello world", "99/99/2014", "2014-13-45", "1800-01-01", None, 12, b"\xff\xfe"])
+def test_not_dates(text):
+    assert parse_date(text, now=NOW) is None
+
+
+def test_long_text_is_prose_not_a_date():
+    assert parse_date("word " * 200 + "March 9, 2014") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=120))
+def test_parse_date_never_raises_and_returns_iso(text):
+    got = parse_date(text, now=NOW)
+    if got is not None:
+        dt.datetime.fromisoformat(got) if "T" in got else dt.date.fromisoformat(got)
