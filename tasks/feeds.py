@@ -334,8 +334,9 @@ def parse_feed(data: bytes, url: str, content_type: str | None = None) -> dict:
 
 def _with_query(url: str, **params) -> str:
     parts = urllib.parse.urlsplit(url)
+    names = {k.replace("_", "-") for k in params}  # start_index=... sets start-index
     query = [(k, v) for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-             if k not in params]
+             if k not in names]
     query += [(k.replace("_", "-"), str(v)) for k, v in params.items()]
     return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
 
