@@ -41,4 +41,8 @@ def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
 def content_hash(record: dict) -> str:
     """Hash of what a reader sees: an update crawl re-emits a post only when this changes."""
     body = {f: record.get(f) for f in _CONTENT_FIELDS}
+    # what a comment says, not how we located it (ids come from the page or from the feed)
+    body["comments"] = [[c.get("author"), c.get("published"), c.get("content_text")]
+                        for c in record.get("comments") or []]
+    body["media"] = sorted([m.get("url"), m.get("sha256")] for m in record.get("media") or [])
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()

@@ -14,6 +14,8 @@ ends (celery's worker_process_shutdown, worker_shutdown, and atexit).
 """
 from __future__ import annotations
 
+from workers import archive
+
 import atexit
 import logging
 import os
@@ -184,7 +186,9 @@ def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
     if js == "posts" and not has_script_comments(fetched.get("html") or ""):
         return fetched  # this post's comments are plain HTML
     try:
-        return _render(rt, crawl_id, fetched.get("url") or url)
+        rendered = _render(rt, crawl_id, fetched.get("url") or url)
+        archive.on_rendered(rt, crawl_id, url, rendered)  # the DOM as extracted, into the WARC
+        return rendered
     except RenderError as e:
         rt.state.add_error(crawl_id, url, "render", f"{e} (extracting from the page as served)")
         return fetched

@@ -22,7 +22,7 @@ class Runtime:
         from workers.downloader import Downloader
         from workers.sinks import warc_recorder
 
-        return Downloader(self.state, self.settings, recorder=warc_recorder(self.settings))
+        return Downloader(self.state, self.settings, recorder=warc_recorder(self.settings, self.state))
 
     @staticmethod
     def keys(crawl_id: str) -> Keys:

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from celery.schedules import schedule as every_schedule
 from redbeat import RedBeatSchedulerEntry
+from redbeat.schedulers import RedBeatConfig, get_redis
 
 from workers.app import app
 from workers.state import blog_id
@@ -34,7 +35,7 @@ def add(url: str, every: str) -> str:
 
 def remove(url: str) -> bool:
     try:
-        entry = RedBeatSchedulerEntry.from_key(app.redbeat_conf.key_prefix + entry_name(url), app=app)
+        entry = RedBeatSchedulerEntry.from_key(RedBeatConfig(app).key_prefix + entry_name(url), app=app)
     except KeyError:
         return False
     entry.delete()
@@ -42,12 +43,11 @@ def remove(url: str) -> bool:
 
 
 def list_all() -> list[dict]:
-    from redbeat.schedulers import get_redis
-
     r = get_redis(app)
-    prefix = app.redbeat_conf.key_prefix
+    conf = RedBeatConfig(app)
+    prefix = conf.key_prefix
     out = []
-    for key in sorted(r.zrange(app.redbeat_conf.schedule_key, 0, -1)):
+    for key in sorted(r.zrange(conf.schedule_key, 0, -1)):
         key = key.decode() if isinstance(key, bytes) else key
         if not key.startswith(prefix + "update:"):
             continue

@@ -1,0 +1,129 @@
+"""The `blogharvest` command as a user runs it: embedded crawls, Ctrl-C and resume,
+the cluster commands (enqueue, status, export) and beat-scheduled update crawls."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import score, wait_for
+from tests.farm.server import FarmServer
+from tests.farm.wordpress import WordPress
+
+CLI = [sys.executable, "-m", "workers.cli"]
+
+
+def _env(tmp_path, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(BLOGHARVEST_ALLOW_PRIVATE="1", BLOGHARVEST_HOME=str(tmp_path / "home"), **extra)
+    return env
+
+
+def _records(path) -> list[dict]:
+    return [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+
+
+def test_embedded_crawl_needs_no_server(tmp_path):
+    """No REDIS_URL: a private redis-server and local workers, stopped at the end."""
+    blog = WordPress(seed=11, n_posts=30)
+    out = tmp_path / "posts.jsonl"
+    with FarmServer(blog) as site:
+        p = subprocess.run(CLI + ["crawl", site.url, "--out", str(out), "--quiet"],
+                           env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    records = _records(out)
+    s = score(blog.truth, records)
+    assert s["found"] == 100 and s["precision"] == 100 and s["title_exact"] >= 97, s
+    # nothing left running: the private redis-server (its --dir is under our home) is gone
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(tmp_path / "home") not in ps
+
+
+def test_ctrl_c_stops_and_the_same_command_resumes(tmp_path):
+    blog = WordPress(seed=12, n_posts=60, per_page=5)
+    out = tmp_path / "posts.jsonl"
+    env = _env(tmp_path, BLOGHARVEST_LOCAL_DELAY="0.05")  # slow enough to interrupt mid-crawl
+    with FarmServer(blog) as site:
+        posts = {p.path for p in blog.posts}
+        cmd = CLI + ["crawl", site.url, "--out", str(out), "--quiet"]
+        first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: sum(n for t, n in site.hits.items() if t in posts) >= 15, 120,
+                 "15 post pages fetched")
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=120)
+        assert first.returncode == 130, err
+        assert "resume" in err
+        fetched_before = sum(n for t, n in site.hits.items() if t in posts)
+        assert fetched_before < len(posts), "the crawl ended before it was interrupted"
+        second = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 0, second.stderr[-2000:]
+        post_fetches = sum(n for t, n in site.hits.items() if t in posts)
+    records = _records(out)
+    assert len(records) == len({r["url"] for r in records}) == len(posts)
+    assert score(blog.truth, records)["found"] == 100
+    # resumed, not restarted: only pages in flight at the interrupt are fetched twice
+    assert post_fetches <= len(posts) + 10, post_fetches
+
+
+def test_enqueue_status_export(workers, redis_server, tmp_path):
+    blog = WordPress(seed=13, n_posts=20)
+    env = dict(_env(tmp_path), REDIS_URL=redis_server.url)
+    with FarmServer(blog) as site:
+        p = subprocess.run(CLI + ["enqueue", site.url], env=env, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        cid = p.stdout.strip()
+
+        def status():
+            s = subprocess.run(CLI + ["status", cid, "--json"], env=env, capture_output=True, text=True,
+                               timeout=60)
+            assert s.returncode == 0, s.stderr
+            info = json.loads(s.stdout)
+            return info if info["state"] in ("done", "failed") else None
+
+        info = wait_for(status, 180, "status --json to say done")
+    assert info["state"] == "done" and info["posts"] == 20 and info["pages"] >= 20
+    assert isinstance(info["error_report"], list)
+    out = tmp_path / "export.jsonl"
+    x = subprocess.run(CLI + ["export", cid, "--out", str(out)], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert x.returncode == 0, x.stderr
+    assert score(blog.truth, _records(out))["found"] == 100
+    missing = subprocess.run(CLI + ["status", "nope-x", "--json"], env=env, capture_output=True, text=True)
+    assert missing.returncode == 2
+
+
+def test_beat_runs_scheduled_update_crawls(crawl, state, redis_server, tmp_path):
+    blog = WordPress(seed=14, n_posts=20)
+    env = dict(_env(tmp_path), REDIS_URL=redis_server.url)
+    with FarmServer(blog) as site:
+        first, _ = crawl(site.url)
+        assert first["state"] == "done"
+        added = {site.origin + p.path for p in site.add_posts(2)}
+        add = subprocess.run(CLI + ["schedule", "add", site.url, "--every", "1s"], env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert add.returncode == 0, add.stderr
+        listed = subprocess.run(CLI + ["schedule", "list"], env=env, capture_output=True, text=True, timeout=60)
+        assert site.url in listed.stdout
+        beat = subprocess.Popen(CLI + ["beat", "--loglevel", "WARNING"], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            def finished_update():
+                for cid in state.list_crawls(50):
+                    i = state.crawl_info(cid)
+                    if i.get("url") == site.url and i.get("kind") == "update" and i["state"] == "done":
+                        return cid
+                return None
+
+            cid = wait_for(finished_update, 120, "a beat-scheduled update crawl")
+        finally:
+            beat.terminate()
+            beat.wait(timeout=30)
+        rm = subprocess.run(CLI + ["schedule", "remove", site.url], env=env, capture_output=True, timeout=60)
+        assert rm.returncode == 0
+    assert {r["url"] for r in state.crawl_records(cid)} == added
+    listed = subprocess.run(CLI + ["schedule", "list"], env=env, capture_output=True, text=True, timeout=60)
+    assert site.url not in listed.stdout
