@@ -35,16 +35,21 @@ def cmd_crawl(a) -> int:
     urls = [u if "://" in u else "http://" + u for u in a.urls]
     options = {"max_pages": a.max_pages, "js": a.js}
     if _env_redis():
+        if a.warc:
+            print("blogharvest: on a cluster each worker writes its captures into its own "
+                  "BLOGHARVEST_WARC_DIR; --warc gets the warcinfo and the records' metadata only",
+                  file=sys.stderr)
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet)
     from workers.embedded import Embedded
 
     env = {}
     warc_tmp = None
     if a.warc:
-        import tempfile
-
-        warc_tmp = tempfile.mkdtemp(prefix="blogharvest-warc-")
-        env["BLOGHARVEST_WARC_DIR"] = warc_tmp
+        # the workers' WARC parts sit beside the output until it is assembled, so an
+        # interrupted crawl keeps its captures and the resumed one adds to them
+        warc_tmp = a.warc + ".parts"
+        os.makedirs(warc_tmp, exist_ok=True)
+        env["BLOGHARVEST_WARC_DIR"] = os.path.abspath(warc_tmp)
     with Embedded(workers=a.workers, concurrency=a.concurrency, env=env) as emb:
         os.environ["REDIS_URL"] = emb.redis_url
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=emb,
@@ -89,7 +94,13 @@ def cmd_export(a) -> int:
     if not st.crawl_info(a.crawl_id):
         print(f"blogharvest: no crawl {a.crawl_id}", file=sys.stderr)
         return 2
-    n = write_jsonl(st.crawl_records(a.crawl_id), a.out)
+    if a.from_stream:
+        from workers.sinks import records_from_stream
+
+        records = records_from_stream(st.r, a.crawl_id)
+    else:
+        records = st.crawl_records(a.crawl_id)
+    n = write_jsonl(records, a.out)
     print(f"{n} records -> {a.out}", file=sys.stderr)
     return 0
 
@@ -189,6 +200,8 @@ def parser() -> argparse.ArgumentParser:
     x = sub.add_parser("export", help="a crawl's records as JSON lines")
     x.add_argument("crawl_id")
     x.add_argument("--out", required=True)
+    x.add_argument("--from-stream", action="store_true",
+                   help="read the records stream (bh:records) instead of the crawl's record store")
     x.set_defaults(func=cmd_export)
 
     w = sub.add_parser("worker", help="a Celery worker with this app's settings")

@@ -14,8 +14,6 @@ ends (celery's worker_process_shutdown, worker_shutdown, and atexit).
 """
 from __future__ import annotations
 
-from workers import archive
-
 import atexit
 import logging
 import os
@@ -23,6 +21,7 @@ import threading
 
 from tasks.fetch import FetchError
 from tasks.render import BrowserPool, RenderError, has_script_comments, needs_js, script_comment_widgets
+from workers import archive
 
 log = logging.getLogger("blogharvest")
 
