@@ -305,13 +305,23 @@ def process(rt, crawl_id: str, url: str) -> dict:
         result["sample"] = n
 
     _queue_links(rt, crawl_id, posts, others)
+    if options.get("trace"):
+        st.trace(crawl_id, url, bool(result.get("record") is not None))
     st.mark_done(crawl_id, url)
     st.incr(crawl_id, "pages")
     return result
 
 
 def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str]) -> None:
-    """Posts first; other pages by their estimated number of post links (kNN)."""
+    """Posts first; other pages by their estimated number of post links (kNN).
+    The option order=bfs queues everything first come, first served (the baseline
+    the benchmark compares the kNN order with)."""
+    if rt.state.options(crawl_id).get("order") == "bfs":
+        fresh = list(dict.fromkeys(posts + others))
+        top = rt.state.next_sequence(crawl_id, len(fresh))
+        first = top - len(fresh) + 1  # sequence number of fresh[0]; earlier found, popped first
+        rt.state.enqueue(crawl_id, {u: -float(first + i) for i, u in enumerate(fresh)})
+        return
     scored = {u: POST_PRIORITY for u in posts}
     if others:
         model, refitted = _estimator(rt, crawl_id)

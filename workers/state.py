@@ -64,8 +64,20 @@ class Keys:
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
-                self.errors, self.entries, self.pages]
+                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace"]
 
+
+# Queue the urls not seen before: SADD to the seen set, ZADD to the frontier, as one step.
+_ENQUEUE = """
+local n = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
+    redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
+    n = n + 1
+  end
+end
+return n
+"""
 
 # Atomically hand out up to `n` urls: pop the best of the frontier into the in-flight hash.
 _DISPATCH = """
@@ -117,6 +129,7 @@ class State:
     def __init__(self, client: redis.Redis):
         self.r = client
         self._dispatch = client.register_script(_DISPATCH)
+        self._enqueue = client.register_script(_ENQUEUE)
         self._finish = client.register_script(_MAYBE_FINISH)
         self._slot = client.register_script(_HOST_SLOT)
 
@@ -239,19 +252,24 @@ class State:
 
     # ------------------------------------------------------------ frontier
     def enqueue(self, crawl_id: str, scored: dict[str, float]) -> int:
-        """Queue urls never seen in this crawl; returns how many were new."""
+        """Queue urls never seen in this crawl; returns how many were new. One script, so a
+        worker that dies midway cannot leave a url seen but never queued."""
         if not scored:
             return 0
         k = Keys(crawl_id)
-        urls = list(scored)
-        with self.r.pipeline() as p:
-            for u in urls:
-                p.sadd(k.seen, u)
-            added = p.execute()
-        new = {u: scored[u] for u, a in zip(urls, added) if a}
-        if new:
-            self.r.zadd(k.frontier, new)
-        return len(new)
+        args = [x for u, v in scored.items() for x in (u, repr(float(v)))]
+        return int(self._enqueue(keys=[k.seen, k.frontier], args=args))
+
+    def next_sequence(self, crawl_id: str, n: int) -> int:
+        """The crawl's discovery counter after reserving `n` numbers (breadth-first order)."""
+        return int(self.r.hincrby(Keys(crawl_id).crawl, "sequence", n))
+
+    def trace(self, crawl_id: str, url: str, post: bool) -> None:
+        """Append a processed page to the crawl's trace (benchmarks of traversal order)."""
+        self.r.rpush(f"{Keys(crawl_id).crawl}:trace", json.dumps([url, post]))
+
+    def traced(self, crawl_id: str) -> list[tuple[str, bool]]:
+        return [tuple(json.loads(x)) for x in self.r.lrange(f"{Keys(crawl_id).crawl}:trace", 0, -1)]
 
     def rescore(self, crawl_id: str, scored: dict[str, float]) -> None:
         if scored:
