@@ -1,0 +1,70 @@
+"""Applying learned rules to a post page, with the page's metadata where a rule finds nothing."""
+from __future__ import annotations
+
+from tasks.extract import extract_post, matches_entry, rule_of, rules_of
+
+PAGE = """<html><head><title>Blog | A post</title>
+<meta property="og:title" content="A post (og)">
+<meta name="author" content="Meta Author">
+<meta property="article:published_time" content="2014-03-09T10:00:00+01:00">
+<script type="application/ld+json">{"@graph": [{"@type": "BlogPosting", "datePublished": "2015-01-02"}]}</script>
+</head><body><h1 class="t">A post</h1>
+<div class="meta">on <span class="d">9 mars 2014</span> by <a rel="author">Ann Lee</a>, <a rel="author">Bo</a></div>
+<div class="c"><p>Hello <b>world</b>.</p><script>var x = 1;</script><p>Bye.</p></div>
+</body></html>"""
+
+RULES = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "content": {"rule": "//*[@class='c']"},
+         "author": {"rule": "//a[@rel='author']"}, "date": {"rule": "//*[@class='d']"}}
+
+
+def test_rules_extract_every_field():
+    got = extract_post(PAGE, "http://b.test/p", RULES)
+    assert got["title"] == "A post"
+    assert got["content_text"] == "Hello world.Bye."  # script text is never content
+    assert got["content_html"].startswith('<div class="c">') and "<script" not in got["content_html"]
+    assert got["authors"] == ["Ann Lee", "Bo"]
+    assert got["published"] == "2014-03-09"
+
+
+def test_bare_string_rules_and_runners_up():
+    rules = {"title": "//h1", "content": {"rule": "//*[@id='gone']", "fallbacks": ["//*[@class='c']"]}}
+    assert rule_of(rules, "title") == "//h1" and rules_of(rules, "content")[1] == "//*[@class='c']"
+    got = extract_post(PAGE.encode(), "http://b.test/p", rules)
+    assert got["title"] == "A post" and got["content_text"] == "Hello world.Bye."
+
+
+def test_metadata_fills_in_where_there_are_no_rules():
+    got = extract_post(PAGE, "http://b.test/p", {})
+    assert got["title"] == "A post (og)"
+    assert got["content_text"] is None and got["content_html"] is None
+    assert got["authors"] == ["Meta Author"]
+    assert got["published"] == "2014-03-09T10:00:00+01:00"  # article:published_time
+
+
+def test_date_from_time_datetime_and_json_ld():
+    page = '<html><body><time datetime="2014-03-09T10:00:00Z">Sunday</time></body></html>'
+    assert extract_post(page, None, {"date": "//*[@class='missing']"})["published"] == "2014-03-09T10:00:00+00:00"
+    page = PAGE.replace('<meta property="article:published_time" content="2014-03-09T10:00:00+01:00">', "")
+    assert extract_post(page, None, None)["published"] == "2015-01-02"
+
+
+def test_a_learned_author_rule_that_finds_nobody_gives_no_author():
+    # the post has no byline: the site-wide meta author must not be credited by a learned rule
+    got = extract_post(PAGE, None, {"author": "//*[@class='byline']"})
+    assert got["authors"] == []
+
+
+def test_broken_pages_do_not_raise():
+    for html in (None, "", b"\xff\xfe\x00", "<html", "<div>" * 5000 + "deep"):
+        got = extract_post(html, "http://b.test/", RULES)
+        assert set(got) == {"title", "content_text", "content_html", "authors", "published"}
+    assert extract_post("<div>" * 5000 + "deep text", None, {"content": "//body"})["content_text"] == "deep text"
+
+
+def test_matches_entry():
+    got = extract_post(PAGE, None, RULES)
+    full = {"title": "A post", "content_html": "<p>Hello world.</p><p>Bye.</p>"}
+    assert matches_entry(got, full)
+    assert not matches_entry(got, {"title": "Something else entirely", "content_html": full["content_html"]})
+    assert matches_entry(got, {"title": "A post", "summary_html": "Hello world [...]"})
+    assert not matches_entry(got, {"title": "A post", "summary_html": "Unrelated summary text here"})
