@@ -11,7 +11,8 @@ later ones the normal page (what a retrying crawler should see).
     500               500 Internal Server Error
     503               503 with `Retry-After: <retry_after>` (retry_after=1)
     429               429 Too Many Requests with `Retry-After: <retry_after>` (retry_after=1)
-    slow              the normal reply, its body sent after `seconds` (seconds=0.5, capped at MAX_DELAY)
+    slow              the normal reply: headers at once, body after `seconds` (seconds=0.5, capped at
+                      MAX_DELAY); a client read timeout fires while reading the body
     redirect_chain    301 -> /_hop/<hops-1>/PATH -> ... -> /_hop/0/PATH, which serves the page (hops=3)
     redirect_loop     301 -> /_loop/PATH -> 301 back to PATH, forever
     wrong_charset     the UTF-8 page, declared `charset=<charset>` in Content-Type (charset=iso-8859-1);
@@ -163,8 +164,9 @@ def apply(f: Fault, target: str, render, origin: str = "") -> Reply:
     if k == "binary_html":
         size = int(f.get("size", 4096))
         r = T.rng("binary", target)
-        junk = T.png(16, 16, target) + bytes(r.randrange(256) for _ in range(max(0, size - 200)))
-        return Reply(200, junk[:size] if size >= 64 else junk, content_type="text/html; charset=utf-8")
+        head = T.png(16, 16, target)
+        junk = head + bytes(r.randrange(256) for _ in range(max(0, size - len(head))))
+        return Reply(200, junk, content_type="text/html; charset=utf-8")
     rep = render()
     if rep is None:
         return Reply(404, error_page(404, "Not Found"))

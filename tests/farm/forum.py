@@ -9,7 +9,7 @@ on forum and wiki pages before it has the whole blog: traversal order matters.
 Forum and wiki pages are rendered on demand from their number (never all held in memory):
 topics /forum/t/ID/ (+ /page/K/), boards /forum/b/N/ (+ /page/K/), wiki pages
 /wiki/Title_ID (+ ?action=history), members /members/ID/. The blog's feed is RSS 1.0 (RDF)
-at /blog/index.rdf; the forum has its own RSS 2.0 feed of topics at /forum/feed.xml.
+at /blog/rss.xml; the forum has its own RSS 2.0 feed of topics at /forum/feed.xml.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ class Forum(Blog):
         return f"/blog/files/{p.slug}-{k + 1}.{'png' if kind == 'png' else 'jpg'}"
 
     def feeds(self):
-        return ["/blog/index.rdf"]
+        return ["/blog/rss.xml"]
 
     def topic_pages(self, t: int) -> int:
         return self.pages(self.topic(t)["replies"] + 1, REPLIES_PER_PAGE)
@@ -75,7 +75,7 @@ class Forum(Blog):
         return "/wiki/" + urllib.parse.quote(self.wiki_title(w))
 
     def paths(self):
-        yield from ("/", "/robots.txt", "/blog/", "/blog/index.rdf", "/forum/", "/forum/feed.xml", "/wiki/",
+        yield from ("/", "/robots.txt", "/blog/", "/blog/rss.xml", "/forum/", "/forum/feed.xml", "/wiki/",
                     "/blog/archive/")
         for k in range(2, self.pages(len(self.posts)) + 1):
             yield f"/blog/page/{k}/"
@@ -140,7 +140,7 @@ class Forum(Blog):
     def blog_route(self, segs, path, o):
         if not segs:
             return self.blog_listing(o, 1)
-        if segs == ["index.rdf"]:
+        if segs == ["rss.xml"]:
             return self.feed(o)
         if segs[0] == "page" and len(segs) == 2:
             k = page_number(segs[1])
@@ -195,7 +195,7 @@ class Forum(Blog):
                 f'<ul class="mainnav">{nav}</ul></div>\n<div class="wrap"><div class="content">\n{main}\n</div>\n'
                 f'<div class="sidebar">{side}</div></div>\n<div class="bottom">&copy; {esc(self.forum_name)}'
                 f'</div></div>')
-        head = (f'<link rel="alternate" type="application/rss+xml" title="Blog" href="{o}/blog/index.rdf">\n'
+        head = (f'<link rel="alternate" type="application/rss+xml" title="Blog" href="{o}/blog/rss.xml">\n'
                 f'<link rel="alternate" type="application/rss+xml" title="Forum topics" href="{o}/forum/feed.xml">\n'
                 f'{head}')
         return page_reply(self.doc(f"{title} - {self.forum_name}", body, head, section))

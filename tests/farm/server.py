@@ -38,6 +38,9 @@ class FarmServer:
                 httpd.free_port = orig
         else:
             self._server.__enter__()
+        # headers and body go out in two writes; without TCP_NODELAY each keep-alive
+        # request waits ~40 ms for the client's delayed ACK (Nagle)
+        self._server.server.RequestHandlerClass.disable_nagle_algorithm = True
         return self
 
     def __exit__(self, *exc):
