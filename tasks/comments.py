@@ -33,7 +33,7 @@ from tasks.rules import apply_rule, xpath_literal
 from tasks.similarity import bigrams, normalize_text
 
 __all__ = ["feed_comments", "learn_comment_rule", "extract_comments", "match_comments", "merge_comments",
-           "comment_page_links", "comment_feed_links", "similarity", "KNOWN_RULES", "MIN_SIMILARITY"]
+           "comment_id", "comment_page_links", "comment_feed_links", "similarity", "KNOWN_RULES", "MIN_SIMILARITY"]
 
 MIN_SIMILARITY = 0.5  # a page node "is" a feed comment from this similarity on
 SAME_COMMENT = 0.8  # a page comment and a feed comment merged into one from this similarity on
@@ -113,12 +113,28 @@ def match_comments(texts: list[str], targets: list[str], *, sets=None, target_se
 
 # ---------------------------------------------------------------- feed comments
 
-def feed_comments(items: list[dict]) -> list[dict]:
+def comment_id(href: str | None, post_url: str | None) -> str | None:
+    """One id per comment whichever source names it: a link to the post (or to one of its
+    comment pages, with any query: ?showComment=, ?replytocom=) with a #fragment becomes
+    post_url#fragment; any other link or id is kept as it is."""
+    if not href or not post_url:
+        return href or None
+    u = urllib.parse.urljoin(post_url, href)
+    s, p = urllib.parse.urlsplit(u), urllib.parse.urlsplit(post_url)
+    if not s.fragment or s.netloc != p.netloc:
+        return u
+    if re.sub(r"/comment-page-\d+/?$", "/", s.path).rstrip("/") != p.path.rstrip("/"):
+        return u
+    return post_url.split("#")[0] + "#" + s.fragment
+
+
+def feed_comments(items: list[dict], post_url: str | None = None) -> list[dict]:
     """tasks.feeds.parse_comment_feed's items as record comments, oldest first.
 
     {"id", "url", "author", "published", "content_text", "parent"}; `parent` is the
-    id of the comment answered (None for a comment on the post)."""
-    out = [{"id": c.get("url") or c.get("id"), "url": c.get("url"),
+    id of the comment answered (None for a comment on the post). With `post_url`, ids are
+    comment_id's (post_url#fragment), the ids the post's page gives the same comments."""
+    out = [{"id": comment_id(c.get("url"), post_url) or c.get("id"), "url": c.get("url"),
             "author": clean_author(c.get("author")) or None, "published": c.get("published"),
             "content_text": normalize_text(c.get("content_text")), "parent": c.get("parent")}
            for c in items or []]
@@ -129,7 +145,7 @@ def feed_comments(items: list[dict]) -> list[dict]:
                 alias[k] = c["id"]
     for c in out:
         if c["parent"]:
-            c["parent"] = alias.get(c["parent"], c["parent"])
+            c["parent"] = alias.get(c["parent"]) or comment_id(c["parent"], post_url)
     return sorted(out, key=lambda c: c["published"] or "")
 
 
@@ -495,16 +511,75 @@ def _clean_shown_author(text: str, rule: dict) -> str:
 
 # ---------------------------------------------------------------- extraction
 
-def _anchor_id(el, base_url: str | None) -> str | None:
-    node = el
-    for _ in range(3):
-        if node is None:
-            break
-        v = node.get("id")
-        if v:
-            return f"{(base_url or '').split('#')[0]}#{v}"
-        node = node.getparent()
+def _per_comment(name: str | None) -> bool:
+    """An element id that can name one comment: numbered (comment-12, c12, cmt-12), unlike the
+    ids of the list of all comments (#comments, #respond)."""
+    return bool(name) and bool(re.search(r"\d", name))
+
+
+def _anchor_id(el) -> str | None:
+    """The numbered id of the comment's element or of its thread element (li > article)."""
+    for node in (el, el.getparent()):
+        if node is not None and _per_comment(node.get("id")):
+            return node.get("id")
     return None
+
+
+def _named(root, fragment: str):
+    found = root.xpath("//*[@id=$f or @name=$f]", f=fragment)
+    return found[0] if found else None
+
+
+def _permalink(c, date_node, containers: list, base_url: str | None) -> str | None:
+    """The comment's own link (href with #fragment naming this comment's element): the link
+    around its date, else a link inside it to the comment or one of its close ancestors."""
+    root = c.getroottree().getroot()
+    others = [o for o in containers if o is not c]
+    members = set(containers)
+    close = [c]
+    for _ in range(3):
+        if close[-1].getparent() is None:
+            break
+        close.append(close[-1].getparent())
+
+    def names_this(href: str | None):
+        if not href or "#" not in href:
+            return None
+        frag = urllib.parse.unquote(href.split("#", 1)[1])
+        target = _named(root, frag) if _per_comment(frag) else None
+        if target is None or any(o is target for o in others):
+            return None
+        if _is_ancestor(target, c):  # its thread element (li > article), not the list of all (#comments)
+            if target not in close[1:3] or next((o for o in target.iter() if o in members), None) is not c:
+                return None
+        elif not (target is c or _is_ancestor(c, target) or _in_region(c, target)) or \
+                any(_is_ancestor(target, o) for o in others):
+            return None
+        return urllib.parse.urljoin(base_url or "", href)
+
+    if date_node is not None and not isinstance(date_node, str):
+        around, node = list(date_node.iter("a")), date_node.getparent()
+        for _ in range(2):
+            if node is None or node is c.getparent():
+                break
+            around.append(node)
+            node = node.getparent()
+        for a in around:
+            if a.tag == "a" and names_this(a.get("href")):
+                return names_this(a.get("href"))
+    ids = {n.get("id") for n in close if n.get("id")}
+    for a in c.iter("a"):
+        href = a.get("href") or ""
+        if "#" in href and urllib.parse.unquote(href.split("#", 1)[1]) in ids and names_this(href):
+            return names_this(href)
+    return None
+
+
+def _content_id(post_url: str, author: str | None, published: str | None, text: str) -> str:
+    import hashlib
+
+    h = hashlib.sha1(f"{author or ''}\n{published or ''}\n{normalize_text(text)}".encode()).hexdigest()[:12]
+    return f"{post_url.split('#')[0]}#bh-comment-{h}"
 
 
 def _depth(el) -> int:
@@ -514,60 +589,103 @@ def _depth(el) -> int:
     return d
 
 
-def extract_comments(root, rule: dict, base_url: str | None = None) -> list[dict]:
+def extract_comments(root, rule: dict, base_url: str | None = None, post_url: str | None = None) -> list[dict]:
     """Comments on one page by a learned (or known) rule, in page order:
-    [{"id", "author", "published", "content_text", "parent"}]."""
+    [{"id", "url", "author", "published", "content_text", "parent"}].
+
+    The id is the comment's permalink as comment_id(…, post_url) gives it (the same on
+    every comment page of the post and in its comment feed), else the post URL with the
+    comment's element id, else with a hash of its author, date and text: never its position."""
     if root is None or not rule or not rule.get("container"):
         return []
+    post_url = post_url or re.sub(r"comment-page-\d+/?$", "", (base_url or "").split("#")[0])
     containers = _elements(apply_rule(root, rule["container"]))
     if rule.get("text") and rule["text"] != ".":  # a container without a text is not a comment
         containers = [c for c in containers if _first(c, rule["text"]) is not None]
     out, depth = [], {}
-    for i, c in enumerate(containers):
+    for c in containers:
         text_node = _first(c, rule.get("text") or ".")
         text = node_text(text_node) if text_node is not None else ""
         if not text:
             continue
         author = _clean_shown_author(node_text(_first(c, rule.get("author"))), rule) if rule.get("author") else ""
-        published = _date_value(_first(c, rule.get("date"))) if rule.get("date") else None
-        cid = _anchor_id(c, base_url) or f"{(base_url or '').split('#')[0]}#bh-comment-{i + 1}"
+        date_node = _first(c, rule.get("date")) if rule.get("date") else None
+        published = _date_value(date_node) if rule.get("date") else None
+        link = _permalink(c, date_node, containers, base_url)
+        anchor = _anchor_id(c)
+        cid = (comment_id(link, post_url) if link else None) or \
+            (f"{post_url}#{anchor}" if anchor else None) or _content_id(post_url, author, published, text)
         depth[id(c)] = _depth(c)
-        parent = None
-        for j in range(len(out) - 1, -1, -1):
+        out.append({"id": cid, "url": link, "author": author or None, "published": published,
+                    "content_text": text, "parent": None, "_el": c})
+    counts: dict = {}
+    for c in out:
+        counts[c["id"]] = counts.get(c["id"], 0) + 1
+    for c in out:  # an id shared by several comments names none of them
+        if counts[c["id"]] > 1:
+            c["id"], c["url"] = _content_id(post_url, c["author"], c["published"], c["content_text"]), None
+    for k, c in enumerate(out):
+        el = c["_el"]
+        for j in range(k - 1, -1, -1):
             d = out[j]["_el"]
             thread = d.getparent()
-            if depth[id(d)] < depth[id(c)] and (_is_ancestor(d, c) or (thread is not None and _is_ancestor(thread, c))):
-                parent = out[j]["id"]
+            if depth[id(d)] < depth[id(el)] and (_is_ancestor(d, el) or (thread is not None and _is_ancestor(thread, el))):
+                c["parent"] = out[j]["id"]
                 break
-        out.append({"id": cid, "author": author or None, "published": published, "content_text": text,
-                    "parent": parent, "_el": c})
     for c in out:
         del c["_el"]
     return out
 
 
 def merge_comments(page: list[dict], feed: list[dict]) -> list[dict]:
-    """The page's comments, each matched one completed by its feed comment (exact author
-    and date), then the feed comments the page did not show (on pages not fetched)."""
+    """One list of a post's comments from its pages and its comment feed, whatever share of
+    them the feed lists: the page's comments in page order, each completed by its feed
+    comment (exact author, date and text), then the feed comments no page showed, oldest
+    first. A page and a feed comment are one when their ids are equal, or (maximum weight
+    matching) their texts are alike (SAME_COMMENT, or MIN_SIMILARITY by the same author)."""
     if not feed:
-        return page
-    if not page:
-        return feed
-    _, pairs = match_comments([c["content_text"] for c in page], [c["content_text"] for c in feed])
-    out = [dict(c) for c in page]
-    used = set()
-    for i, j, w in pairs:
-        if w < SAME_COMMENT:
-            continue
-        used.add(j)
-        f = feed[j]
-        out[i]["author"] = f.get("author") or out[i]["author"]
-        out[i]["published"] = f.get("published") or out[i]["published"]
-        if f.get("content_text"):
-            out[i]["content_text"] = f["content_text"]
-        if f.get("url"):
-            out[i]["url"] = f["url"]
-    out += [f for j, f in enumerate(feed) if j not in used]
+        return [dict(c) for c in page]
+    pair: dict[int, int] = {}
+    by_id = {}
+    for j, f in enumerate(feed):
+        by_id.setdefault(f.get("id"), j)
+    for i, c in enumerate(page):
+        j = by_id.get(c.get("id"))
+        if j is not None and j not in pair.values():
+            pair[i] = j
+    rest_p = [i for i in range(len(page)) if i not in pair]
+    rest_f = [j for j in range(len(feed)) if j not in pair.values()]
+    if rest_p and rest_f:
+        _, pairs = match_comments([page[i]["content_text"] for i in rest_p], [feed[j]["content_text"] for j in rest_f])
+        for a, b, w in pairs:
+            i, j = rest_p[a], rest_f[b]
+            same_author = bool(page[i].get("author")) and \
+                similarity(clean_author(page[i]["author"]), clean_author(feed[j].get("author"))) >= 0.8
+            if w >= SAME_COMMENT or (w >= MIN_SIMILARITY and same_author):
+                pair[i] = j
+    out = []
+    final = {}  # feed id -> id in the output
+    for i, c in enumerate(page):
+        c = dict(c)
+        if i in pair:
+            f = feed[pair[i]]
+            c["author"] = f.get("author") or c.get("author")
+            c["published"] = f.get("published") or c.get("published")
+            if f.get("content_text"):
+                c["content_text"] = f["content_text"]
+            if not c.get("url") and f.get("id"):  # no permalink on the page: the feed's
+                c["id"] = f["id"]
+            c["url"] = c.get("url") or f.get("url")
+            final[f.get("id")] = c["id"]
+        out.append(c)
+    used = set(pair.values())
+    out += sorted((dict(f) for j, f in enumerate(feed) if j not in used), key=lambda f: f.get("published") or "")
+    for c in out:
+        if c.get("parent") in final:
+            c["parent"] = final[c["parent"]]
+    for i, j in pair.items():  # a reply the page does not nest, the feed says whose
+        if out[i].get("parent") is None and feed[j].get("parent"):
+            out[i]["parent"] = final.get(feed[j]["parent"], feed[j]["parent"])
     return out
 
 

@@ -1,34 +1,48 @@
-"""Comments of a post: its comment feed, and the page's comments when the feed overflows.
+"""Comments of a post: its comment feed merged with the comments its pages show.
 
 The pipeline calls `comments_for` for every post page; see tasks/comments.py for the
 pure parts (comment feeds, rule learning by maximum weighted bipartite matching).
 
-The blog's comment rule lives in its Redis hash (`comment_rules`), learned once by
-whichever worker first meets a post with more comments than its feed lists (or, lacking
-a rule, any post whose feed has a few comments) and reused by every worker on every
-other post. A post's other comment pages (comment-page-N/, ?cpage=N) are fetched when a
-rule is there to read them.
+A post's comments must not depend on which worker reached it first nor on whether it is
+still in the feed window (only then is its comment count known). So:
+
+- the blog's comment rule (its Redis hash, `comment_rules`) is settled once per crawl,
+  before any post uses it, on a sample fixed by the feed (the entries with the most
+  comments): a stored rule that still reads the sample is kept, otherwise one is learned
+  there. One worker does it under a Redis lock; the others poll until it is done.
+- every post is then read the same way: its pages (and comment pages) by the rule,
+  merged with its comment feed, whatever the feed's size or the entry's count. A feed
+  that lists every comment gives the same list as one truncated to the newest few.
+- a post the blog's rule does not read (under half its feed comments found) learns a
+  rule on its own pages, used for it alone; it becomes the blog's rule only when the
+  blog has none (the sample had no comments to learn from).
 """
 from __future__ import annotations
 
+import json
 import logging
+import time
 
 from tasks import comments as C
 from tasks.feeds import FeedError, parse_comment_feed
 from tasks.fetch import FetchError
 from tasks.html import parse_html
+from workers.rendering import RENDER_CACHE
 
 log = logging.getLogger("blogharvest")
 
 MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
-MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule when nothing forces it
-MIN_SHARE = 0.5  # a stored rule that finds under this share of a feed's comments is re-learned
+MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
+MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
+SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
+LEARN_SECONDS = 120  # the settling worker's lock; past it another worker takes over
+WAIT_SECONDS = 150  # a worker waits this long at most for the rule to be settled
 
 
 def _feed(rt, crawl_id: str, url: str, feed_url: str) -> list[dict] | None:
     try:
         resp = rt.downloader.get(feed_url)
-        return C.feed_comments(parse_comment_feed(resp.content, resp.url, resp.content_type))
+        return C.feed_comments(parse_comment_feed(resp.content, resp.url, resp.content_type), url)
     except FetchError as e:
         if e.status != 404:
             rt.state.add_error(crawl_id, feed_url, "comments", f"comment feed of {url}: {e}")
@@ -58,52 +72,146 @@ def _comment_pages(rt, crawl_id: str, url: str, page: dict, root) -> list[tuple[
     return pages
 
 
-def _extract(pages, rule: dict) -> list[dict]:
+def _extract(pages, rule: dict, post_url: str) -> list[dict]:
+    """The rule's comments on every page, once each (comment-page-1/ repeats the post page)."""
     out, seen = [], set()
     for u, r in pages:
-        for c in C.extract_comments(r, rule, u):
-            key = (c["author"], c["content_text"], c["published"])
-            if key not in seen:  # comment-page-1/ repeats the post page
-                seen.add(key)
+        for c in C.extract_comments(r, rule, u, post_url):
+            if c["id"] not in seen:
+                seen.add(c["id"])
                 out.append(c)
     return out
 
 
-def _known_rule(pages) -> tuple[dict | None, list[dict]]:
+def _share(found: list[dict], feed: list[dict]) -> float:
+    """The share of the feed's comments that `found` holds."""
+    if not feed:
+        return 1.0
+    _, pairs = C.match_comments([c["content_text"] for c in found], [c["content_text"] for c in feed])
+    return sum(1 for _, _, w in pairs if w >= C.MIN_SIMILARITY) / len(feed)
+
+
+def _known_rule(pages, post_url: str) -> dict | None:
     """The first known platform markup that finds comments (no feed to learn from)."""
     for rule in C.KNOWN_RULES:
-        found = _extract(pages[:1], rule)
+        found = _extract(pages[:1], rule, post_url)
         if found and all(c["content_text"] for c in found):
-            return rule, found
-    return None, []
+            return rule
+    return None
 
+
+# ------------------------------------------------------------------ the blog's rule
+
+def _sample(rt, crawl_id: str) -> list[dict]:
+    """Feed entries to settle the rule on: most comments first (feed order among equals),
+    then those whose count the feed does not say; never one known to have too few."""
+    st = rt.state
+    urls = st.blog(crawl_id).get("entry_urls") or []
+    raw = st.r.hmget(rt.keys(crawl_id).entries, urls) if urls else []
+    entries = [json.loads(e) for e in raw if e]
+    counted = sorted((e for e in entries if (e.get("comment_count") or 0) >= MIN_FEED_TO_LEARN),
+                     key=lambda e: -e["comment_count"])
+    unknown = [e for e in entries if e.get("comment_count") is None]
+    return (counted + unknown)[:SAMPLE_TRIES]
+
+
+def _sample_page(rt, crawl_id: str, url: str) -> dict | None:
+    st = rt.state
+    page = st.cached_page(crawl_id, RENDER_CACHE + url) or st.cached_page(crawl_id, url)
+    if page is None:
+        try:
+            resp = rt.downloader.get(url)
+        except FetchError:
+            return None
+        page = {"url": resp.url, "html": resp.text}
+        st.cache_page(crawl_id, url, page)  # the traversal will not fetch it again
+    return page
+
+
+def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | None]:
+    """(rule, sample post) for this crawl: the stored rule while it reads the sample,
+    else one learned on it; (stored, None) when the sample has no comment feed to judge by."""
+    for e in _sample(rt, crawl_id):
+        page = _sample_page(rt, crawl_id, e["url"])
+        if page is None:
+            continue
+        root = parse_html(page["html"], page["url"])
+        feed_url = e.get("comments_feed") or next(iter(C.comment_feed_links(root, page["url"])), None)
+        feed = _feed(rt, crawl_id, e["url"], feed_url) if feed_url else None
+        if not feed or len(feed) < MIN_FEED_TO_LEARN:
+            continue
+        pages = _comment_pages(rt, crawl_id, e["url"], page, root)
+        if stored and _share(_extract(pages, stored, e["url"]), feed) >= MIN_SHARE:
+            return stored, e["url"]
+        learned = C.learn_comment_rule([r for _, r in pages], feed)
+        if learned:
+            log.info("comment rule learned on %s: %s", e["url"], learned)
+            return learned, e["url"]
+    return stored, None
+
+
+def blog_rule(rt, crawl_id: str) -> dict | None:
+    """The blog's comment rule, settled once per crawl (by one worker; the others wait)."""
+    st = rt.state
+    key = rt.keys(crawl_id).blog
+    def settled():
+        rule, by = st.r.hmget(key, ["comment_rules", "comment_rule_crawl"])
+        return (by is not None and json.loads(by) == crawl_id), (json.loads(rule) if rule else None)
+
+    done, rule = settled()
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not done:
+        if st.lock(f"comment-rule:{crawl_id}", LEARN_SECONDS):
+            try:
+                done, rule = settled()
+                if not done:
+                    rule, sample = _settle(rt, crawl_id, rule)
+                    if rule:
+                        st.save_blog(crawl_id, comment_rules=rule, comment_rule_sample=sample)
+                    else:
+                        st.r.hdel(key, "comment_rules")
+                    st.save_blog(crawl_id, comment_rule_crawl=crawl_id)
+                    return rule
+            finally:
+                st.r.delete(f"bh:lock:comment-rule:{crawl_id}")
+        if time.monotonic() > deadline:
+            log.warning("crawl %s: comment rule not settled after %ss, going on with the stored one",
+                        crawl_id, WAIT_SECONDS)
+            return rule
+        time.sleep(0.2)
+        done, rule = settled()
+    return rule
+
+
+def _adopt(rt, crawl_id: str, rule: dict, url: str) -> None:
+    """A rule learned on a post becomes the blog's when the blog has none (first one wins)."""
+    if rt.state.r.hsetnx(rt.keys(crawl_id).blog, "comment_rules", json.dumps(rule)):
+        rt.state.save_blog(crawl_id, comment_rule_sample=url)
+        log.info("comment rule learned on %s: %s", url, rule)
+
+
+# ------------------------------------------------------------------ one post
 
 def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page: dict, root) -> list[dict]:
-    """[{"id", "author", "published", "content_text", "parent", "url"?}] of one post."""
-    st = rt.state
-    entry = entry or {}
-    feed_url = entry.get("comments_feed") or next(iter(C.comment_feed_links(root, page["url"])), None)
+    """[{"id", "url", "author", "published", "content_text", "parent"}] of one post: the
+    same list (ids, order) whichever worker reads it when, in the feed window or not."""
+    rule = blog_rule(rt, crawl_id)
+    feed_url = (entry or {}).get("comments_feed") or next(iter(C.comment_feed_links(root, page["url"])), None)
     feed = _feed(rt, crawl_id, url, feed_url) if feed_url else None
-    expected = entry.get("comment_count")
-    rule = st.blog(crawl_id).get("comment_rules")
-    complete = feed is not None and expected is not None and expected <= len(feed)
-    if complete and (rule is not None or len(feed) < MIN_FEED_TO_LEARN):
-        return feed  # the feed lists them all (and there is a rule already, or too few to learn)
+    pages = [(page["url"], root)]
     if rule is None and not feed:
-        rule, _ = _known_rule([(page["url"], root)])
+        rule = _known_rule(pages, url)
         if rule is None:
-            return feed or []
-    overflow = feed is not None and expected is not None and expected > len(feed)
-    pages = _comment_pages(rt, crawl_id, url, page, root)
-    found = _extract(pages, rule) if rule else []
-    if feed:
-        _, pairs = C.match_comments([c["content_text"] for c in found], [c["content_text"] for c in feed])
-        matched = sum(1 for _, _, w in pairs if w >= C.MIN_SIMILARITY)
-        if matched < MIN_SHARE * len(feed) and (rule is None or overflow or matched == 0):
-            learned = C.learn_comment_rule([r for _, r in pages], feed)
-            if learned:
-                st.save_blog(crawl_id, comment_rules=learned)
-                log.info("comment rule learned on %s: %s", url, learned)
-                rule, found = learned, _extract(pages, learned)
-        return C.merge_comments(found, feed) if found else feed
-    return found
+            return []
+    if rule is not None or len(feed) >= MIN_FEED_TO_LEARN:
+        pages = _comment_pages(rt, crawl_id, url, page, root)
+    found = _extract(pages, rule, url) if rule else []
+    if feed and len(feed) >= MIN_FEED_TO_LEARN and _share(found, feed) < MIN_SHARE:
+        learned = C.learn_comment_rule([r for _, r in pages], feed)  # the blog's rule does not read this post
+        if learned:
+            mine = _extract(pages, learned, url)
+            if _share(mine, feed) > _share(found, feed):
+                found = mine
+                if rule is None:
+                    _adopt(rt, crawl_id, learned, url)
+    return C.merge_comments(found, feed or [])

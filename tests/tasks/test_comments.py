@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from tasks.comments import (comment_feed_links, comment_page_links, extract_comments, feed_comments,
+from tasks.comments import (comment_feed_links, comment_id, comment_page_links, extract_comments, feed_comments,
                             learn_comment_rule, match_comments, merge_comments, similarity)
 from tasks.feeds import parse_comment_feed
 from tasks.html import parse_html
@@ -88,10 +88,10 @@ def test_overflow_rule_learned_from_a_few_feed_comments_extracts_all():
     assert [c["content_text"] for c in got] == [c["text"] for c in COMMENTS]
     assert [c["author"] for c in got] == [c["author"] for c in COMMENTS]
     assert [c["published"] for c in got] == [c["published"].isoformat() for c in COMMENTS]
-    ids = {c["id"]: c for c in got}
-    parents = [c["parent"] and c["parent"].split("#")[1] for c in got]
-    assert parents == [f"div-comment-{c['parent']}" if c["parent"] else None for c in COMMENTS]
-    assert all(p is None or p in {i.split("#")[1] for i in ids} for p in parents)
+    # ids are the permalinks (the date's link), as the comment feed names the same comments
+    assert [c["id"] for c in got] == [f"http://b.test/p/#comment-{c['id']}" for c in COMMENTS]
+    assert [c["parent"] for c in got] == [f"http://b.test/p/#comment-{c['parent']}" if c["parent"] else None
+                                          for c in COMMENTS]
 
 
 def test_rule_is_reused_on_another_post_of_the_blog():
@@ -133,9 +133,35 @@ def blogger_page(comments) -> str:
 def test_sibling_run_comments_and_printed_words_around_names():
     root = parse_html(blogger_page(COMMENTS))
     rule = learn_comment_rule([root], feed_of(COMMENTS[:5]))
-    got = extract_comments(root, rule)
+    got = extract_comments(root, rule, "http://b.test/q.html")
     assert [(c["author"], c["content_text"]) for c in got] == [(c["author"], c["text"]) for c in COMMENTS]
     assert [c["published"][:16] for c in got] == [c["published"].isoformat()[:16] for c in COMMENTS]
+    # the permalink sits in the next sibling (the footer) and names the <dt> before the text
+    assert [c["id"] for c in got] == [f"http://b.test/q.html#c{c['id']}" for c in COMMENTS]
+
+
+def test_one_id_per_comment_from_page_and_feed():
+    post = "http://b.test/2014/03/p/"
+    assert comment_id("http://b.test/2014/03/p/comment-page-3/#comment-7", post) == post + "#comment-7"
+    assert comment_id("http://b.test/2014/03/p/?showComment=1394#c7", post) == post + "#c7"
+    assert comment_id("#comment-7", post) == post + "#comment-7"
+    assert comment_id("http://b.test/2014/03/other/#comment-7", post) == "http://b.test/2014/03/other/#comment-7"
+    assert comment_id("tag:blogger.com,1999:blog-1.post-7", None) == "tag:blogger.com,1999:blog-1.post-7"
+
+
+def test_permalink_to_the_whole_comment_list_is_no_id():
+    # every date links to #comments: no comment may take that id, nor share one
+    items = "".join(f'<li class="comment"><b class="fn">{c["author"]}</b><a href="#comments"><time datetime="'
+                    f'{c["published"].isoformat()}">x</time></a><div class="comment-content">{c["text"]}</div></li>'
+                    for c in COMMENTS[:4])
+    root = parse_html(f'<html><body><div id="comments"><ol>{items}</ol></div></body></html>', "http://b.test/p/")
+    rule = {"container": "//li", "author": ".//b", "date": ".//time", "text": ".//div"}
+    got = extract_comments(root, rule, "http://b.test/p/")
+    assert len({c["id"] for c in got}) == 4 and not any(c["id"].endswith("#comments") for c in got)
+    # ids made from the content, not the position: the same comment alone on another page keeps its id
+    alone = parse_html(f'<html><body><div id="comments"><ol>{items.split("</li>")[2]}</li></ol></div></body></html>',
+                       "http://b.test/p/comment-page-2/")
+    assert extract_comments(alone, rule, "http://b.test/p/comment-page-2/")[0]["id"] == got[2]["id"]
 
 
 def test_merge_prefers_the_feed_fields_and_keeps_unseen_feed_comments():
@@ -148,6 +174,23 @@ def test_merge_prefers_the_feed_fields_and_keeps_unseen_feed_comments():
     out = merge_comments(page, feed)
     assert [c["author"] for c in out] == ["Ann", "Bob B.", "Zed"]
     assert out[1]["published"] == "2014-03-02T10:00:00+00:00" and out[1]["parent"] == "p#1"
+
+
+def test_merge_is_the_same_whatever_share_of_the_comments_the_feed_lists():
+    page = [{"id": f"p#comment-{i}", "url": f"p#comment-{i}", "author": f"Reader {i}", "published": None,
+             "content_text": f"{sentence(i)} Reply", "parent": None} for i in range(6)]
+    feed = [{"id": f"p#comment-{i}", "url": f"p#comment-{i}", "author": f"Reader {i}",
+             "published": f"2014-03-0{i + 1}T10:00:00+00:00", "content_text": sentence(i), "parent": None}
+            for i in range(6)]
+    full = merge_comments(page, feed)
+    for k in range(1, 6):  # a feed truncated to the newest k, and one whose texts differ more
+        part = merge_comments([c for c in full], feed[-k:])
+        assert [(c["id"], c["author"], c["published"], c["content_text"]) for c in part] == \
+            [(c["id"], c["author"], c["published"], c["content_text"]) for c in full]
+    # a feed comment the page shows under another text (the rule took the wrong element) is one
+    # comment by its id, not two
+    odd = [dict(page[0], content_text="Reader 0 says: March 1")] + page[1:]
+    assert len(merge_comments(odd, feed)) == 6
 
 
 RSS = """<?xml version="1.0"?><rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"

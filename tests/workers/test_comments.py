@@ -10,6 +10,7 @@ import pytest
 from tasks.feeds import parse_feed
 from tasks.html import parse_html
 from tasks.similarity import normalize_text
+from tests.conftest import score
 from workers import comments
 
 wordpress = pytest.importorskip("tests.farm.wordpress")
@@ -76,3 +77,33 @@ def test_rule_is_learned_once_and_reused(rt, farm):
                                  parse_html(resp2.text, resp2.url))
     assert rt.state.blog(cid)["comment_rules"] == learned
     assert {c["author"] for c in got2} == {c.author for c in other.comments}
+
+
+
+def test_comments_of_a_post_do_not_depend_on_crawl_order_or_feed_window(crawl, state):
+    """Two crawls through real workers with posts added between (the two oldest posts leave
+    the feed window, the blog's comment rule is stored by then): each post's comments are the
+    same list both times (count, ids, order), without duplicates, and they are the farm's."""
+    blog = wordpress.WordPress(seed=14, n_posts=20)
+    with FarmServer(blog) as site:
+        info, first = crawl(site.url, js="never")
+        assert info["state"] == "done", info
+        site.add_posts(2)
+        info2, update = crawl(site.url, since="2000-01-01", js="never")
+        assert info2["state"] == "done", info2
+    before = {r["url"]: r["comments"] for r in first}
+    after_records = [state.record(info2["crawl_id"], u) for u in before]
+    after = {r["url"]: r["comments"] for r in after_records}
+    assert len(before) == 20
+    shape = lambda cs: [(c["id"], c["author"], c["published"], normalize_text(c["content_text"])) for c in cs]
+    differ = {u[len(site.origin):]: (len(before[u]), len(after[u])) for u in before if shape(before[u]) != shape(after[u])}
+    assert not differ, differ
+    assert {u: len(cs) for u, cs in before.items()} == {site.origin + p.path: len(p.comments) for p in blog.posts[:20]}
+    for u, cs in before.items():  # the permalink, as page and feed both give it
+        assert len({c["id"] for c in cs}) == len(cs), u
+        assert all(c["id"].startswith(u + "#comment-") for c in cs), [c["id"] for c in cs]
+    truth = blog.truth[:20]
+    assert sum(len(t["comments"]) for t in truth) > 50
+    assert score(truth, first)["comments"] >= 98 and score(truth, after_records)["comments"] >= 98
+    # nothing changed on the old posts, so the update crawl outputs the new ones only
+    assert {r["url"] for r in update} == {site.origin + p.path for p in blog.posts[20:]}
