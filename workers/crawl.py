@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 
+import redis
 from celery import chord
 from celery.exceptions import SoftTimeLimitExceeded
 
@@ -94,6 +95,8 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     except SoftTimeLimitExceeded:
         pipeline.page_failed(rt, crawl_id, url, "timeout", "page processing exceeded its time limit")
         out = {"url": url, "error": "timeout"}
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        raise  # Redis is away, not the page at fault: it stays in flight and the sweep re-sends it
     except Exception as e:  # a bad page must not stop the crawl: report it and go on
         log.exception("page %s failed", url)
         pipeline.page_failed(rt, crawl_id, url, "error", f"{type(e).__name__}: {e}")

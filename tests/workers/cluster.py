@@ -123,6 +123,16 @@ class Cluster:
         info["error_report"] = self.state.errors(cid)
         return info, self.state.crawl_records(cid)
 
+    def where(self, cid: str, url: str) -> dict:
+        """Where a url stands in a crawl (a diagnostic for failed assertions)."""
+        from workers.state import Keys
+
+        k, r = Keys(cid), self.state.r
+        return {"url": url, "seen": r.sismember(k.seen, url), "done": r.sismember(k.done, url),
+                "queued": r.zscore(k.frontier, url), "in_flight": r.hget(k.inflight, url),
+                "attempts": r.hget(f"{k.crawl}:attempts", url), "record": r.hexists(k.records, url),
+                "in_output": r.sismember(k.posts, url)}
+
     def stream_counts(self, cid: str) -> Counter:
         """How many times each url of crawl `cid` went to the bh:records stream."""
         out: Counter = Counter()

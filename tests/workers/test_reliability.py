@@ -95,7 +95,8 @@ def test_redis_restart_mid_crawl_resumes(cluster):
     assert info["state"] == "done", info
     truth = {p.path: p.title for p in blog.posts}
     got = {r["url"][len(site.origin):]: r["title"] for r in records}
-    assert got == truth, errors[:5]
+    missing = [cluster.where(cid, site.origin + p) for p in set(truth) - set(got)]
+    assert got == truth, (missing, errors[:5])
     _assert_no_duplicates(cluster, cid, records)
     assert not [e for e in errors if "Connection" in e["message"]], errors[:5]
 
