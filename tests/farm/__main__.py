@@ -47,7 +47,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.verb == "list":
         for name, cls in FAMILIES.items():
-            print(f"{name:10s} {(cls.__doc__ or '').strip().splitlines()[0]}")
+            doc = (sys.modules[cls.__module__].__doc__ or "-").strip().splitlines()[0]
+            print(f"{name:10s} {doc}")
         print("\nfault kinds: " + ", ".join(KINDS))
         return 0
     blog = make_blog(a.family, a.seed, a.posts)

@@ -172,6 +172,15 @@ class Blog:
         """Append k newer posts; feeds, archives and list pages follow."""
         return self._extend(k)
 
+    def edit_post(self, index: int, note: str | None = None) -> Post:
+        """Change a post's content in place (an update after publication): a paragraph is appended."""
+        p = self.posts[index]
+        r = T.rng(self.family, self.seed, "edit", index, len(p.html))
+        note = note or f"Update: {T.sentence(r, self.lang)}"
+        p.html += f"\n<p class=\"update\">{esc(note)}</p>"
+        p.text = html_text(p.html)
+        return p
+
     def _extend(self, k: int) -> list[Post]:
         new = []
         for _ in range(k):

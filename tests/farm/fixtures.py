@@ -25,6 +25,8 @@
                         makes parameterised/transient ones.
         .add_posts(k)   publish k newer posts (deterministic; feeds, listings follow at once);
                         returns the new Post objects
+        .edit_post(i, note=None)  append a paragraph to post i (0 = oldest) in place: truth,
+                        pages and full feeds show the changed content; returns the Post
         .render(target) the Reply the blog gives for a target (no fault applied)
 
     farm_written(family, seed=0, n_posts=40, **options) -> pathlib.Path

@@ -6,6 +6,7 @@ the fault table (tests/farm/faults.py) has had its say.
 """
 from __future__ import annotations
 
+import socket
 import threading
 import urllib.parse
 
@@ -44,6 +45,15 @@ class FarmServer:
         return self
 
     def __exit__(self, *exc):
+        # serve_forever polls for shutdown every 0.5 s: raise its flag and wake its select()
+        # with one connection, so a test's teardown does not wait out the poll interval
+        srv = self._server.server
+        if hasattr(srv, "_BaseServer__shutdown_request"):
+            srv._BaseServer__shutdown_request = True
+            try:
+                socket.create_connection(("127.0.0.1", self._server.port), timeout=1).close()
+            except OSError:
+                pass
         self._server.__exit__(*exc)
 
     @property
@@ -77,6 +87,11 @@ class FarmServer:
         """Publish k newer posts (under the lock, so no request sees half of them)."""
         with self._lock:
             return self.blog.add_posts(k)
+
+    def edit_post(self, index: int, note: str | None = None):
+        """Append a paragraph to post `index` (0 = oldest): a changed post for update crawls."""
+        with self._lock:
+            return self.blog.edit_post(index, note)
 
     # ---------------------------------------------------------------- serving
 
