@@ -99,6 +99,8 @@ def bench_learning(sizes: list[int], alg1_max_kb: int, repeat: int) -> None:
     blog = SHARED / "eval" / "blogs" / "trottomatic"
     blocks = post_blocks(blog)
     best_rule_linear(parse_html(b"<p>warm up numpy</p>"), "warm up numpy" * 9)
+    learn_page(*grown_page(blog, blocks, 10)[:1], "http://b.test/p",  # warm up dateparser's tables
+               {"title": "x", "content": "y", "published": "2010-02-20T10:00:00+00:00"})
     print("Learning one field (content target), parse excluded, best of", repeat)
     print(f"{'size KB':>8} {'nodes':>7} {'parse ms':>9} {'alg2 ms':>9} {'alg1 ms':>10} {'ratio':>7} "
           f"{'learn_page ms':>14} {'same':>5}")
