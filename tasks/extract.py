@@ -70,9 +70,20 @@ def _authors(root, found: list, raw, learned: bool) -> list[str]:
     return names or ([] if learned else page_authors(root, raw))
 
 
-def _date(root, found: list, raw) -> str | None:
+def _machine_date(el) -> str | None:
+    """A machine-readable date on or inside a selected element (<time datetime>, content=)."""
+    if isinstance(el, str):
+        return None
+    for v in [el.get("datetime"), el.get("content")] + el.xpath(".//time/@datetime | .//*[@itemprop]/@content"):
+        d = parse_date(v) if v else None
+        if d:
+            return d
+    return None
+
+
+def _date(root, found: list, raw, lang: str | None = None) -> str | None:
     for r in found[:3]:
-        d = parse_date(node_text(r))
+        d = _machine_date(r) or parse_date(node_text(r), lang)
         if d:
             return d
     for probe in _DATE_PROBES:
@@ -85,6 +96,14 @@ def _date(root, found: list, raw) -> str | None:
         if isinstance(d, str) and parse_date(d):
             return parse_date(d)
     return None
+
+
+def _date_lang(root, rules: dict | None) -> str | None:
+    """How to read 03/01/2008: day first if the learner saw it so, else the page's language."""
+    learned = (rules or {}).get("date")
+    if isinstance(learned, dict) and learned.get("dayfirst"):
+        return "en-gb"
+    return (root.get("lang") or "").strip() or None
 
 
 def extract_root(root, raw, rules: dict | None) -> dict:
@@ -102,7 +121,7 @@ def extract_root(root, raw, rules: dict | None) -> dict:
         "content_text": node_text(node) if node is not None else None,
         "content_html": to_html(node) if node is not None else None,
         "authors": _authors(root, _select(root, rules, "author"), raw, bool(rules_of(rules, "author"))),
-        "published": _date(root, _select(root, rules, "date"), raw),
+        "published": _date(root, _select(root, rules, "date"), raw, _date_lang(root, rules)),
     }
 
 

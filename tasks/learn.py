@@ -43,7 +43,8 @@ DISTANCE_WEIGHT = 0.25  # weight of closeness 1/(1+tree distance) for authors an
 TITLE_TIE = 0.02  # titles: closeness only breaks near-ties
 MAX_SHORT = 300  # author/date candidates longer than this are not bylines or dates
 DATE_CHECKS = 40
-FALLBACKS = 4  # runner-up rules kept per field  # candidates parsed per page at most (best scores first)
+FALLBACKS = 4  # runner-up rules kept per field
+DAY_FIRST = "en-gb"  # a language hint that makes tasks.dates read 03/01/2008 as 3 January  # candidates parsed per page at most (best scores first)
 _SUMMARY_END = re.compile(r"(\.\.\.|…|\[…\]|\[\.\.\.\]|read more|continue reading|lire la suite|"
                           r"weiterlesen|leer más|seguir leyendo)\W*$", re.I)
 _BLOCKS = {"p", "blockquote", "pre", "ul", "ol", "dl", "table", "figure", "h1", "h2", "h3", "h4",
@@ -347,10 +348,13 @@ def learn_page(html, url: str | None, target: dict) -> dict:
         cands.sort(key=lambda x: -x[0])
         for total, s, c in cands[:DATE_CHECKS]:
             text = node_text(nodes[c[0]]) if c[1] == "elem" else c[3]
-            if _same_day(parse_date(text), published):
+            plain = _same_day(parse_date(text), published)
+            # 03/01/2008 read day first is this blog's convention, whatever its language
+            dayfirst = not plain and _same_day(parse_date(text, DAY_FIRST), published)
+            if plain or dayfirst:
                 rules = _rules_for(tree, c)
                 if rules:
-                    out["date"] = _field(rules, s)
+                    out["date"] = _field(rules, s) | ({"dayfirst": True} if dayfirst else {})
                     break
     return out
 
@@ -384,6 +388,7 @@ def reduce_rules(page_rules: list) -> dict:
         votes = defaultdict(int)
         scores = defaultdict(list)
         ranks = defaultdict(list)
+        dayfirst = defaultdict(int)
         extra = {}
         for p in pages:
             f = p.get(field)
@@ -396,6 +401,8 @@ def reduce_rules(page_rules: list) -> dict:
                 ranks[rule].append(r)
                 if "source" in f:
                     extra.setdefault(rule, {"source": f["source"]})
+                if f.get("dayfirst"):
+                    dayfirst[rule] += 1
         if not votes:
             out[field] = None
             continue
@@ -408,4 +415,6 @@ def reduce_rules(page_rules: list) -> dict:
         out[field] = {"rule": best, "share": round(votes[best] / n, 4),
                       "score": round(sum(scores[best]) / len(scores[best]), 4),
                       "fallbacks": fallbacks} | extra.get(best, {})
+        if dayfirst[best]:
+            out[field]["dayfirst"] = True
     return out

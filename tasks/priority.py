@@ -7,6 +7,9 @@ traversal starts as breadth-first and sharpens as samples arrive.
 """
 from __future__ import annotations
 
+import re
+from urllib.parse import urlsplit
+
 import numpy as np
 from sklearn.neighbors import KNeighborsRegressor
 
@@ -15,10 +18,34 @@ from tasks.urls import url_features
 PRIOR = 1.0  # the estimate before any sample: every page equally worth a visit
 
 
+def url_template(url: str) -> str:
+    """The shape of a URL: numbers as #, word-like segments as *, query keys kept.
+    "/blog/page/3/" and "/blog/page/4/" share one; "/wiki/Slow_River_57" another."""
+    p = urlsplit(url)
+    segs = []
+    for seg in (p.path or "/").split("/"):
+        if not seg:
+            continue
+        if re.fullmatch(r"\d+", seg):
+            segs.append("#")
+        elif re.search(r"[\W_\d]", seg) or len(seg) > 24:
+            segs.append("*")
+        else:
+            segs.append(seg.lower())
+    keys = sorted({kv.split("=", 1)[0].lower() for kv in p.query.split("&") if kv})
+    return "/".join(segs) + ("?" + "&".join(keys) if keys else "")
+
+
 class LinkEstimator:
+    """kNN estimate of post links, plus an exploration bonus for URL shapes never sampled:
+    a kind of page the crawl has not looked at yet (the blog's own archive pages inside a
+    big forum) is worth one visit before the estimate, learned from other kinds, rules it out."""
+
     def __init__(self, k: int = 5):
         self.k = k
         self.model = None
+        self.templates: set[str] = set()
+        self.bonus = PRIOR
 
     def fit(self, samples) -> "LinkEstimator":
         """samples: [(url, post links on that page), ...]."""
@@ -28,6 +55,8 @@ class LinkEstimator:
             return self
         X = np.array([url_features(u) for u, _ in rows], dtype=float)
         y = np.array([n for _, n in rows], dtype=float)
+        self.templates = {url_template(u) for u, _ in rows}
+        self.bonus = max(PRIOR, float(y.max()) / 2)
         self.model = KNeighborsRegressor(n_neighbors=min(self.k, len(rows)), weights="distance")
         self.model.fit(X, y)
         return self
@@ -40,4 +69,5 @@ class LinkEstimator:
             return [PRIOR] * len(urls)
         X = np.array([url_features(u) for u in urls], dtype=float)
         # priorities stay below POST_PRIORITY (tasks.traversal), non-negative
-        return [float(max(0.0, v)) for v in self.model.predict(X)]
+        return [float(max(0.0, v)) + (0.0 if url_template(u) in self.templates else self.bonus)
+                for u, v in zip(urls, self.model.predict(X))]

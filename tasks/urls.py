@@ -254,9 +254,7 @@ def _peel(values: list[str], wild: str) -> tuple[list[str], list[str]]:
     while True:
         if all(v[:1].isdigit() for v in rem):
             runs = [re.match(r"\d+", v).group() for v in rem]
-            if len({len(r) for r in runs}) != 1:
-                break
-            pieces.append(r"\d{%d}" % len(runs[0]))
+            pieces.append(r"\d+")
             rem = [v[len(r):] for v, r in zip(rem, runs)]
             continue
         if any(not v for v in rem):
@@ -282,11 +280,17 @@ def _column(values: list[str], wild: str, few: bool) -> str:
     `few`: under three post URLs a lone value may still be a slug (words joined by
     dashes, an .html name): generalised rather than kept literal.
     """
-    if len(set(values)) == 1 and not (few and (_slug_like(values[0]) or _DIGITS.match(values[0]))):
-        return re.escape(values[0])
     if all(_DIGITS.match(v) for v in values):
+        # numbers are never literal: a feed window within one year or month still
+        # stands for posts of every year (\d{4}) and month (\d{2}); ids grow (\d+)
         lengths = {len(v) for v in values}
-        return r"\d{%d}" % lengths.pop() if len(lengths) == 1 else r"\d+"
+        if lengths == {4} and all(v[:2] in ("19", "20") for v in values):
+            return r"\d{4}"
+        if lengths == {2} and all(1 <= int(v) <= 31 for v in values):
+            return r"\d{2}"
+        return r"\d+"
+    if len(set(values)) == 1 and not (few and _slug_like(values[0])):
+        return re.escape(values[0])
     exts = {m.group() if m else None for m in map(_EXT.search, values)}
     ext = exts.pop() if len(exts) == 1 else None
     if ext:

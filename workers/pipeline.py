@@ -27,6 +27,7 @@ log = logging.getLogger("blogharvest")
 MAX_FEED_PAGES = 5  # feed paging: more entries mean more training pairs and known posts
 MAX_TRAINING = 30  # training pages per blog (votes)
 MAX_ATTEMPTS = 4  # deliveries of one page before it is reported and dropped
+TIE = 1e-9  # discovery order breaks ties between equal estimates
 REFIT_EVERY = 10  # new samples before the priority model is refitted and the frontier rescored
 
 Send = Callable[[str, str], None]
@@ -229,7 +230,8 @@ def _rescore(rt, crawl_id: str, model) -> None:
         return
     queued = [u for u, s in st.frontier(crawl_id, 5000) if s < POST_PRIORITY]
     if queued:
-        st.rescore(crawl_id, dict(zip(queued, model.predict(queued))))
+        # the old order (best first) breaks ties between equal new estimates
+        st.rescore(crawl_id, {u: v - TIE * i for i, (u, v) in enumerate(zip(queued, model.predict(queued)))})
 
 
 def _looks_html(resp) -> bool:
@@ -326,7 +328,9 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str]) -> None
     if others:
         model, refitted = _estimator(rt, crawl_id)
         fresh = [u for u in dict.fromkeys(others) if u not in scored]
-        scored.update(zip(fresh, model.predict(fresh)))
+        # equal estimates go first found, first served (not by the URL's spelling)
+        first = rt.state.next_sequence(crawl_id, len(fresh)) - len(fresh) + 1
+        scored.update((u, v - TIE * (first + i)) for i, (u, v) in enumerate(zip(fresh, model.predict(fresh))))
         if refitted:
             _rescore(rt, crawl_id, model)
     rt.state.enqueue(crawl_id, scored)
