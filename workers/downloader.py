@@ -10,6 +10,8 @@ import ipaddress
 import socket
 import threading
 import time
+import uuid
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import requests
@@ -20,6 +22,37 @@ from workers.settings import Settings
 from workers.state import State
 
 _local = threading.local()
+
+# Politeness across the cluster: one request at a time per host (host:port), and the next
+# one no sooner than `gap` after the previous one ended. A turn is a lease (holder token,
+# ends at the latest after the request's time limit) so a worker killed mid-request blocks
+# the host only that long. Times are the Redis clock, so workers with skewed clocks agree.
+# (Reserving future slots and sleeping to them is not enough: a thread that wakes late,
+# GIL- or CPU-starved, then sends right before the next slot's holder.)
+_TAKE_TURN = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local turn = redis.call('HMGET', KEYS[1], 'holder', 'next')
+local nxt = tonumber(turn[2] or '0')
+if now < nxt then
+  if turn[1] and turn[1] ~= '' then return ARGV[3] end  -- a request is out: ask again soon
+  return string.format('%.6f', nxt - now)
+end
+local lease = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'next', string.format('%.6f', now + lease))
+redis.call('PEXPIRE', KEYS[1], math.floor(lease * 1000) + 60000)
+return '0'
+"""
+_END_TURN = """
+if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local gap = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'holder', '', 'next', string.format('%.6f', now + gap))
+redis.call('PEXPIRE', KEYS[1], math.floor(gap * 1000) + 60000)
+return 1
+"""
+MAX_POLITENESS_WAIT = 600.0  # beyond this the host is too busy for this task: a timeout error
 
 
 def _session() -> requests.Session:
@@ -52,6 +85,30 @@ class Downloader:
         self.recorder = recorder  # called with each Response (WARC)
         self._robots: dict[str, tuple[float, RobotsPolicy]] = {}
         self._local: dict[str, bool] = {}
+        self._take_turn = state.r.register_script(_TAKE_TURN)
+        self._end_turn = state.r.register_script(_END_TURN)
+
+    @contextmanager
+    def turn(self, host: str, gap: float):
+        """Hold `host`'s turn for one request (redirect hops included): no other worker of
+        the cluster sends to it meanwhile, nor within `gap` seconds after."""
+        if gap <= 0:
+            yield
+            return
+        key, token = f"bh:host:{{{host}}}:turn", uuid.uuid4().hex
+        lease = self.s.request_timeout + 30.0
+        start = time.monotonic()
+        while True:
+            wait = float(self._take_turn(keys=[key], args=[token, lease, min(gap, 0.05)]))
+            if wait <= 0:
+                break
+            if time.monotonic() - start + wait > MAX_POLITENESS_WAIT:
+                raise FetchError("timeout", host, f"no turn for host {host} within {MAX_POLITENESS_WAIT:g} s")
+            time.sleep(wait)  # politeness: until the host's next turn, then ask again
+        try:
+            yield
+        finally:
+            self._end_turn(keys=[key], args=[token, gap])
 
     def host_gap(self, host: str, robots: RobotsPolicy | None, delay: float | None) -> float:
         if host not in self._local:
@@ -84,12 +141,10 @@ class Downloader:
     def _fetch(self, url: str, *, max_bytes: int | None = None, delay: float | None,
                robots: RobotsPolicy | None) -> Response:
         host = urlsplit(url).netloc.lower()
-        wait = self.state.host_wait(host, self.host_gap(urlsplit(url).hostname or host, robots, delay))
-        if wait > 0:
-            time.sleep(min(wait, 120))  # politeness: the slot reserved for us in Redis
-        resp = fetch(url, timeout=self.s.request_timeout, max_bytes=max_bytes or self.s.max_page_bytes,
-                     max_redirects=self.s.max_redirects, allow_private=self.s.allow_private,
-                     user_agent=self.s.user_agent, session=_session())
+        with self.turn(host, self.host_gap(urlsplit(url).hostname or host, robots, delay)):
+            resp = fetch(url, timeout=self.s.request_timeout, max_bytes=max_bytes or self.s.max_page_bytes,
+                         max_redirects=self.s.max_redirects, allow_private=self.s.allow_private,
+                         user_agent=self.s.user_agent, session=_session())
         if self.recorder:
             self.recorder(resp)
         return resp

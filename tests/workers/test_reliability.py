@@ -115,7 +115,7 @@ class TimedFarm(FarmServer):
         return super().handle(req)
 
 
-DELAY = 0.2
+DELAY = 0.1
 
 
 def test_twenty_blogs_four_workers_complete_and_polite(make_cluster):
@@ -137,6 +137,7 @@ def test_twenty_blogs_four_workers_complete_and_polite(make_cluster):
         assert {r["url"][len(site.origin):] for r in records} == {p.path for p in blog.posts}, info
         t = sorted(site.times)
         gaps.append(min(b - a for a, b in zip(t, t[1:])))
-    # requests to one host are at least DELAY apart (the slot is reserved in Redis for the whole
-    # cluster; arrival times jitter by scheduling, hence the tolerance)
-    assert min(gaps) >= DELAY - 0.05, sorted(gaps)[:5]
+        TWENTY.update(requests=TWENTY.get('requests', 0) + len(t))
+    # requests to one host arrive at least DELAY apart: a host's turn is held in Redis for the
+    # whole cluster from the request's start to DELAY after its end (1% for clock reading)
+    assert min(gaps) >= DELAY - 0.01, sorted(gaps)[:5]
