@@ -347,6 +347,7 @@ def _slow(text: str, lang: str | None, now: dt.datetime) -> str | None:
 
 _NOISE = re.compile(r"\s+")
 _ONLY_NUMBERS = re.compile(r"^[\d\s.,:/-]*$")
+_NUMBERS = re.compile(r"\d+")
 
 
 def parse_date(text: str, lang: str | None = None, now: str | None = None) -> str | None:
@@ -375,8 +376,8 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None) -> st
             return rel
         if _ONLY_NUMBERS.match(text) and not _NUM_Y.search(text):
             return None
-        if len(text) > 80 or sum(c.isdigit() for c in text) < 3:
-            return None  # a day and a year need three digits at least; long text is prose
+        if len(text) > 80 or sum(c.isdigit() for c in text) < 3 or len(_NUMBERS.findall(text)) < 2:
+            return None  # a day and a year: two numbers, three digits at least; long text is prose
         return _slow(text, lang, _now(now))
     except Exception:  # never raise on page text
         return None
