@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import codecs
 import email.utils
+import functools
 import ipaddress
 import os
 import re
@@ -530,6 +531,29 @@ def _fits(content: bytes, encoding: str) -> bool:
     return text.count("\ufffd") <= 2 + len(text) // 2000
 
 
+@functools.lru_cache(maxsize=64)
+def _single_byte(codec: str) -> bool:
+    """One character per byte (cp1252, iso-8859-x, koi8-r ...), not UTF-8 nor a CJK codec."""
+    if codec.startswith(("utf", "utf_")):
+        return False
+    try:
+        return len(bytes(range(256)).decode(codec, errors="replace")) == 256
+    except (LookupError, ValueError):
+        return False
+
+
+def _utf8_text(content: bytes) -> bool:
+    """Valid UTF-8 with some multi-byte characters (plain ASCII proves nothing)."""
+    sample = content[:65536]
+    if sample.isascii():
+        return False
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start >= len(sample) - 3  # a character cut by the sample's end
+    return True
+
+
 def detect_encoding(content: bytes, content_type: str | None = None) -> str:
     """BOM, then the header charset, <meta charset>/http-equiv, XML declaration, then
     detection.  A declared charset that the bytes plainly contradict is skipped."""
@@ -548,6 +572,10 @@ def detect_encoding(content: bytes, content_type: str | None = None) -> str:
     m = _XML_DECL.search(head)
     declared.append(_codec(m.group(1)) if m else None)
     declared = [d for d in declared if d]
+    if declared and declared[0] != "utf-8" and _single_byte(declared[0]) and _utf8_text(content):
+        # a single-byte charset in the header over bytes that are valid UTF-8 with non-ASCII in
+        # them: that text is UTF-8 (as cp1252 it would read "CafÃ©"); servers lie, bytes don't
+        return "utf-8"
     for name in declared:
         if _fits(content, name):
             return name

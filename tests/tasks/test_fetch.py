@@ -349,3 +349,17 @@ def test_dns_rebinding_caught_at_connect(monkeypatch):
             fetch(f"http://rebind.example:{s.port}/", allow_private=False, timeout=3)
         assert s.hits["/"] == 0
     assert e.value.kind == "private_address" and "127.0.0.1" in e.value.message and len(calls) == 2
+
+
+def test_utf8_body_declared_latin1_in_header_is_read_as_utf8():
+    """The farm's `wrong_charset` lie: the header says iso-8859-1, the bytes (and <meta>) are UTF-8."""
+    body = f'<html><head><meta charset="utf-8"></head><body>{FRENCH} Café</body></html>'.encode()
+    with LoopbackServer({"/": Reply(200, body, content_type="text/html; charset=iso-8859-1"),
+                         "/nometa": Reply(200, body.replace(b'<meta charset="utf-8">', b""),
+                                          content_type="text/html; charset=ISO-8859-1")}) as s:
+        for path in ("", "nometa"):
+            r = fetch(s.url + path, **OPEN)
+            assert r.encoding == "utf-8" and FRENCH in r.text and "CafÃ©" not in r.text, path
+    # a real Latin-1 page (bytes that are not UTF-8) keeps its declared charset
+    assert detect_encoding(f"{FRENCH} Café".encode("latin-1"), "text/html; charset=iso-8859-1") == "cp1252"
+    assert detect_encoding("Привет мир".encode("koi8-r"), "text/html; charset=koi8-r") == "koi8_r"
