@@ -80,6 +80,36 @@ def test_rule_is_learned_once_and_reused(rt, farm):
 
 
 
+def _read_all(rt, farm, cid, posts, entries) -> dict:
+    out = {}
+    for post in posts:
+        url = farm.origin + post.path
+        resp = rt.downloader.get(url)
+        got = comments.comments_for(rt, cid, url, entries.get(url), {"url": resp.url, "html": resp.text},
+                                    parse_html(resp.text, resp.url))
+        out[url] = [(c["id"], c["author"], c["published"], c["content_text"], c["parent"]) for c in got]
+    return out
+
+
+def test_same_comments_whatever_the_order_and_the_feed_window(rt, farm):
+    """One worker, no race: newest first with the feed's entries (counts known, rule settled
+    on the feed's sample) and oldest first as if every post were beyond the feed window
+    (no entry, the rule learned on whichever post comes first) give the same lists."""
+    feed = parse_feed(rt.downloader.get(farm.origin + "/feed/").content, farm.origin + "/feed/")
+    entries = {e["url"]: e for e in feed["entries"]}
+    runs = []
+    for posts, known in ((farm.blog.posts[::-1], entries), (farm.blog.posts, {})):
+        cid = rt.state.create_crawl(farm.url, None, {"js": "never"})
+        rt.state.r.hdel(rt.keys(cid).blog, "comment_rules", "comment_rule_crawl")  # a blog met for the first time
+        rt.state.save_entries(cid, list(known.values()))
+        rt.state.save_blog(cid, entry_urls=list(known))
+        runs.append(_read_all(rt, farm, cid, posts, known))
+    assert runs[0] == runs[1]
+    assert sum(map(len, runs[0].values())) == sum(len(p.comments) for p in farm.blog.posts)
+    for url, got in runs[0].items():
+        assert [i for i, *_ in got] == [f"{url}#comment-{c.id}" for c in farm.blog.by_path[url[len(farm.origin):]].comments]
+
+
 def test_comments_of_a_post_do_not_depend_on_crawl_order_or_feed_window(crawl, state):
     """Two crawls through real workers with posts added between (the two oldest posts leave
     the feed window, the blog's comment rule is stored by then): each post's comments are the
