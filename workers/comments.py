@@ -154,6 +154,7 @@ def blog_rule(rt, crawl_id: str) -> dict | None:
     """The blog's comment rule, settled once per crawl (by one worker; the others wait)."""
     st = rt.state
     key = rt.keys(crawl_id).blog
+
     def settled():
         rule, by = st.r.hmget(key, ["comment_rules", "comment_rule_crawl"])
         return (by is not None and json.loads(by) == crawl_id), (json.loads(rule) if rule else None)
@@ -174,6 +175,8 @@ def blog_rule(rt, crawl_id: str) -> dict | None:
                     return rule
             finally:
                 st.r.delete(f"bh:lock:comment-rule:{crawl_id}")
+            if done:
+                return rule
         if time.monotonic() > deadline:
             log.warning("crawl %s: comment rule not settled after %ss, going on with the stored one",
                         crawl_id, WAIT_SECONDS)

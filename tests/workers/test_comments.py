@@ -1,6 +1,7 @@
 """workers.comments on a real Redis and a farm WordPress blog served over loopback: every
 post's comments (feed, overflow learned on the page and its comment pages, the blog's rule
-reused on posts beyond the feed)."""
+reused on posts beyond the feed), the same list whatever the order the posts are read in
+and whether they are in the feed window."""
 from __future__ import annotations
 
 import datetime as dt
@@ -77,7 +78,6 @@ def test_rule_is_learned_once_and_reused(rt, farm):
                                  parse_html(resp2.text, resp2.url))
     assert rt.state.blog(cid)["comment_rules"] == learned
     assert {c["author"] for c in got2} == {c.author for c in other.comments}
-
 
 
 def _read_all(rt, farm, cid, posts, entries) -> dict:
