@@ -142,6 +142,8 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
         except FetchError as e:
             st.add_error(crawl_id, url, e.kind, str(e))
             return {"url": url, "error": e.kind}
+        if not _looks_html(resp):  # nothing to learn from, and not to be cached as a page
+            return {"url": url, "error": "not_html"}  # (the traversal reports it)
         page = {"url": resp.url, "html": resp.text}
         st.cache_page(crawl_id, url, page)
     page = rendering.page(rt, crawl_id, url, page)

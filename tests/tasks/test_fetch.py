@@ -362,4 +362,4 @@ def test_utf8_body_declared_latin1_in_header_is_read_as_utf8():
             assert r.encoding == "utf-8" and FRENCH in r.text and "CafÃ©" not in r.text, path
     # a real Latin-1 page (bytes that are not UTF-8) keeps its declared charset
     assert detect_encoding(f"{FRENCH} Café".encode("latin-1"), "text/html; charset=iso-8859-1") == "cp1252"
-    assert detect_encoding("Привет мир".encode("koi8-r"), "text/html; charset=koi8-r") == "koi8_r"
+    assert detect_encoding("Привет мир".encode("koi8-r"), "text/html; charset=koi8-r") == "koi8-r"
