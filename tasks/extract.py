@@ -45,9 +45,9 @@ def rules_of(rules: dict | None, field: str) -> list[str]:
 
 
 def _select(root, rules: dict | None, field: str) -> list:
-    """What the first rule that selects anything (with text) selects."""
+    """[(node, text)] of the first rule that selects anything with text."""
     for rule in rules_of(rules, field):
-        found = [r for r in apply_rule(root, rule) if node_text(r)]
+        found = [(r, t) for r in apply_rule(root, rule) if (t := node_text(r))]
         if found:
             return found
     return []
@@ -63,8 +63,8 @@ def _first_text(root, rule: str | None) -> str:
 
 def _authors(root, found: list, raw, learned: bool) -> list[str]:
     names = []
-    for r in found[:_MAX_AUTHORS]:
-        name = clean_author(node_text(r))
+    for _, text in found[:_MAX_AUTHORS]:
+        name = clean_author(text)
         if name and name not in names and len(name) <= 120:
             names.append(name)
     return names or ([] if learned else page_authors(root, raw))
@@ -82,8 +82,8 @@ def _machine_date(el) -> str | None:
 
 
 def _date(root, found: list, raw, lang: str | None = None) -> str | None:
-    for r in found[:3]:
-        d = _machine_date(r) or parse_date(node_text(r), lang)
+    for r, text in found[:3]:
+        d = _machine_date(r) or parse_date(text, lang)
         if d:
             return d
     for probe in _DATE_PROBES:
@@ -109,16 +109,17 @@ def _date_lang(root, rules: dict | None) -> str | None:
 def extract_root(root, raw, rules: dict | None) -> dict:
     """`extract_post` on a page already parsed (rendered pages, the learner's checks)."""
     titles = _select(root, rules, "title")
-    title = node_text(titles[0]) if titles else ""
+    title = titles[0][1] if titles else ""
     if not title:
         for probe in _TITLE_PROBES:
             title = _first_text(root, probe)
             if title:
                 break
-    node = next((c for c in _select(root, rules, "content") if not isinstance(c, str)), None)
+    node, text = next(((c, t) for c, t in _select(root, rules, "content") if not isinstance(c, str)),
+                      (None, None))
     return {
         "title": title or None,
-        "content_text": node_text(node) if node is not None else None,
+        "content_text": text,
         "content_html": to_html(node) if node is not None else None,
         "authors": _authors(root, _select(root, rules, "author"), raw, bool(rules_of(rules, "author"))),
         "published": _date(root, _select(root, rules, "date"), raw, _date_lang(root, rules)),

@@ -44,6 +44,7 @@ TITLE_TIE = 0.02  # titles: closeness only breaks near-ties
 MAX_SHORT = 300  # author/date candidates longer than this are not bylines or dates
 DATE_CHECKS = 40
 FALLBACKS = 4  # runner-up rules kept per field
+_FORM_TAGS = {"select", "option", "optgroup", "form", "input", "textarea", "button", "label"}  # widgets, not bylines
 DAY_FIRST = "en-gb"  # a language hint that makes tasks.dates read 03/01/2008 as 3 January  # candidates parsed per page at most (best scores first)
 _SUMMARY_END = re.compile(r"(\.\.\.|…|\[…\]|\[\.\.\.\]|read more|continue reading|lire la suite|"
                           r"weiterlesen|leer más|seguir leyendo)\W*$", re.I)
@@ -62,6 +63,7 @@ def clean_author(name: str | None) -> str:
     s = re.sub(r"\(\s*\)", "", s)
     s = re.sub(r"^\(|\)$", "", s.strip())
     s = _BY.sub("", s.strip())
+    s = s.split(" | ")[0]  # "Seth Zenz | USLHC | USA": the name, not its affiliations
     return s.strip(" ,;|-–—:")
 
 
@@ -315,11 +317,13 @@ def learn_page(html, url: str | None, target: dict) -> dict:
         ak = list(range(2, 2 + len(authors)))
         cands = []
         for i in range(len(nodes)):
-            if sizes[i] and sizes[i] <= 4 * MAX_SHORT:
+            if sizes[i] and sizes[i] <= 4 * MAX_SHORT and nodes[i].tag not in _FORM_TAGS:
                 s = max(dice_at(i, k) for k in ak)
                 if s > 0.3:
                     cands.append((s + DISTANCE_WEIGHT * tree.closeness(i, anchor), s, (i, "elem", None, None)))
         for c in short:
+            if nodes[c[0]].tag in _FORM_TAGS:
+                continue
             s = max(_dice_pad(c[3], a) for a in authors)
             if s > 0.3:
                 cands.append((s + DISTANCE_WEIGHT * tree.closeness(c[0], anchor), s, c))

@@ -228,9 +228,6 @@ LOO_FLOORS = {
     "www.quantumdiaries.org": {"title": 0.95, "content": 0.95, "date": 0.9, "author": 0.9},
 }
 LOO_KNOWN = {
-    ("www.quantumdiaries.org", "author"):
-        "0/15: the vote goes to a sidebar <select> of all bloggers (//*[@id='authors-2']/select/option[20], "
-        "share 0.27) over the byline h2.author_bio beside the post ('Seth Zenz | USLHC | USA')",
     ("www.quantumdiaries.org", "date"):
         "6/15: the post's date is printed only in the header list of each blogger's latest posts "
         "('2013.08.28 |'); the vote goes to a comment's date (comment-meta, share 0.2)",
