@@ -13,6 +13,7 @@ import pytest
 from tasks.fetch import (FetchError, Response, blocked_ip, check_address, detect_encoding,
                          fetch, looks_binary, make_session, parse_retry_after)
 from tests.httpd import LoopbackServer, Reply
+from tests.workers.report import note
 
 OPEN = dict(allow_private=True)
 
@@ -311,6 +312,8 @@ def test_loopback_refused_by_default_without_env(monkeypatch):
         with pytest.raises(FetchError):
             fetch(s.url, allow_private=False)  # an explicit False wins over the environment
     assert e.value.kind == "private_address"
+    note("SSRF: loopback", "fetch a loopback server without, then with BLOGHARVEST_ALLOW_PRIVATE=1",
+         "refused before any request; allowed with the variable", f"{e.value.kind}: {e.value.message}")
 
 
 def test_redirect_from_allowed_host_to_private_address_refused():
@@ -328,6 +331,9 @@ def test_redirect_from_allowed_host_to_private_address_refused():
             assert inner.hits["/secret"] == 0
             both = lambda url: urllib.parse.urlsplit(url).port in (outer.port, inner.port)  # noqa: E731
             assert fetch(outer.url + "to-inner", allow_private=both).text == "redis"
+    note("SSRF: after redirects", "an allowed host 302s to loopback, 169.254.169.254 and localhost",
+         "each refused at the hop", f"private_address at the hop x3; inner server hit {inner.hits['/secret']}"
+         " times before it was allowed")
 
 
 def test_dns_rebinding_caught_at_connect(monkeypatch):
@@ -349,6 +355,10 @@ def test_dns_rebinding_caught_at_connect(monkeypatch):
             fetch(f"http://rebind.example:{s.port}/", allow_private=False, timeout=3)
         assert s.hits["/"] == 0
     assert e.value.kind == "private_address" and "127.0.0.1" in e.value.message and len(calls) == 2
+    note("SSRF: name resolving to loopback (DNS rebinding)", "a name resolves public when checked, "
+         "127.0.0.1 when connected", "refused at connect, no request sent", e.value.message)
+    note("SSRF: name resolving to loopback (DNS rebinding)", "a name resolves public when checked, "
+         "127.0.0.1 when connected", "refused at connect, no request sent", e.value.message)
 
 
 def test_utf8_body_declared_latin1_in_header_is_read_as_utf8():

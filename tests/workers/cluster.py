@@ -25,8 +25,10 @@ from workers.state import STREAM, State
 
 
 class Cluster:
-    def __init__(self, base: Path, n: int = 2, concurrency: int = 2, env: dict | None = None):
+    def __init__(self, base: Path, n: int = 2, concurrency: int = 2, env: dict | None = None,
+                 password: str | None = None):
         self.base = Path(base)
+        self.password = password
         self.n, self.concurrency = n, concurrency
         self.env = {"BLOGHARVEST_ALLOW_PRIVATE": "1", **(env or {})}
         self.redis: RedisServer | None = None
@@ -38,6 +40,10 @@ class Cluster:
     # ---------------------------------------------------------------- lifecycle
     def start(self) -> "Cluster":
         self.redis = RedisServer(self.base / "redis", persist=True).start()
+        if self.password:  # from now on every client must authenticate
+            import redis
+
+            redis.Redis(port=self.redis.port).config_set("requirepass", self.password)
         self.log_dir = self.base / "logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.pool = WorkerProcesses(self.url, self.n, self.concurrency, env=self.env,
@@ -61,6 +67,8 @@ class Cluster:
 
     @property
     def url(self) -> str:
+        if self.password:
+            return f"redis://:{self.password}@127.0.0.1:{self.redis.port}/0"
         return self.redis.url
 
     def kill_worker(self, i: int = 0) -> int:
