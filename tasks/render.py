@@ -582,7 +582,7 @@ def _entry_text(entry: dict) -> str:
     return normalize_text((entry or {}).get("content_text") or "")
 
 
-def _page_words(html) -> list[str]:
+def page_words(html) -> list[str]:
     return _words(node_text(parse_html(html))) if html else []
 
 
@@ -596,12 +596,12 @@ def needs_js(raw_html: str | bytes, feed_entry: dict, rendered_html: str | None 
     text = _entry_text(feed_entry)
     if not text:
         return False
-    raw = _coverage(text, _page_words(raw_html))
+    raw = _coverage(text, page_words(raw_html))
     if raw >= PRESENT:
         return False
     if rendered_html is None:
         return True
-    return _coverage(text, _page_words(rendered_html)) >= PRESENT
+    return _coverage(text, page_words(rendered_html)) >= PRESENT
 
 
 # markers of comment systems that load by script, matched on the raw markup

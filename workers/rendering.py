@@ -20,12 +20,14 @@ import os
 import threading
 
 from tasks.fetch import FetchError
-from tasks.render import BrowserPool, RenderError, has_script_comments, needs_js, script_comment_widgets
+from tasks.render import (BrowserPool, RenderError, has_script_comments, needs_js, page_words,
+                          script_comment_widgets)
 from workers import archive
 
 log = logging.getLogger("blogharvest")
 
 SAMPLE = 3  # feed entries whose pages decide --js auto
+WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
 
 
@@ -118,15 +120,27 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
         st.save_blog(crawl_id, js="all", js_reason="--js always")
         return True
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
-    content_votes, script_comments, reasons = 0, False, []
+    content_votes, script_comments, reasons, widget_checked = 0, False, [], False
     for e in sample:
         page = pages.get(e["url"]) or _raw_page(rt, crawl_id, e["url"])
         if page is None:
             continue
         widgets = script_comment_widgets(page["html"])
-        if widgets:
-            script_comments = True
-            reasons.append(f"{e['url']}: comments by script ({', '.join(widgets)})")
+        if widgets and not widget_checked:
+            # a widget is worth a browser per post only if rendering shows more: an embed
+            # whose service is gone (or unreachable) would cost seconds a post for nothing
+            widget_checked = True
+            try:
+                rendered = _render(rt, crawl_id, e["url"])
+                gained = len(page_words(rendered["html"])) - len(page_words(page["html"]))
+            except RenderError as err:
+                st.add_error(crawl_id, e["url"], "render", str(err))
+                gained = 0
+            if gained >= WIDGET_MIN_WORDS:
+                script_comments = True
+                reasons.append(f"{e['url']}: comments by script ({', '.join(widgets)}, +{gained} words)")
+            else:
+                reasons.append(f"{e['url']}: comment widget ({', '.join(widgets)}) showed nothing once rendered")
         if needs_js(page["html"], e):
             try:
                 rendered = _render(rt, crawl_id, e["url"])
