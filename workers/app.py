@@ -5,6 +5,8 @@ Celery protocol without importing this code; everything they send is JSON.
 """
 from __future__ import annotations
 
+import ssl
+
 from celery import Celery
 
 from workers.settings import settings
@@ -39,3 +41,7 @@ app.conf.update(
     beat_max_loop_interval=5,
     worker_soft_shutdown_timeout=float(__import__("os").environ.get("BLOGHARVEST_WORKER_SOFT_SHUTDOWN", 0) or 0),
 )
+if REDIS_URL.startswith("rediss://"):
+    # TLS to Redis (managed Redis): verify the server's certificate, broker and results alike
+    _tls = {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+    app.conf.update(broker_use_ssl=_tls, redis_backend_use_ssl=_tls)

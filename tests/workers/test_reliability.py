@@ -216,9 +216,6 @@ print(json.dumps({"state_ssl": "SSL" in runtime().state.r.connection_pool.connec
 """
 
 
-@pytest.mark.xfail(strict=True, reason="workers/app.py: a rediss:// REDIS_URL without ssl_cert_reqs makes "
-                                       "Celery's Redis backend raise ValueError; set broker_use_ssl and "
-                                       "redis_backend_use_ssl (ssl_cert_reqs=CERT_REQUIRED) for rediss://")
 def test_rediss_url_configures_tls_everywhere():
     """redis-server here is built without TLS, so this checks the configuration a rediss://
     REDIS_URL produces (Celery broker and backend, the state client), in a fresh process."""
