@@ -23,26 +23,13 @@ from tasks.fetch import FetchError
 from tasks.render import (BrowserPool, RenderError, has_script_comments, needs_js, page_words,
                           script_comment_widgets)
 from workers import archive
+from workers.settings import settings
 
 log = logging.getLogger("blogharvest")
 
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
 
 
 # ------------------------------------------------------------------ the process's pool
@@ -56,14 +43,10 @@ def pool(rt=None) -> BrowserPool:
     global _pool
     with _lock:
         if _pool is None or _pool._closed:
-            remote = getattr(getattr(rt, "settings", None), "selenium_remote_url", None) \
-                or os.environ.get("SELENIUM_REMOTE_URL") or ""
-            _pool = BrowserPool(
-                size=_env_int("BLOGHARVEST_BROWSERS", 1),
-                max_pages=_env_int("BLOGHARVEST_BROWSER_PAGES", 50),
-                page_load_timeout=_env_float("BLOGHARVEST_PAGE_LOAD_TIMEOUT", 30),
-                script_timeout=_env_float("BLOGHARVEST_SCRIPT_TIMEOUT", 15),
-                remote_url=remote)
+            s = getattr(rt, "settings", None) or settings()
+            _pool = BrowserPool(size=s.browsers, max_pages=s.browser_pages,
+                                page_load_timeout=s.page_load_timeout, script_timeout=s.script_timeout,
+                                remote_url=s.selenium_remote_url or "")
         return _pool
 
 
@@ -87,7 +70,7 @@ except ImportError:  # pragma: no cover - celery is a dependency
 
 
 def max_clicks() -> int:
-    return _env_int("BLOGHARVEST_MAX_CLICKS", 30)
+    return settings().max_clicks
 
 
 # ------------------------------------------------------------------ decision

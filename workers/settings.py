@@ -45,6 +45,12 @@ class Settings:
     warc_dir: str | None = field(default_factory=lambda: os.environ.get("BLOGHARVEST_WARC_DIR") or None)
     stream_maxlen: int = field(default_factory=lambda: _int("BLOGHARVEST_STREAM_MAXLEN", 1_000_000))
     selenium_remote_url: str | None = field(default_factory=lambda: os.environ.get("SELENIUM_REMOTE_URL") or None)
+    # rendering: browser sessions per worker, pages before a session is recycled, bounds
+    browsers: int = field(default_factory=lambda: _int("BLOGHARVEST_BROWSERS", 1))
+    browser_pages: int = field(default_factory=lambda: _int("BLOGHARVEST_BROWSER_PAGES", 50))
+    page_load_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_PAGE_LOAD_TIMEOUT", 30.0))
+    script_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_SCRIPT_TIMEOUT", 15.0))
+    max_clicks: int = field(default_factory=lambda: _int("BLOGHARVEST_MAX_CLICKS", 30))
 
     @property
     def visibility_timeout(self) -> int:
