@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
 
 from tasks.fetch import FetchError
