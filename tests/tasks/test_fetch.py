@@ -357,8 +357,6 @@ def test_dns_rebinding_caught_at_connect(monkeypatch):
     assert e.value.kind == "private_address" and "127.0.0.1" in e.value.message and len(calls) == 2
     note("SSRF: name resolving to loopback (DNS rebinding)", "a name resolves public when checked, "
          "127.0.0.1 when connected", "refused at connect, no request sent", e.value.message)
-    note("SSRF: name resolving to loopback (DNS rebinding)", "a name resolves public when checked, "
-         "127.0.0.1 when connected", "refused at connect, no request sent", e.value.message)
 
 
 def test_utf8_body_declared_latin1_in_header_is_read_as_utf8():

@@ -7,6 +7,7 @@ A hang is caught by SIGALRM: each call gets HANG seconds of wall clock.
 from __future__ import annotations
 
 import json
+import os
 import signal
 from contextlib import contextmanager
 
@@ -23,6 +24,15 @@ from tests.workers.report import note
 HANG = 10.0
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
                 derandomize=True)
+
+
+@contextmanager
+def noted(name: str, value):
+    try:
+        yield
+    except Exception as e:
+        _exception_note(name, ValueError(f"{e} on {value!r}") if isinstance(e, ValueError) else e)
+        raise
 
 
 class Hang(Exception):
@@ -43,19 +53,29 @@ def bounded(what: str):
         signal.signal(signal.SIGALRM, old)
 
 
-COUNT: dict = {}
+COUNT: dict = {}  # what was fuzzed -> [examples run, test id, first exception seen]
 
 
 def counted(name: str):
-    COUNT[name] = COUNT.get(name, 0) + 1
+    row = COUNT.setdefault(name, [0, os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0], None])
+    row[0] += 1
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _report():
+@pytest.fixture(autouse=True)
+def _report(request):
     yield
-    for name, n in sorted(COUNT.items()):
-        note(f"fuzz: {name}", f"{n} hypothesis examples (derandomized)",
-             "no unhandled exception, each call < 10 s", "none; no hang")
+    for name, (n, test, error) in COUNT.items():
+        if test == request.node.nodeid:
+            note(f"fuzz: {name}", f"{n} hypothesis examples (derandomized)",
+                 "no unhandled exception, each call < 10 s",
+                 "none; no hang" if error is None else f"{error} (shrunk example in the test output)",
+                 test=test)
+
+
+def _exception_note(name: str, e: BaseException) -> None:
+    row = COUNT.get(name)
+    if row and row[2] is None:
+        row[2] = f"{type(e).__name__}: {e}"
 
 
 # ---------------------------------------------------------------- feeds
@@ -207,7 +227,7 @@ URLSPLIT_BUG = pytest.mark.xfail(strict=True, raises=ValueError,
 @example("http://b.example:99999/x", "http://b.example/")
 def test_fuzz_url_handling(url, home):
     counted("URL handling (canonical, same_site, features, links)")
-    with bounded("url functions"):
+    with bounded("url functions"), noted("URL handling (canonical, same_site, features, links)", url):
         c = canonical(url)
         assert isinstance(c, str)
         assert canonical(c) == c or not c.startswith("http"), (url, c)  # idempotent
@@ -222,7 +242,7 @@ def test_fuzz_url_handling(url, home):
 @given(st.lists(urls, min_size=1, max_size=12), st.lists(urls, max_size=5), urls)
 def test_fuzz_post_pattern(posts, others, probe):
     counted("post-URL pattern learning and matching")
-    with bounded("learn_post_pattern"):
+    with bounded("learn_post_pattern"), noted("post-URL pattern learning and matching", probe):
         pattern = learn_post_pattern(posts, others)
         assert isinstance(pattern, str)
         is_post(probe, pattern)
