@@ -127,3 +127,40 @@ def test_beat_runs_scheduled_update_crawls(crawl, state, redis_server, tmp_path)
     assert {r["url"] for r in state.crawl_records(cid)} == added
     listed = subprocess.run(CLI + ["schedule", "list"], env=env, capture_output=True, text=True, timeout=60)
     assert site.url not in listed.stdout
+
+
+def test_crawl_writes_a_whole_warc_and_media(tmp_path):
+    """crawl --warc: warcio reads the file whole, every post has a response record and a
+    metadata record that refers to it; media files are content-addressed by their sha256."""
+    import hashlib
+
+    from warcio.archiveiterator import ArchiveIterator
+
+    blog = WordPress(seed=15, n_posts=12)
+    out, warc, media = tmp_path / "posts.jsonl", tmp_path / "blog.warc.gz", tmp_path / "media"
+    with FarmServer(blog) as site:
+        p = subprocess.run(CLI + ["crawl", site.url, "--out", str(out), "--warc", str(warc), "--quiet"],
+                           env=_env(tmp_path, BLOGHARVEST_MEDIA_DIR=str(media)), capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-2000:]
+        posts = set(site.post_urls())
+    index = subprocess.run([sys.executable, "-m", "warcio.cli", "index", str(warc)], capture_output=True,
+                           text=True, timeout=120)
+    assert index.returncode == 0, index.stderr
+    responses, metadata, kinds = {}, [], []
+    with open(warc, "rb") as f:
+        for rec in ArchiveIterator(f):
+            kinds.append(rec.rec_type)
+            if rec.rec_type == "response":
+                responses[rec.rec_headers.get_header("WARC-Target-URI")] = rec.rec_headers.get_header("WARC-Record-ID")
+            elif rec.rec_type == "metadata":
+                metadata.append(rec.rec_headers.get_header("WARC-Refers-To"))
+    assert kinds[0] == "warcinfo"
+    assert posts <= set(responses), posts - set(responses)
+    assert len(metadata) >= len(posts) and set(metadata) <= set(responses.values())
+    records = _records(out)
+    files = [m for r in records for m in r["media"]]
+    assert files, "the farm's posts have images"
+    for m in files:
+        data = (media / m["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == m["sha256"] and len(data) == m["bytes"]
