@@ -96,7 +96,7 @@ class Downloader:
             yield
             return
         key, token = f"bh:host:{{{host}}}:turn", uuid.uuid4().hex
-        lease = self.s.request_timeout + 30.0
+        lease = self.s.request_timeout + 5.0  # fetch() ends by its deadline; a killed holder blocks no longer
         start = time.monotonic()
         while True:
             wait = float(self._take_turn(keys=[key], args=[token, lease, min(gap, 0.05)]))

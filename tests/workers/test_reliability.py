@@ -3,7 +3,9 @@
 Every test runs its own Redis (AOF) and worker processes (tests/workers/cluster.py), so
 killing them touches nothing else. Pages are slowed by the politeness delay
 (BLOGHARVEST_LOCAL_DELAY) so the crawl is still running when it is interrupted, and the
-sweep re-sends pages that stayed in flight longer than BLOGHARVEST_STALE_AFTER.
+sweep re-sends pages that stayed in flight longer than BLOGHARVEST_STALE_AFTER. A worker
+killed mid-request holds its host's politeness turn until the lease ends (request timeout
++ 5 s), so the request timeout is 5 s here.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from tests.workers.cluster import Cluster, comparable
 from tests.workers.report import note
 from workers.state import Keys
 
-SLOW = {"BLOGHARVEST_STALE_AFTER": "5", "BLOGHARVEST_LOCAL_DELAY": "0.05"}
+SLOW = {"BLOGHARVEST_STALE_AFTER": "5", "BLOGHARVEST_LOCAL_DELAY": "0.05", "BLOGHARVEST_REQUEST_TIMEOUT": "5"}
 
 
 @pytest.fixture
