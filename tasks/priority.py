@@ -21,7 +21,10 @@ PRIOR = 1.0  # the estimate before any sample: every page equally worth a visit
 def url_template(url: str) -> str:
     """The shape of a URL: numbers as #, word-like segments as *, query keys kept.
     "/blog/page/3/" and "/blog/page/4/" share one; "/wiki/Slow_River_57" another."""
-    p = urlsplit(url)
+    try:
+        p = urlsplit(url)
+    except ValueError:
+        return ""
     segs = []
     for seg in (p.path or "/").split("/"):
         if not seg:

@@ -98,6 +98,7 @@ def _keep_param(pair: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=65536)
 def canonical(url: str) -> str:
     """One spelling per page: lower-case scheme and host, no fragment, no default
     port, dot segments resolved, escapes normalised, `dir/index.html` as `dir/`, tracking and duplicate-making
@@ -213,7 +214,10 @@ _NO_MATCH = r"(?!)"
 
 def _target(url: str) -> str:
     """What the post pattern is matched against: the canonical path and query."""
-    parts = urllib.parse.urlsplit(canonical(url))
+    try:
+        parts = urllib.parse.urlsplit(canonical(url))
+    except ValueError:  # "http://[bad/": not a URL of any blog
+        return ""
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
@@ -450,12 +454,21 @@ def _log(n: float) -> float:
 
 
 def url_features(url: str) -> list[float]:
+    """Numbers describing a URL for the link-count estimator (FEATURE_NAMES); see _features."""
+    return list(_features(url))
+
+
+@lru_cache(maxsize=65536)
+def _features(url: str) -> tuple[float, ...]:
     """Numbers describing a URL for the link-count estimator (FEATURE_NAMES).
 
     Counts are log-scaled and flags 0/1 so that the Euclidean distance of the
     k-nearest-neighbour regression weighs them alike, with no fitted scaler.
     """
-    parts = urllib.parse.urlsplit(canonical(url or ""))
+    try:
+        parts = urllib.parse.urlsplit(canonical(url or ""))
+    except ValueError:  # "http://[bad/": the features of an empty URL
+        parts = urllib.parse.urlsplit("")
     path = urllib.parse.unquote(parts.path or "/")
     query = parts.query
     segs = [s for s in path.split("/") if s]
@@ -485,4 +498,4 @@ def url_features(url: str) -> list[float]:
     }
     for name, rx in _KEYWORD_RX.items():
         feats[name] = 1.0 if any(rx.match(t) for t in tokens) else 0.0
-    return [float(feats[name]) for name in FEATURE_NAMES]
+    return tuple(float(feats[name]) for name in FEATURE_NAMES)

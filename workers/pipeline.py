@@ -284,7 +284,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
         st.r.sadd(k.seen, final)
 
     root = parse_html(page["html"], page["url"])
-    links = [canonical(u) for u in extract_links(root, page["url"])]
+    links = extract_links(root, page["url"])  # canonical already
     posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
     others += [canonical(u) for u in feed_links(root, page["url"], home)]
 
@@ -298,7 +298,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
             digest = content_hash(record)
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
                                      output_unchanged=not options.get("update")) \
-                if _in_window(record, options, st.crawl_info(crawl_id).get("since")) else False
+                if _in_window(record, options, st.since(crawl_id)) else False
             if changed:
                 archive.on_record(rt, crawl_id, record, page)
             result["record"] = changed
@@ -308,7 +308,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
         n = st.add_sample(crawl_id, url, len(set(posts)))
         result["sample"] = n
 
-    _queue_links(rt, crawl_id, posts, others)
+    _queue_links(rt, crawl_id, posts, others, options)
     if options.get("trace"):
         st.trace(crawl_id, url, bool(result.get("record") is not None))
     st.mark_done(crawl_id, url)
@@ -316,20 +316,21 @@ def process(rt, crawl_id: str, url: str) -> dict:
     return result
 
 
-def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str]) -> None:
+def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options: dict | None = None) -> None:
     """Posts first; other pages by their estimated number of post links (kNN).
     The option order=bfs queues everything first come, first served (the baseline
     the benchmark compares the kNN order with)."""
-    if rt.state.options(crawl_id).get("order") == "bfs":
+    if (options if options is not None else rt.state.options(crawl_id)).get("order") == "bfs":
         fresh = list(dict.fromkeys(posts + others))
         top = rt.state.next_sequence(crawl_id, len(fresh))
         first = top - len(fresh) + 1  # sequence number of fresh[0]; earlier found, popped first
         rt.state.enqueue(crawl_id, {u: -float(first + i) for i, u in enumerate(fresh)})
         return
     scored = {u: POST_PRIORITY for u in posts}
+    others = rt.state.unseen(crawl_id, [u for u in dict.fromkeys(others) if u not in scored])
     if others:
         model, refitted = _estimator(rt, crawl_id)
-        fresh = [u for u in dict.fromkeys(others) if u not in scored]
+        fresh = others  # only links never queued are estimated (most of a page's links are)
         # equal estimates go first found, first served (not by the URL's spelling)
         first = rt.state.next_sequence(crawl_id, len(fresh)) - len(fresh) + 1
         scored.update((u, v - TIE * (first + i)) for i, (u, v) in enumerate(zip(fresh, model.predict(fresh))))
@@ -361,7 +362,7 @@ def _settled(st, crawl_id: str, url: str) -> bool:
     old = st.record(crawl_id, url)
     if old is None:
         return False
-    since = st.crawl_info(crawl_id).get("since")
+    since = st.since(crawl_id)
     return bool(since and old.get("published") and old["published"][:10] < since[:10])
 
 

@@ -190,6 +190,9 @@ class State:
         info["options"] = json.loads(raw.get("options") or "{}")
         return info
 
+    def since(self, crawl_id: str) -> str | None:
+        return self.r.hget(Keys(crawl_id).crawl, "since") or None
+
     def options(self, crawl_id: str) -> dict:
         return json.loads(self.r.hget(Keys(crawl_id).crawl, "options") or "{}")
 
@@ -259,6 +262,12 @@ class State:
         k = Keys(crawl_id)
         args = [x for u, v in scored.items() for x in (u, repr(float(v)))]
         return int(self._enqueue(keys=[k.seen, k.frontier], args=args))
+
+    def unseen(self, crawl_id: str, urls: list[str]) -> list[str]:
+        """The urls never queued in this crawl (a hint: enqueue decides atomically)."""
+        if not urls:
+            return []
+        return [u for u, seen in zip(urls, self.r.smismember(Keys(crawl_id).seen, urls)) if not seen]
 
     def next_sequence(self, crawl_id: str, n: int) -> int:
         """The crawl's discovery counter after reserving `n` numbers (breadth-first order)."""

@@ -213,14 +213,6 @@ urls = st.one_of(
 )
 
 
-# tasks/urls.py: url_features() and is_post() raise ValueError ("Invalid IPv6 URL") from
-# urllib's urlsplit on "http://[bad/"; the fix is to catch ValueError there (features of "",
-# not a post). Strict: once fixed, these xfails fail and the marker must go.
-URLSPLIT_BUG = pytest.mark.xfail(strict=True, raises=ValueError,
-                                 reason="tasks/urls.py url_features/is_post: urlsplit ValueError on 'http://[bad/'")
-
-
-@URLSPLIT_BUG
 @FUZZ
 @given(urls, urls)
 @example("http://[bad/", "http://b.example/")
@@ -237,7 +229,6 @@ def test_fuzz_url_handling(url, home):
         extract_links(f'<a href="{url}">x</a><a href="{home}">y</a>', "http://b.example/")
 
 
-@URLSPLIT_BUG
 @FUZZ
 @given(st.lists(urls, min_size=1, max_size=12), st.lists(urls, max_size=5), urls)
 def test_fuzz_post_pattern(posts, others, probe):
