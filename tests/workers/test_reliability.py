@@ -21,6 +21,7 @@ import pytest
 import redis
 from celery import Celery
 
+from tests.conftest import wait_for
 from tests.farm.server import FarmServer
 from tests.farm.wordpress import WordPress
 from tests.farm.static import Static
@@ -184,7 +185,9 @@ def test_pickle_payload_refused_by_the_worker(make_cluster):
         hits = sum(site.hits.values())
     assert cluster.state.crawl_info(cid)["state"] == "queued", "the pickled new_crawl ran"
     assert hits == 0
-    assert cluster.state.r.llen("celery") == 0 and not cluster.state.r.hlen("unacked")
+    # nothing left queued or unacknowledged (the sweep's own ack follows its result: poll)
+    wait_for(lambda: cluster.state.r.llen("celery") == 0 and not cluster.state.r.hlen("unacked"), 10,
+             "the queue to drain")
     log = cluster.worker_logs()
     assert "untrusted content" in log or "ContentDisallowed" in log, log[-2000:]
     note("payload: pickle", "new_crawl sent pickle-serialised to a real worker",
