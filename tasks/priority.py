@@ -60,7 +60,8 @@ class LinkEstimator:
         y = np.array([n for _, n in rows], dtype=float)
         self.templates = {url_template(u) for u, _ in rows}
         self.bonus = max(PRIOR, float(y.max()) / 2)
-        self.model = KNeighborsRegressor(n_neighbors=min(self.k, len(rows)), weights="distance")
+        self.model = KNeighborsRegressor(n_neighbors=min(self.k, len(rows)), weights="distance",
+                                         algorithm="kd_tree")  # no thread pool per call: workers are threads
         self.model.fit(X, y)
         return self
 
