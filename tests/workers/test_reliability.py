@@ -232,3 +232,7 @@ def test_rediss_url_configures_tls_everywhere():
     assert got["state_ssl"] and got["state_password"] == "pw"
     assert got["backend_ssl"] and got["backend_password"] == "pw"
     assert got["broker"].startswith("rediss://") and got["broker_use_ssl"]
+    note("Redis URL with TLS (rediss://)", "REDIS_URL=rediss://:pw@host/0 in a fresh process (this "
+         "redis-server has no TLS, so configuration only)", "TLS and password for broker, results and state",
+         f"state client SSL {got['state_ssl']}, backend SSL {got['backend_ssl']}, broker_use_ssl "
+         f"{got['broker_use_ssl']}, password passed to both")
