@@ -24,6 +24,8 @@ log = logging.getLogger("blogharvest")
 
 # Tasks that may run twice safely (idempotent keys) are re-queued if their worker dies.
 IDEMPOTENT = dict(acks_late=True, reject_on_worker_lost=True)
+# Redis unreachable: the step is not at fault; it is retried or re-sent, never reported as failed.
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 
 @app.task(name="blogharvest.new_crawl", bind=True, max_retries=3, **IDEMPOTENT)
@@ -41,6 +43,12 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         plan = pipeline.discover(rt, crawl_id, url, since)
     except pipeline.CrawlFailed as e:
         rt.state.set_state(crawl_id, "failed", str(e))
+        return crawl_id
+    except REDIS_DOWN:
+        raise self.retry(countdown=10)  # the state is unreachable: try the step again later
+    except Exception as e:  # a bug or a page we could not handle: say so, never hang the crawl
+        log.exception("discovery of %s failed", url)
+        _fail(rt, crawl_id, url, e)
         return crawl_id
     if plan["learn"]:
         rt.state.r.hset(rt.keys(crawl_id).crawl, "phase", "learn")
@@ -68,14 +76,27 @@ def learn_page(self, crawl_id: str, url: str) -> dict:
     except SoftTimeLimitExceeded:
         rt.state.add_error(crawl_id, url, "timeout", "rule learning exceeded its time limit")
         return {"url": url, "error": "timeout"}
+    except REDIS_DOWN:
+        raise
+    except Exception as e:  # one bad training page must not stop the chord: it just has no vote
+        log.exception("learning on %s failed", url)
+        rt.state.add_error(crawl_id, url, "learn", f"{type(e).__name__}: {e}")
+        return {"url": url, "error": "learn"}
 
 
 @app.task(name="blogharvest.reduce_rules", bind=True, **IDEMPOTENT)
 def reduce_rules(self, results: list, crawl_id: str) -> dict:
     """Algorithm 1's vote: the most frequent best rule per field; then the traversal starts."""
     rt = runtime()
-    rules = pipeline.reduce(rt, crawl_id, results)
-    pipeline.start_traversal(rt, crawl_id, rules, send=_send)
+    try:
+        rules = pipeline.reduce(rt, crawl_id, results)
+        pipeline.start_traversal(rt, crawl_id, rules, send=_send)
+    except REDIS_DOWN:
+        raise
+    except Exception as e:
+        log.exception("reducing the rules of %s failed", crawl_id)
+        _fail(rt, crawl_id, rt.state.crawl_info(crawl_id).get("url") or "", e)
+        return {}
     return rules
 
 
@@ -90,12 +111,12 @@ def process_url(self, crawl_id: str, url: str) -> dict:
             countdown = min(300.0, e.retry_after or (2 ** self.request.retries) * 2.0)
             rt.state.touch_inflight(crawl_id, [url])
             raise self.retry(countdown=countdown, exc=None)
-        pipeline.page_failed(rt, crawl_id, url, e.kind, str(e))
+        pipeline.page_failed(rt, crawl_id, url, e.kind, e.message)
         out = {"url": url, "error": e.kind}
     except SoftTimeLimitExceeded:
         pipeline.page_failed(rt, crawl_id, url, "timeout", "page processing exceeded its time limit")
         out = {"url": url, "error": "timeout"}
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+    except REDIS_DOWN:
         raise  # Redis is away, not the page at fault: it stays in flight and the sweep re-sends it
     except Exception as e:  # a bad page must not stop the crawl: report it and go on
         log.exception("page %s failed", url)
@@ -115,6 +136,11 @@ def sweep(crawl_id: str | None = None) -> int:
     for cid in ids:
         n += pipeline.recover(rt, cid, send=_send)
     return n
+
+
+def _fail(rt, crawl_id: str, url: str, e: Exception) -> None:
+    rt.state.add_error(crawl_id, url, "internal", f"{type(e).__name__}: {e}")
+    rt.state.set_state(crawl_id, "failed", f"internal error: {type(e).__name__}: {e}")
 
 
 def _send(crawl_id: str, url: str) -> None:

@@ -97,7 +97,11 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries])
     st.cache_page(crawl_id, home_url, {"url": home.url, "html": home.text})
 
-    rendering.decide(rt, crawl_id, entries[:MAX_TRAINING], {})
+    try:
+        rendering.decide(rt, crawl_id, entries[:MAX_TRAINING], {})
+    except Exception as e:  # without a decision the pages are read as served
+        log.exception("--js auto decision for %s failed", url)
+        st.add_error(crawl_id, url, "render", f"could not decide on rendering: {type(e).__name__}: {e}")
     options = st.options(crawl_id)
     learn = True
     if options.get("update") and st.blog(crawl_id).get("rules"):
@@ -140,7 +144,7 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
         try:
             resp = rt.downloader.get(url)
         except FetchError as e:
-            st.add_error(crawl_id, url, e.kind, str(e))
+            st.add_error(crawl_id, url, e.kind, e.message)
             return {"url": url, "error": e.kind}
         if not _looks_html(resp):  # nothing to learn from, and not to be cached as a page
             return {"url": url, "error": "not_html"}  # (the traversal reports it)

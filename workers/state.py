@@ -112,17 +112,6 @@ if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
 return 1
 """
 
-# Reserve the next request slot of a host: returns how long to wait before sending.
-_HOST_SLOT = """
-local now = tonumber(ARGV[1])
-local gap = tonumber(ARGV[2])
-local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
-local at = math.max(now, nxt)
-redis.call('SET', KEYS[1], tostring(at + gap), 'PX', math.floor((at + gap - now) * 1000) + 60000)
-return tostring(at - now)
-"""
-
-
 class State:
     """Typed access to the Redis state of crawls."""
 
@@ -131,7 +120,6 @@ class State:
         self._dispatch = client.register_script(_DISPATCH)
         self._enqueue = client.register_script(_ENQUEUE)
         self._finish = client.register_script(_MAYBE_FINISH)
-        self._slot = client.register_script(_HOST_SLOT)
 
     @classmethod
     def from_url(cls, url: str) -> "State":
@@ -381,12 +369,6 @@ class State:
         return self.r.scard(Keys(crawl_id).posts)
 
     # ------------------------------------------------------------ politeness
-    def host_wait(self, host: str, gap: float) -> float:
-        """Reserve this host's next request slot across all workers; seconds to wait."""
-        if gap <= 0:
-            return 0.0
-        return float(self._slot(keys=[f"bh:host:{{{host}}}:next"], args=[time.time(), gap]))
-
     def robots(self, host: str) -> str | None:
         return self.r.get(f"bh:robots:{{{host}}}")
 

@@ -74,15 +74,6 @@ def test_stale_in_flight_pages_are_found(state):
     assert sorted(state.stale_inflight(cid, older_than=-1)) == ["p", "q"]
 
 
-def test_host_slots_are_spaced_by_the_gap(state):
-    host = f"slot-test-{time.time_ns()}"
-    waits = [state.host_wait(host, 0.5) for _ in range(4)]
-    # each reservation is half a second after the previous one, whoever asks
-    for a, b in zip(waits, waits[1:]):
-        assert abs((b - a) - 0.5) < 0.05
-    assert state.host_wait(host + "-free", 0) == 0.0
-
-
 def test_records_stream_only_when_changed(state, redis_client):
     cid = _crawl(state, "http://state-test-6.example/")
     rec = {"url": "http://state-test-6.example/p/1", "title": "T"}
