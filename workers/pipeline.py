@@ -113,7 +113,9 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
 
 def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:
     """update_crawl's check: do the stored rules still extract what the feed says?"""
-    rules = rt.state.blog(crawl_id).get("rules") or {}
+    stored = rt.state.blog(crawl_id).get("rules") or {}
+    # the learned rules alone: runners-up may still find a moved field, but then it is time to re-learn
+    rules = {f: {"rule": v["rule"]} for f, v in stored.items() if isinstance(v, dict) and v.get("rule")}
     ok = n = 0
     for e in entries:
         try:

@@ -88,3 +88,25 @@ def test_update_crawl_finds_only_new_posts(crawl):
     assert info["kind"] == "update"
     new_urls = {site.origin + p.path for p in added}
     assert {r["url"] for r in update} == new_urls
+
+
+def test_update_crawl_relearns_rules_when_the_theme_changes(crawl, state):
+    blog = WordPress(seed=6, n_posts=25, style="class")
+    with FarmServer(blog) as site:
+        first, _ = crawl(site.url)
+        old = state.blog(first["crawl_id"])["rules"]
+        # a new theme: every field in other markup
+        blog.names = {"title": ("headline", "headline"), "content": ("article-text", "article-text"),
+                      "author": ("byline-name", "byline-name"), "date": ("stamp", "stamp")}
+        added = site.add_posts(2)
+        info, update = crawl(site.url, since="2000-01-01")
+    assert info["state"] == "done", info
+    assert any(e["kind"] == "relearn" for e in info["error_report"])
+    new = state.blog(info["crawl_id"])["rules"]
+    assert "article-text" in new["content"]["rule"] and "article-text" not in old["content"]["rule"]
+    truth = {site.origin + p.path: p for p in added}
+    got = {r["url"]: r for r in update}
+    assert set(truth) <= set(got)
+    rows = [t for t in blog.truth if t["title"] in {p.title for p in added}]
+    s = score(rows, [got[u] for u in truth])
+    assert s["found"] == s["title_exact"] == s["content_f1"] == s["date"] == 100, s
