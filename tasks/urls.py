@@ -318,7 +318,7 @@ def _column(values: list[str], wild: str, few: bool) -> str:
 
 
 def _reverse_piece(piece: str) -> str:
-    if piece.startswith(r"\d{"):
+    if piece.startswith(r"\d"):  # a digit class reads the same both ways
         return piece
     return re.escape(re.sub(r"\\(.)", r"\1", piece)[::-1])
 

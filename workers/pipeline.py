@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 from typing import Callable
+from urllib.parse import urljoin
 
 from tasks import feeds as feedlib
 from tasks.extract import extract_post, extract_root, matches_entry
@@ -295,8 +296,10 @@ def process(rt, crawl_id: str, url: str) -> dict:
     others += [canonical(u) for u in feed_links(root, page["url"], home)]
 
     result = {"url": url, "post": post}
+    extracted = extract_root(root, page["html"], rules) if post else None
+    if post and entry is None and not _reads_as_post(extracted, rules, pattern, home):
+        post = result["post"] = False  # an /about/ page that a one-slug pattern took in
     if post:
-        extracted = extract_root(root, page["html"], rules)
         if extracted.get("title") or extracted.get("content_text"):
             record = post_record(url, home, extracted, rules=_rule_strings(rules),
                                  comments=comments.comments_for(rt, crawl_id, url, entry, page, root),
@@ -360,6 +363,23 @@ def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: 
     st.mark_done(crawl_id, url)
     st.incr(crawl_id, "pages")
     return {"url": url, "feed": len(links)}
+
+
+def _broad(pattern: str | None, home: str) -> bool:
+    """Does the post pattern take in any page named by one slug at the site's root (Ghost,
+    Medium-like blogs), so that /about/ or /contact/ would pass for posts?"""
+    probe = urljoin(home, "/zz-some-page-name-zz")
+    return bool(pattern) and (is_post(probe, pattern) or is_post(probe + "/", pattern))
+
+
+def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str) -> bool:
+    """A page beyond the feed that the pattern takes in: under a broad pattern it must also
+    show a date when the blog's posts do (the date rule held on most training pages)."""
+    if not _broad(pattern, home):
+        return True
+    date = (rules or {}).get("date")
+    dated = isinstance(date, dict) and float(date.get("share") or 0) >= 0.6
+    return bool(extracted.get("published")) or not dated
 
 
 def _settled(st, crawl_id: str, url: str) -> bool:

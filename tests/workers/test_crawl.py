@@ -110,3 +110,44 @@ def test_update_crawl_relearns_rules_when_the_theme_changes(crawl, state):
     rows = [t for t in blog.truth if t["title"] in {p.title for p in added}]
     s = score(rows, [got[u] for u in truth])
     assert s["found"] == s["title_exact"] == s["content_f1"] == s["date"] == 100, s
+
+
+def test_root_slug_posts_leave_out_undated_pages(crawl, state):
+    """A Ghost-like blog whose posts sit at /<slug>/: the pattern takes in /about/ too, which
+    lacks the date every post shows, so it is not a record; posts beyond the feed are."""
+    from tests.farm import text as T
+    from tests.httpd import LoopbackServer, Reply
+
+    r = T.rng("ghost", 1)
+    posts, titles = [], set()
+    for i in range(8):
+        title = T.title(r)
+        while title in titles:
+            title = T.title(r)
+        titles.add(title)
+        body = " ".join(T.sentence(r, "en") for _ in range(12))
+        posts.append((T.slugify(title), title, body, f"2020-0{i % 9 + 1}-1{i % 9}"))
+
+    def page(title, body, date=None):
+        meta = f'<time class="post-date" datetime="{date}">{date}</time>' if date else ""
+        return (f"<html><head><title>{title}</title></head><body><nav><a href='/'>Home</a> "
+                f"<a href='/about/'>About</a></nav><article><h1 class='post-title'>{title}</h1>{meta}"
+                f"<div class='post-content'><p>{body}</p></div></article></body></html>")
+
+    routes = {"/about/": Reply(200, page("About me", "I write about walking and the sea. " * 30))}
+    for slug, title, body, date in posts:
+        routes[f"/{slug}/"] = Reply(200, page(title, body, date))
+    with LoopbackServer(routes) as site:
+        links = "".join(f"<li><a href='{site.url}{s}/'>{t}</a></li>" for s, t, _, _ in posts)
+        routes["/"] = Reply(200, f"<html><head><link rel='alternate' type='application/rss+xml' href='/rss/'>"
+                                 f"</head><body><a href='/about/'>About</a><ul>{links}</ul></body></html>")
+        items = "".join(f"<item><title>{t}</title><link>{site.url}{s}/</link><pubDate>{d}T10:00:00Z</pubDate>"
+                        f"<description><![CDATA[<p>{b}</p>]]></description></item>" for s, t, b, d in posts[:5])
+        routes["/rss/"] = Reply(200, f"<rss version='2.0'><channel><title>x</title><link>{site.url}</link>"
+                                     f"{items}</channel></rss>", content_type="application/rss+xml")
+        info, records = crawl(site.url)
+    assert info["state"] == "done", info
+    from tasks.urls import is_post
+
+    assert is_post(site.url + "about/", state.blog(info["crawl_id"])["pattern"]), "the pattern is broad"
+    assert {r["url"] for r in records} == {f"{site.url}{s}/" for s, _, _, _ in posts}
