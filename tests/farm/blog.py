@@ -422,3 +422,14 @@ def json_reply(obj) -> Reply:
 
 def page_number(s: str) -> int | None:
     return int(s) if s.isdigit() and int(s) >= 1 and s == str(int(s)) else None
+
+
+def listing_page(segs: list[str]) -> int | None:
+    """The page of a two-segment listing: "x/y" is page 1, "x/y/page/K" page K (K > 1);
+    None for anything else (page/1 is not a URL of the listing)."""
+    if len(segs) == 2:
+        return 1
+    if len(segs) == 4 and segs[2] == "page":
+        k = page_number(segs[3])
+        return k if k and k > 1 else None
+    return None

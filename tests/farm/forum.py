@@ -20,7 +20,7 @@ import urllib.parse
 from tests.httpd import Reply
 
 from . import text as T
-from .blog import ORIGIN, Blog, Post, cdata, feed_reply, page_number, page_reply
+from .blog import ORIGIN, Blog, Post, cdata, feed_reply, listing_page, page_number, page_reply
 from .text import esc
 
 TOPICS_PER_PAGE = 25
@@ -161,13 +161,9 @@ class Forum(Blog):
             return self.forum_feed(o)
         if len(segs) in (2, 4) and segs[0] in ("b", "t") and segs[1].isdigit():
             n = int(segs[1])
-            k = 1
-            if len(segs) == 4:
-                if segs[2] != "page":
-                    return None
-                k = page_number(segs[3])
-                if not k or k == 1:
-                    return None
+            k = listing_page(segs)
+            if k is None:
+                return None
             if segs[0] == "b" and n < self.n_boards:
                 return self.board_page(o, n, k)
             if segs[0] == "t" and n < self.n_topics:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from tests.httpd import Reply
 
 from . import text as T
-from .blog import ORIGIN, Blog, Post, feed_reply, page_number, page_reply
+from .blog import ORIGIN, Blog, Post, feed_reply, listing_page, page_number, page_reply
 from .text import esc
 
 
@@ -77,13 +77,9 @@ class Static(Blog):
         if segs == ["archives"] and self.has_archives:
             return self.archives(o)
         if segs[0] == "tags" and len(segs) in (2, 4) and segs[1] in self.by_tag:
-            k = 1
-            if len(segs) == 4:
-                if segs[2] != "page":
-                    return None
-                k = page_number(segs[3])
-                if not k or k == 1:
-                    return None
+            k = listing_page(segs)
+            if k is None:
+                return None
             posts = self.by_tag[segs[1]]
             name = next(t for t in posts[0].tags if T.slugify(t) == segs[1])
             return self.listing(o, f"/tags/{segs[1]}/", name, posts, k)
