@@ -31,3 +31,18 @@ def docs(_rendered):
 
 def find(docs: list[dict], kind: str, name: str) -> dict:
     return next(d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name)
+
+
+@pytest.fixture
+def broken_copy(tmp_path):
+    """`broken_copy(path)(old, new)`: a copy of the file at `path` with `old` replaced by
+    `new` once (which must be there), written under tmp_path; returns the copy's path."""
+    def of(path):
+        def write(old: str, new: str):
+            text = path.read_text(encoding="utf-8")
+            assert old in text
+            out = tmp_path / path.name
+            out.write_text(text.replace(old, new, 1), encoding="utf-8")
+            return out
+        return write
+    return of

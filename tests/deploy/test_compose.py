@@ -6,15 +6,8 @@ import pytest
 
 
 @pytest.fixture
-def broken(vm, tmp_path):
-    """Write a changed copy of compose.yaml; returns its path."""
-    def write(old: str, new: str):
-        text = vm.COMPOSE_FILE.read_text(encoding="utf-8")
-        assert old in text
-        path = tmp_path / "compose.yaml"
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
-        return path
-    return write
+def broken(vm, broken_copy):
+    return broken_copy(vm.COMPOSE_FILE)
 
 
 def test_compose_passes(vm):

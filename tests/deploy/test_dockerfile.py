@@ -6,14 +6,8 @@ import pytest
 
 
 @pytest.fixture
-def broken(vm, tmp_path):
-    def write(old: str, new: str):
-        text = vm.DOCKERFILE.read_text(encoding="utf-8")
-        assert old in text
-        path = tmp_path / "Dockerfile"
-        path.write_text(text.replace(old, new, 1), encoding="utf-8")
-        return path
-    return write
+def broken(vm, broken_copy):
+    return broken_copy(vm.DOCKERFILE)
 
 
 def test_dockerfile_passes(vm):
