@@ -256,26 +256,24 @@ def _looks_html(resp) -> bool:
 def process(rt, crawl_id: str, url: str) -> dict:
     st = rt.state
     k = rt.keys(crawl_id)
-    if st.is_done(crawl_id, url):
+    ctx = st.page_context(crawl_id, url)
+    if ctx["done"]:
         return {"url": url, "skipped": "done"}
-    if st.state_of(crawl_id) != "running":
+    if ctx["state"] != "running":
         st.mark_done(crawl_id, url)
         return {"url": url, "skipped": "crawl not running"}
-    attempts = st.r.hincrby(f"{k.crawl}:attempts", url, 1)
-    if attempts > MAX_ATTEMPTS:
+    if ctx["attempts"] > MAX_ATTEMPTS:
         page_failed(rt, crawl_id, url, "gave_up", f"dropped after {MAX_ATTEMPTS} deliveries")
         return {"url": url, "error": "gave_up"}
-    blog = st.blog(crawl_id)
-    options = st.options(crawl_id)
+    blog, options, entry = ctx["blog"], ctx["options"], ctx["entry"]
     rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
-    entry = st.entry(crawl_id, url)
     post = entry is not None or bool(pattern and is_post(url, pattern))
 
     if options.get("update") and post and entry is None and _settled(st, crawl_id, url):
         st.mark_done(crawl_id, url)
         return {"url": url, "skipped": "known"}
 
-    page = st.cached_page(crawl_id, url)
+    page = ctx["page"]
     if page is None:
         resp = rt.downloader.get(url)
         if looks_like_feed(resp.content, resp.content_type):
@@ -307,7 +305,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
             digest = content_hash(record)
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
                                      output_unchanged=not options.get("update")) \
-                if _in_window(record, options, st.since(crawl_id)) else False
+                if _in_window(record, options, ctx["since"]) else False
             if changed:
                 archive.on_record(rt, crawl_id, record, page)
             result["record"] = changed

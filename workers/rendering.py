@@ -170,13 +170,23 @@ def _is_post(rt, crawl_id: str, url: str, blog: dict) -> bool:
     return bool(is_post(url, pattern))
 
 
+_decided: dict[str, object] = {}  # crawl id -> its js decision (made once, at discovery): a cache
+
+
 def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
     """The page to extract from: `fetched` ({"url", "html"}) or its rendered DOM."""
-    blog = rt.state.blog(crawl_id)
-    js = blog.get("js")
-    if js is None:  # a crawl that never went through decide (resumed from an older version)
-        js = "all" if rt.state.options(crawl_id).get("js") == "always" else False
-    if not js or (js == "posts" and not _is_post(rt, crawl_id, url, blog)):
+    js = _decided.get(crawl_id)
+    blog = None
+    if js is None:
+        blog = rt.state.blog(crawl_id)
+        js = blog.get("js")
+        if js is None:  # a crawl that never went through decide (resumed from an older version)
+            js = "all" if rt.state.options(crawl_id).get("js") == "always" else False
+        else:
+            _decided[crawl_id] = js
+    if not js:
+        return fetched
+    if js == "posts" and not _is_post(rt, crawl_id, url, blog or rt.state.blog(crawl_id)):
         return fetched
     if js == "posts" and not has_script_comments(fetched.get("html") or ""):
         return fetched  # this post's comments are plain HTML

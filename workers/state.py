@@ -280,6 +280,22 @@ class State:
         return self._dispatch(keys=[k.frontier, k.inflight, k.crawl],
                               args=[parallelism, time.time(), max_pages])
 
+    def page_context(self, crawl_id: str, url: str) -> dict:
+        """What processing one page needs to know, read in one round trip; counts the delivery."""
+        k = Keys(crawl_id)
+        with self.r.pipeline(transaction=False) as p:
+            p.sismember(k.done, url)
+            p.hmget(k.crawl, ["state", "options", "since"])
+            p.hincrby(f"{k.crawl}:attempts", url, 1)
+            p.hgetall(k.blog)
+            p.hget(k.entries, url)
+            p.hget(k.pages, url)
+            done, (state, options, since), attempts, blog, entry, page = p.execute()
+        return {"done": bool(done), "state": state, "options": json.loads(options or "{}"),
+                "since": since or None, "attempts": attempts,
+                "blog": {f: json.loads(v) for f, v in blog.items()},
+                "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
+
     def is_done(self, crawl_id: str, url: str) -> bool:
         return bool(self.r.sismember(Keys(crawl_id).done, url))
 
