@@ -29,8 +29,17 @@ def _state():
 
 # ------------------------------------------------------------------ crawl
 
+def _interrupt(*_args) -> None:
+    raise KeyboardInterrupt  # SIGTERM/SIGHUP stop a crawl as Ctrl-C does: cleanly, resumable
+
+
 def cmd_crawl(a) -> int:
+    import signal
+
     from workers.follow import run_crawls
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
 
     urls = [u if "://" in u else "http://" + u for u in a.urls]
     options = {"max_pages": a.max_pages, "js": a.js}

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workers.redis_server import RedisServer
+from workers.redis_server import RedisServer, die_with_parent
 
 
 def data_home() -> Path:
@@ -33,7 +33,9 @@ class WorkerProcesses:
     """`n` celery worker processes against `redis_url`, stopped warm (SIGTERM) at the end."""
 
     def __init__(self, redis_url: str, n: int = 2, concurrency: int = 4, env: dict | None = None,
-                 log_dir: Path | None = None, queues: str = "celery", pool: str = "threads"):
+                 log_dir: Path | None = None, queues: str = "celery", pool: str = "threads",
+                 die_with_parent: bool = False):
+        self.die_with_parent = die_with_parent
         self.redis_url, self.n, self.concurrency = redis_url, n, concurrency
         self.env = dict(os.environ, **(env or {}), REDIS_URL=redis_url)
         self.log_dir = log_dir
@@ -49,7 +51,7 @@ class WorkerProcesses:
         log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
         p = subprocess.Popen(worker_command(self.concurrency, name, self.pool, self.queues),
                              env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=die_with_parent if self.die_with_parent else None)
         self.procs.append(p)
         return p
 
@@ -87,9 +89,10 @@ class Embedded:
         self.data_dir = data_dir
         self.log_dir = data_dir.parent / "logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.redis = RedisServer(data_dir, persist=True).start()
+        self.redis = RedisServer(data_dir, persist=True, die_with_parent=True).start()
         self.redis_url = self.redis.url
-        self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir).start()
+        self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir,
+                                    die_with_parent=True).start()
         return self
 
     def __exit__(self, *exc) -> None:

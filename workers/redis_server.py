@@ -33,6 +33,17 @@ def redis_binary() -> str:
     return exe
 
 
+def die_with_parent() -> None:
+    """In a child before exec: SIGTERM when the process that started it dies (Linux), so a
+    `blogharvest crawl` killed outright leaves no redis-server or worker behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -43,8 +54,9 @@ class RedisServer:
     """Start redis-server on 127.0.0.1 and a free port; stop it on exit."""
 
     def __init__(self, data_dir: str | Path | None = None, port: int | None = None,
-                 persist: bool = True, start_timeout: float = 20.0):
+                 persist: bool = True, start_timeout: float = 20.0, die_with_parent: bool = False):
         self._tmp = None
+        self.die_with_parent = die_with_parent
         if data_dir is None:
             self._tmp = tempfile.mkdtemp(prefix="blogharvest-redis-")
             data_dir = self._tmp
@@ -70,7 +82,8 @@ class RedisServer:
         else:
             args += ["--appendonly", "no"]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+                                     stderr=subprocess.DEVNULL, start_new_session=True,
+                                     preexec_fn=die_with_parent if self.die_with_parent else None)
         client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
         deadline = time.monotonic() + self.start_timeout
         while True:

@@ -164,3 +164,24 @@ def test_crawl_writes_a_whole_warc_and_media(tmp_path):
     for m in files:
         data = (media / m["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == m["sha256"] and len(data) == m["bytes"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_killed_crawl_leaves_no_server_or_worker_behind(tmp_path, sig):
+    blog = WordPress(seed=16, n_posts=40)
+    env = _env(tmp_path, BLOGHARVEST_LOCAL_DELAY="0.05")
+    with FarmServer(blog) as site:
+        posts = {p.path for p in blog.posts}
+        cli = subprocess.Popen(CLI + ["crawl", site.url, "--quiet"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        wait_for(lambda: any(t in posts for t in site.hits), 120, "the crawl to reach a post")
+        cli.send_signal(sig)
+        cli.wait(timeout=120)
+
+        def ours() -> list[str]:
+            ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+            return [a for a in ps if str(tmp_path / "home") in a or f"-{cli.pid}@" in a]
+
+        wait_for(lambda: not ours(), 60, "the private redis-server and workers to stop")
+    if sig == signal.SIGTERM:
+        assert cli.returncode == 130  # stopped as by Ctrl-C: resumable
