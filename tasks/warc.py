@@ -122,19 +122,25 @@ def request_record(resp: Response | dict) -> bytes:
     return _serialise(record)
 
 
+def _payload_record(kind: str, url: str, data: bytes, content_type: str, date: str | None,
+                    refers_to_record_id: str | None) -> bytes:
+    """A resource or metadata record: `data` as its block, optionally referring to a response."""
+    date = date or _now()
+    warc_headers = {"WARC-Type": kind, "WARC-Record-ID": _record_id(kind, url, date, hashlib.sha1(data).hexdigest()),
+                    "WARC-Date": date}
+    if refers_to_record_id:
+        warc_headers["WARC-Refers-To"] = refers_to_record_id
+    record = _builder().create_warc_record(url, kind, payload=io.BytesIO(data), length=len(data),
+                                           warc_content_type=content_type, warc_headers_dict=warc_headers)
+    return _serialise(record)
+
+
 def resource_record(url: str, html: str | bytes, content_type: str = "text/html; charset=utf-8",
                     date: str | None = None, refers_to_record_id: str | None = None) -> bytes:
     """A rendered DOM (what the browser built, not what the server sent) as a resource record;
     WARC-Refers-To names the response the browser started from, when it is known."""
     data = html.encode("utf-8") if isinstance(html, str) else html
-    date = date or _now()
-    warc_headers = {"WARC-Type": "resource", "WARC-Record-ID": _record_id("resource", url, date, hashlib.sha1(data).hexdigest()),
-                    "WARC-Date": date}
-    if refers_to_record_id:
-        warc_headers["WARC-Refers-To"] = refers_to_record_id
-    record = _builder().create_warc_record(url, "resource", payload=io.BytesIO(data), length=len(data),
-                                           warc_content_type=content_type, warc_headers_dict=warc_headers)
-    return _serialise(record)
+    return _payload_record("resource", url, data, content_type, date, refers_to_record_id)
 
 
 def metadata_record(url: str, record_json: dict | str, refers_to_record_id: str | None,
@@ -144,14 +150,7 @@ def metadata_record(url: str, record_json: dict | str, refers_to_record_id: str 
         data = record_json.encode("utf-8")
     else:
         data = json.dumps(record_json, ensure_ascii=False, sort_keys=True).encode("utf-8")
-    date = date or _now()
-    warc_headers = {"WARC-Type": "metadata", "WARC-Record-ID": _record_id("metadata", url, date, hashlib.sha1(data).hexdigest()),
-                    "WARC-Date": date}
-    if refers_to_record_id:
-        warc_headers["WARC-Refers-To"] = refers_to_record_id
-    record = _builder().create_warc_record(url, "metadata", payload=io.BytesIO(data), length=len(data),
-                                           warc_content_type="application/json", warc_headers_dict=warc_headers)
-    return _serialise(record)
+    return _payload_record("metadata", url, data, "application/json", date, refers_to_record_id)
 
 
 class WarcRoller:
