@@ -100,7 +100,7 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
     return rules
 
 
-@app.task(name="blogharvest.process_url", bind=True, max_retries=3, **IDEMPOTENT)
+@app.task(name="blogharvest.process_url", bind=True, max_retries=3, ignore_result=True, **IDEMPOTENT)
 def process_url(self, crawl_id: str, url: str) -> dict:
     """One page of a crawl's traversal."""
     rt = runtime()
