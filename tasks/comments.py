@@ -24,6 +24,7 @@ at a greater depth. Pure functions: text in, plain data out.
 from __future__ import annotations
 
 import re
+import threading
 import urllib.parse
 
 from tasks.dates import parse_date
@@ -525,9 +526,21 @@ def _anchor_id(el) -> str | None:
     return None
 
 
+_ids = threading.local()  # this thread's last page and its id/name -> element index
+
+
 def _named(root, fragment: str):
-    found = root.xpath("//*[@id=$f or @name=$f]", f=fragment)
-    return found[0] if found else None
+    """The element a #fragment names (by id or name, first in document order); the page's
+    index is built once per page, not once per link."""
+    if getattr(_ids, "root", None) is not root:
+        index: dict = {}
+        for el in root.iter():
+            if isinstance(el.tag, str):
+                for key in (el.get("id"), el.get("name")):
+                    if key is not None:
+                        index.setdefault(key, el)
+        _ids.root, _ids.index = root, index
+    return _ids.index.get(fragment)
 
 
 def _permalink(c, date_node, containers: list, base_url: str | None) -> str | None:
