@@ -12,7 +12,7 @@ from typing import Callable
 from urllib.parse import urljoin
 
 from tasks import feeds as feedlib
-from tasks.extract import extract_post, extract_root, matches_entry
+from tasks.extract import extract_post, extract_root, matches_entry, rule_of
 from tasks.fetch import FetchError
 from tasks.html import parse_html
 from tasks.learn import learn_page, reduce_rules
@@ -391,7 +391,7 @@ def _settled(st, crawl_id: str, url: str) -> bool:
 
 
 def _rule_strings(rules: dict) -> dict:
-    return {f: (v.get("rule") if isinstance(v, dict) else v) for f, v in (rules or {}).items()}
+    return {f: rule_of(rules, f) for f in rules or {}}
 
 
 def _in_window(record: dict, options: dict, since: str | None) -> bool:

@@ -296,9 +296,6 @@ class State:
                 "blog": {f: json.loads(v) for f, v in blog.items()},
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
 
-    def is_done(self, crawl_id: str, url: str) -> bool:
-        return bool(self.r.sismember(Keys(crawl_id).done, url))
-
     def mark_done(self, crawl_id: str, url: str, page: bool = True) -> None:
         k = Keys(crawl_id)
         with self.r.pipeline() as p:
@@ -363,12 +360,6 @@ class State:
     def record(self, crawl_id: str, url: str) -> dict | None:
         raw = self.r.hget(Keys(crawl_id).records, url)
         return json.loads(raw) if raw else None
-
-    def add_to_output(self, crawl_id: str, url: str) -> None:
-        self.r.sadd(Keys(crawl_id).posts, url)
-
-    def known_digest(self, crawl_id: str, url: str) -> str | None:
-        return self.r.hget(Keys(crawl_id).hashes, url)
 
     def crawl_records(self, crawl_id: str) -> list[dict]:
         k = Keys(crawl_id)
