@@ -260,7 +260,7 @@ class Blog:
         p.text = html_text(p.html)
 
     def image_path(self, p: Post, k: int, kind: str) -> str:
-        return f"{self.image_dir}{p.slug}-{k + 1}.{'png' if kind == 'png' else 'jpg'}"
+        return f"{self.image_dir}{p.slug}-{k + 1}.{image_ext(kind)}"
 
     def figure(self, p: Post, img: Image, caption: str) -> str:
         return (f'<figure><img src="{ORIGIN}{img.path}" alt="{esc(img.alt)}" width="{img.width}" '
@@ -418,6 +418,11 @@ def feed_reply(s: str, kind: str = "rss") -> Reply:
 
 def json_reply(obj) -> Reply:
     return Reply(200, json.dumps(obj, ensure_ascii=False, indent=1), content_type="application/json; charset=utf-8")
+
+
+def image_ext(kind: str) -> str:
+    """The file extension of a farm image of `kind` ("png" or "jpeg")."""
+    return "png" if kind == "png" else "jpg"
 
 
 def page_number(s: str) -> int | None:

@@ -16,7 +16,7 @@ import urllib.parse
 from tests.httpd import Reply
 
 from . import text as T
-from .blog import ORIGIN, Blog, Post, feed_reply, page_reply
+from .blog import Blog, ORIGIN, Post, feed_reply, image_ext, page_reply
 from .text import esc
 
 
@@ -51,7 +51,7 @@ class Blogger(Blog):
         return p.published.strftime("/%Y/%m/") + p.slug + ".html"
 
     def image_path(self, p: Post, k: int, kind: str) -> str:
-        return f"/img/b/R29vZ2xl/AVvX{p.id % 100000:05d}/s1600/{p.slug}-{k + 1}.{'png' if kind == 'png' else 'jpg'}"
+        return f"/img/b/R29vZ2xl/AVvX{p.id % 100000:05d}/s1600/{p.slug}-{k + 1}.{image_ext(kind)}"
 
     def feeds(self):
         return ["/feeds/posts/default"]

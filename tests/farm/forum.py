@@ -20,7 +20,7 @@ import urllib.parse
 from tests.httpd import Reply
 
 from . import text as T
-from .blog import ORIGIN, Blog, Post, cdata, feed_reply, listing_page, page_number, page_reply
+from .blog import Blog, ORIGIN, Post, cdata, feed_reply, image_ext, listing_page, page_number, page_reply
 from .text import esc
 
 TOPICS_PER_PAGE = 25
@@ -53,7 +53,7 @@ class Forum(Blog):
         return p.published.strftime("/blog/%Y/%m/") + p.slug + "/"
 
     def image_path(self, p: Post, k: int, kind: str) -> str:
-        return f"/blog/files/{p.slug}-{k + 1}.{'png' if kind == 'png' else 'jpg'}"
+        return f"/blog/files/{p.slug}-{k + 1}.{image_ext(kind)}"
 
     def feeds(self):
         return ["/blog/rss.xml"]

@@ -17,7 +17,7 @@ import json
 from tests.httpd import Reply
 
 from . import text as T
-from .blog import ORIGIN, Blog, Post, feed_reply, json_reply, page_number, page_reply
+from .blog import Blog, ORIGIN, Post, feed_reply, image_ext, json_reply, page_number, page_reply
 from .text import esc
 
 APP_JS = r"""/* farm SPA theme: renders a post from JSON, comments page by page. */
@@ -107,7 +107,7 @@ class SPA(Blog):
         return f"/post/{p.slug}"
 
     def image_path(self, p: Post, k: int, kind: str) -> str:
-        return f"/media/{p.id}-{k + 1}.{'png' if kind == 'png' else 'jpg'}"
+        return f"/media/{p.id}-{k + 1}.{image_ext(kind)}"
 
     def feeds(self):
         return ["/atom.xml"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from tests.httpd import Reply
 
 from . import text as T
-from .blog import ORIGIN, Blog, Post, feed_reply, listing_page, page_number, page_reply
+from .blog import Blog, ORIGIN, Post, feed_reply, image_ext, listing_page, page_number, page_reply
 from .text import esc
 
 
@@ -33,7 +33,7 @@ class Static(Blog):
         return f"/posts/{p.slug}/"
 
     def image_path(self, p: Post, k: int, kind: str) -> str:
-        return f"/posts/{p.slug}/figure-{k + 1}.{'png' if kind == 'png' else 'jpg'}"
+        return f"/posts/{p.slug}/figure-{k + 1}.{image_ext(kind)}"
 
     def feeds(self):
         return ["/index.xml"]

@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from tests.httpd import Reply
 
 from . import text as T
-from .blog import ORIGIN, Blog, Image, Post, cdata, feed_reply, page_number, page_reply
+from .blog import Blog, Image, ORIGIN, Post, cdata, feed_reply, image_ext, page_number, page_reply
 from .text import esc
 
 
@@ -33,7 +33,7 @@ class WordPress(Blog):
         return p.published.strftime("/%Y/%m/%d/") + p.slug + "/"
 
     def image_path(self, p: Post, k: int, kind: str) -> str:
-        return p.published.strftime("/wp-content/uploads/%Y/%m/") + f"{p.slug}-{k + 1}.{'png' if kind == 'png' else 'jpg'}"
+        return p.published.strftime("/wp-content/uploads/%Y/%m/") + f"{p.slug}-{k + 1}.{image_ext(kind)}"
 
     def attachment_path(self, p: Post, img: Image) -> str:
         return p.path + PurePosixPath(img.path).stem + "/"
