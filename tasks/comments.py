@@ -64,6 +64,7 @@ KNOWN_RULES: tuple[dict, ...] = (
 
 _DATE_ATTRS = ("datetime", "content", "title", "data-timestamp", "data-time")
 _COMMENT_PAGE = re.compile(r"/comment-page-\d+/?$|[?&](?:cpage|commentPage|comment_page|comments_page)=\d+", re.I)
+_COMMENT_PAGE_HINT = re.compile(r"comment|cpage", re.I)
 _COMMENT_WORDS = re.compile(r"comment|commentaire|comentario|kommentar|réponse|replies", re.I)
 
 
@@ -711,7 +712,10 @@ def comment_page_links(root, post_url: str) -> list[str]:
     post_path = re.sub(r"comment-page-\d+/?$", "", base.path)
     out = []
     for href in root.xpath("//a/@href"):
-        u = urllib.parse.urljoin(post_url, href.strip()).split("#")[0]
+        href = href.strip()
+        if href and not href.startswith(("#", ".")) and not _COMMENT_PAGE_HINT.search(href):
+            continue  # no comment-page word in it: the joined address cannot be one
+        u = urllib.parse.urljoin(post_url, href).split("#")[0]
         p = urllib.parse.urlsplit(u)
         if p.netloc != base.netloc or not p.path.startswith(post_path.rstrip("/")):
             continue

@@ -6,6 +6,7 @@ feeds, media or other non-page resources are not followed.
 """
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urljoin, urlsplit
 
@@ -26,6 +27,7 @@ def _host(u: str) -> str:
     return h[4:] if h.startswith("www.") else h
 
 
+@functools.lru_cache(maxsize=65536)
 def in_scope(url: str, home: str) -> bool:
     """Same host as the blog's home page (www. folded), http(s), and a page, not a resource."""
     p = urlsplit(url)

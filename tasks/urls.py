@@ -187,16 +187,27 @@ def extract_links(root_or_html, base_url: str) -> list[str]:
         href = href.strip()
         if not href or href.startswith("#"):
             continue
-        try:
-            url = urllib.parse.urljoin(base, href)
-        except ValueError:
-            continue
-        if urllib.parse.urlsplit(url).scheme.lower() not in ("http", "https"):
-            continue
-        url = canonical(url)
-        if urllib.parse.urlsplit(url).netloc:
+        # an absolute href means the same on every page: resolved once per process
+        url = _resolve("" if _ABSOLUTE.match(href) else base, href)
+        if url:
             out.setdefault(url, None)
     return list(out)
+
+
+_ABSOLUTE = re.compile(r"https?://", re.I)
+
+
+@lru_cache(maxsize=65536)
+def _resolve(base: str, href: str) -> str | None:
+    """The canonical http(s) address an href names on a page at `base`, or None."""
+    try:
+        url = urllib.parse.urljoin(base, href)
+        if urllib.parse.urlsplit(url).scheme.lower() not in ("http", "https"):
+            return None
+        url = canonical(url)
+        return url if urllib.parse.urlsplit(url).netloc else None
+    except ValueError:  # "http://[bad/"
+        return None
 
 
 # ---------------------------------------------------------------- post pattern
@@ -212,6 +223,7 @@ _DIGITS = re.compile(r"^\d+$")
 _NO_MATCH = r"(?!)"
 
 
+@lru_cache(maxsize=65536)
 def _target(url: str) -> str:
     """What the post pattern is matched against: the canonical path and query."""
     try:

@@ -26,6 +26,9 @@ log = logging.getLogger("blogharvest")
 IDEMPOTENT = dict(acks_late=True, reject_on_worker_lost=True)
 # Redis unreachable: the step is not at fault; it is retried or re-sent, never reported as failed.
 REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+# process_url goes on to the next best page itself, at most this many pages and seconds
+CHAIN_PAGES = 16
+CHAIN_SECONDS = 30.0
 
 
 @app.task(name="blogharvest.new_crawl", bind=True, max_retries=3, **IDEMPOTENT)
@@ -102,28 +105,47 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
 
 @app.task(name="blogharvest.process_url", bind=True, max_retries=3, ignore_result=True, **IDEMPOTENT)
 def process_url(self, crawl_id: str, url: str) -> dict:
-    """One page of a crawl's traversal."""
+    """One page of a crawl's traversal, then the next best ones while this task may:
+    a page handed to ourselves skips the broker (publish, deliver, ack) for a Redis pop."""
     rt = runtime()
+    deadline = time.monotonic() + CHAIN_SECONDS
+    out = _page(self, rt, crawl_id, url, first=True)
+    for _ in range(CHAIN_PAGES - 1):
+        if time.monotonic() > deadline:
+            break
+        url = pipeline.dispatch(rt, crawl_id, send=_send, keep=True)
+        if url is None:
+            return out
+        _page(self, rt, crawl_id, url, first=False)
+    pipeline.dispatch(rt, crawl_id, send=_send)
+    return out
+
+
+def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
+    """Process one page; a transient fetch error is retried later with backoff, by Celery
+    for the task's own page, by a new message for a page the task went on to."""
+    retries = task.request.retries if first else 0
     try:
-        out = pipeline.process(rt, crawl_id, url)
+        return pipeline.process(rt, crawl_id, url)
     except FetchError as e:
-        if e.transient and self.request.retries < self.max_retries:
-            countdown = min(300.0, e.retry_after or (2 ** self.request.retries) * 2.0)
+        if e.transient and retries < task.max_retries:
+            countdown = min(300.0, e.retry_after or (2 ** retries) * 2.0)
             rt.state.touch_inflight(crawl_id, [url])
-            raise self.retry(countdown=countdown, exc=None)
+            if first:
+                raise task.retry(countdown=countdown, exc=None)
+            process_url.apply_async((crawl_id, url), countdown=countdown, retries=retries + 1)
+            return {"url": url, "retry": e.kind}
         pipeline.page_failed(rt, crawl_id, url, e.kind, e.message)
-        out = {"url": url, "error": e.kind}
+        return {"url": url, "error": e.kind}
     except SoftTimeLimitExceeded:
         pipeline.page_failed(rt, crawl_id, url, "timeout", "page processing exceeded its time limit")
-        out = {"url": url, "error": "timeout"}
+        return {"url": url, "error": "timeout"}
     except REDIS_DOWN:
         raise  # Redis is away, not the page at fault: it stays in flight and the sweep re-sends it
     except Exception as e:  # a bad page must not stop the crawl: report it and go on
         log.exception("page %s failed", url)
         pipeline.page_failed(rt, crawl_id, url, "error", f"{type(e).__name__}: {e}")
-        out = {"url": url, "error": "error"}
-    pipeline.dispatch(rt, crawl_id, send=_send)
-    return out
+        return {"url": url, "error": "error"}
 
 
 @app.task(name="blogharvest.sweep", **IDEMPOTENT)

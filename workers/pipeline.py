@@ -29,7 +29,8 @@ MAX_FEED_PAGES = 5  # feed paging: more entries mean more training pairs and kno
 MAX_TRAINING = 30  # training pages per blog (votes)
 MAX_ATTEMPTS = 4  # deliveries of one page before it is reported and dropped
 TIE = 1e-9  # discovery order breaks ties between equal estimates
-REFIT_EVERY = 10  # new samples before the priority model is refitted and the frontier rescored
+REFIT_EVERY = 10  # new samples before the priority model is refitted and the frontier rescored,
+REFIT_GROWTH = 0.2  # or this share of the samples it was fitted on, if more (a fit costs O(samples))
 
 Send = Callable[[str, str], None]
 
@@ -188,19 +189,26 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
 
 
 def _max_pages(rt, crawl_id: str) -> int:
-    return int(rt.state.options(crawl_id).get("max_pages") or rt.settings.max_pages)
+    """The crawl's page budget (its options never change: read once per process)."""
+    n = rt.max_pages.get(crawl_id)
+    if n is None:
+        n = rt.max_pages[crawl_id] = int(rt.state.options(crawl_id).get("max_pages") or rt.settings.max_pages)
+    return n
 
 
-def dispatch(rt, crawl_id: str, send: Send) -> list[str]:
-    """Hand out the best queued pages up to the crawl's parallelism; finish an idle crawl."""
+def dispatch(rt, crawl_id: str, send: Send, keep: bool = False) -> str | None:
+    """Hand out the best queued pages up to the crawl's parallelism; finish an idle crawl.
+    With `keep`, the best one is not sent but returned: the caller reads it next itself
+    (it is in flight like the others, so a dead caller's page is handed out again)."""
     st = rt.state
     max_pages = _max_pages(rt, crawl_id)
     urls = st.dispatch(crawl_id, rt.settings.crawl_parallelism, max_pages)
+    kept = urls.pop(0) if keep and urls else None
     for u in urls:
         send(crawl_id, u)
-    if not urls:
+    if not urls and kept is None:
         st.maybe_finish(crawl_id, max_pages)
-    return urls
+    return kept
 
 
 def recover(rt, crawl_id: str, send: Send, older_than: float | None = None) -> int:
@@ -220,12 +228,13 @@ def page_failed(rt, crawl_id: str, url: str, kind: str, message: str) -> None:
     rt.state.mark_done(crawl_id, url)
 
 
-def _estimator(rt, crawl_id: str):
-    """The crawl's priority model, refitted when enough new samples arrived (any worker's)."""
+def _estimator(rt, crawl_id: str, samples: int | None = None):
+    """The crawl's priority model, refitted when enough new samples arrived (any worker's);
+    `samples` is their number when the caller knows it."""
     st = rt.state
-    n = st.r.llen(rt.keys(crawl_id).samples)
+    n = samples if samples is not None else st.r.llen(rt.keys(crawl_id).samples)
     cached = rt.models.get(crawl_id)
-    if cached and n - cached[0] < REFIT_EVERY:
+    if cached and n - cached[0] < max(REFIT_EVERY, REFIT_GROWTH * cached[0]):
         return cached[1], False
     model = LinkEstimator()
     model.fit(st.samples(crawl_id))
@@ -315,15 +324,15 @@ def process(rt, crawl_id: str, url: str) -> dict:
         n = st.add_sample(crawl_id, url, len(set(posts)))
         result["sample"] = n
 
-    _queue_links(rt, crawl_id, posts, others, options)
+    _queue_links(rt, crawl_id, posts, others, options, samples=result.get("sample"))
     if options.get("trace"):
         st.trace(crawl_id, url, bool(result.get("record") is not None))
-    st.mark_done(crawl_id, url)
-    st.incr(crawl_id, "pages")
+    st.mark_done(crawl_id, url, counted=True)
     return result
 
 
-def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options: dict | None = None) -> None:
+def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options: dict | None = None,
+                 samples: int | None = None) -> None:
     """Posts first; other pages by their estimated number of post links (kNN).
     The option order=bfs queues everything first come, first served (the baseline
     the benchmark compares the kNN order with)."""
@@ -336,7 +345,7 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
     scored = {u: POST_PRIORITY for u in posts}
     others = rt.state.unseen(crawl_id, [u for u in dict.fromkeys(others) if u not in scored])
     if others:
-        model, refitted = _estimator(rt, crawl_id)
+        model, refitted = _estimator(rt, crawl_id, samples)
         fresh = others  # only links never queued are estimated (most of a page's links are)
         # equal estimates go first found, first served (not by the URL's spelling)
         first = rt.state.next_sequence(crawl_id, len(fresh)) - len(fresh) + 1
@@ -358,8 +367,7 @@ def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: 
     posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
     st.add_sample(crawl_id, url, len(set(posts)))
     _queue_links(rt, crawl_id, posts, [])
-    st.mark_done(crawl_id, url)
-    st.incr(crawl_id, "pages")
+    st.mark_done(crawl_id, url, counted=True)
     return {"url": url, "feed": len(links)}
 
 

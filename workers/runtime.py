@@ -12,6 +12,7 @@ class Runtime:
     def __init__(self, s: Settings):
         self.settings = s
         self.models: dict = {}  # crawl id -> (samples seen, fitted priority model); a cache only
+        self.max_pages: dict = {}  # crawl id -> its page budget; a cache only
 
     @cached_property
     def state(self) -> State:

@@ -296,11 +296,14 @@ class State:
                 "blog": {f: json.loads(v) for f, v in blog.items()},
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
 
-    def mark_done(self, crawl_id: str, url: str, page: bool = True) -> None:
+    def mark_done(self, crawl_id: str, url: str, counted: bool = False) -> None:
+        """The page is finished (and, if `counted`, one more page read), in one step."""
         k = Keys(crawl_id)
         with self.r.pipeline() as p:
             p.sadd(k.done, url)
             p.hdel(k.inflight, url)
+            if counted:
+                p.hincrby(k.crawl, "pages", 1)
             p.execute()
 
     def maybe_finish(self, crawl_id: str, max_pages: int) -> bool:
