@@ -4,7 +4,8 @@
 
 1. Posts per second on a farm WordPress blog of --posts posts with 1 and then 2 worker
    processes (4 threads each; politeness off on loopback), requests per post found, and
-   the workers' resident memory (peak RSS of their process trees, psutil).
+   the workers' resident memory (peak RSS of their process trees, psutil). The clock starts
+   once every worker answers a ping (start-up is not crawling).
 2. The blog inside a large forum: posts found against pages fetched, kNN order (the
    crawler's) beside breadth-first order (option order=bfs), printed as a curve.
 
@@ -52,6 +53,17 @@ def _run(state, url: str, options: dict, timeout: float = 1800) -> dict:
     raise SystemExit(f"crawl {cid} did not finish in {timeout}s")
 
 
+def _ready(pool, timeout: float = 120) -> None:
+    """Wait until every worker answers a ping: the figures time crawling, not start-up."""
+    from workers.app import app
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(app.control.ping(timeout=0.5) or []) >= len(pool.procs):
+            return
+    raise SystemExit("the workers did not start")
+
+
 def _serve(n_posts: int):
     """The farm blog in a process of its own (its rendering must not share our GIL)."""
     import socket
@@ -78,6 +90,7 @@ def throughput(redis_url: str, n_posts: int, n_workers: int) -> dict:
     try:
         with tempfile.TemporaryDirectory() as logs:
             pool = WorkerProcesses(redis_url, n=n_workers, concurrency=4, log_dir=Path(logs)).start()
+            _ready(pool)
             peak = 0
             stop = threading.Event()
 

@@ -27,6 +27,8 @@ import re
 import threading
 import urllib.parse
 
+from lxml import etree
+
 from tasks.dates import parse_date
 from tasks.html import node_text
 from tasks.learn import clean_author
@@ -65,6 +67,7 @@ KNOWN_RULES: tuple[dict, ...] = (
 _DATE_ATTRS = ("datetime", "content", "title", "data-timestamp", "data-time")
 _COMMENT_PAGE = re.compile(r"/comment-page-\d+/?$|[?&](?:cpage|commentPage|comment_page|comments_page)=\d+", re.I)
 _COMMENT_PAGE_HINT = re.compile(r"comment|cpage", re.I)
+_HREFS = etree.XPath("//a/@href", smart_strings=False)
 _COMMENT_WORDS = re.compile(r"comment|commentaire|comentario|kommentar|réponse|replies", re.I)
 
 
@@ -711,7 +714,7 @@ def comment_page_links(root, post_url: str) -> list[str]:
     base = urllib.parse.urlsplit(post_url)
     post_path = re.sub(r"comment-page-\d+/?$", "", base.path)
     out = []
-    for href in root.xpath("//a/@href"):
+    for href in _HREFS(root):
         href = href.strip()
         if href and not href.startswith(("#", ".")) and not _COMMENT_PAGE_HINT.search(href):
             continue  # no comment-page word in it: the joined address cannot be one

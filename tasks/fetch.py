@@ -25,7 +25,9 @@ import base64
 import codecs
 import email.utils
 import functools
+import heapq
 import ipaddress
+import itertools
 import os
 import re
 import socket
@@ -249,17 +251,19 @@ _local = threading.local()
 
 
 class _Guard:
+    """One fetch's deadline: when it passes, the fetch's sockets are shut down, which wakes
+    a read blocked in any thread (socket timeouts bound each read, not the whole fetch)."""
+
     def __init__(self, deadline: float, allow_private: AllowPrivate):
         self.deadline = deadline
         self.allow_private = allow_private
         self.url = ""
         self.blocked: FetchError | None = None
         self.fired = False
+        self.done = False
         self._socks: list = []
         self._lock = threading.Lock()
-        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
+        _WATCHDOG.add(self)
 
     def watch(self, sock) -> None:
         with self._lock:
@@ -268,15 +272,60 @@ class _Guard:
         if fired:
             _shutdown(sock)
 
-    def _fire(self) -> None:
+    def fire(self) -> None:
         with self._lock:
+            if self.done:
+                return
             self.fired = True
             socks, self._socks = self._socks, []
         for s in socks:
             _shutdown(s)
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        with self._lock:
+            self.done = True
+            self._socks = []
+
+
+class _Watchdog:
+    """One thread per process fires the guards whose deadline passed (a timer thread
+    started per request costs more than the request on loopback)."""
+
+    def __init__(self):
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)  # a forked child starts its own
+
+    def _reset(self) -> None:
+        self._heap: list = []
+        self._cond = threading.Condition()
+        self._seq = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def add(self, guard: _Guard) -> None:
+        with self._cond:
+            heapq.heappush(self._heap, (guard.deadline, next(self._seq), guard))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="fetch-watchdog", daemon=True)
+                self._thread.start()
+            elif self._heap[0][2] is guard:
+                self._cond.notify()  # an earlier deadline than the one it sleeps towards
+
+    def _run(self) -> None:
+        while True:
+            due = []
+            with self._cond:
+                now = time.monotonic()
+                while self._heap and (self._heap[0][2].done or self._heap[0][0] <= now):
+                    g = heapq.heappop(self._heap)[2]
+                    if not g.done:
+                        due.append(g)
+                if not due:
+                    self._cond.wait(self._heap[0][0] - now if self._heap else None)
+            for g in due:
+                g.fire()
+
+
+_WATCHDOG = _Watchdog()
 
 
 def _shutdown(sock) -> None:

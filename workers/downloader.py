@@ -7,9 +7,11 @@ whole cluster (one Redis slot reservation per request) and where limits apply.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import threading
 import time
+import urllib.request
 import uuid
 from contextlib import contextmanager
 from urllib.parse import urlsplit
@@ -59,6 +61,10 @@ def _session() -> requests.Session:
     s = getattr(_local, "session", None)
     if s is None:
         s = _local.session = requests.Session()
+        # without proxy variables, skip requests' per-request look into the environment and
+        # ~/.netrc (slow, and no crawled site should get the machine's netrc credentials)
+        s.trust_env = bool(urllib.request.getproxies() or os.environ.get("REQUESTS_CA_BUNDLE")
+                           or os.environ.get("CURL_CA_BUNDLE"))
         adapter = requests.adapters.HTTPAdapter(pool_connections=16, pool_maxsize=16, max_retries=0)
         s.mount("http://", adapter)
         s.mount("https://", adapter)
