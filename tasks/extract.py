@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from lxml import etree
+
 from tasks.dates import parse_date
 from tasks.html import html_to_text, json_ld, node_text, parse_html, to_html
 from tasks.learn import clean_author, page_authors
@@ -26,6 +28,7 @@ _DATE_PROBES = ("//meta[@property='article:published_time']/@content",
                 "//meta[@name='DC.date.issued' or @name='dc.date']/@content")
 _TITLE_PROBES = ("//meta[@property='og:title']/@content", "//h1", "//title")
 _MAX_AUTHORS = 5
+_INNER_DATES = etree.XPath(".//time/@datetime | .//*[@itemprop]/@content", smart_strings=False)
 
 
 def rule_of(rules: dict | None, field: str) -> str | None:
@@ -74,7 +77,7 @@ def _machine_date(el) -> str | None:
     """A machine-readable date on or inside a selected element (<time datetime>, content=)."""
     if isinstance(el, str):
         return None
-    for v in [el.get("datetime"), el.get("content")] + el.xpath(".//time/@datetime | .//*[@itemprop]/@content"):
+    for v in [el.get("datetime"), el.get("content")] + _INNER_DATES(el):
         d = parse_date(v) if v else None
         if d:
             return d

@@ -9,6 +9,7 @@ each text piece NFKC-normalised, whitespace folded.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import re
 import threading
@@ -27,6 +28,7 @@ _JSON_LD = re.compile(r"""<script[^>]*type\s*=\s*["']?application/ld\+json[^>]*>
 _SINGLE_BYTE = {"iso-8859-1", "latin-1", "ascii", "windows-1252", "cp1252", "us-ascii"}
 
 
+@functools.lru_cache(maxsize=256)
 def _codec(name) -> str | None:
     if not name:
         return None
@@ -59,8 +61,8 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
     for codec in declared:
         if not codec:
             continue
-        if utf8 is not None and codec in ("cp1252", "iso8859-1") and not data.isascii():
-            return utf8
+        if utf8 is not None and codec in ("utf-8", "cp1252", "iso8859-1"):
+            return utf8  # the same text (ASCII), or valid non-ASCII UTF-8 that wins
         if codec.startswith("utf-16") and not data[:200].count(b"\x00"):
             continue  # a page that says utf-16 but is plainly 8-bit
         try:
@@ -82,7 +84,8 @@ _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "me
 def _parser():
     p = getattr(_LOCAL, "parser", None)
     if p is None:
-        p = _LOCAL.parser = lhtml.HTMLParser(recover=True, huge_tree=True, remove_comments=True,
+        # plain lxml elements: lxml.html's element classes cost a Python call per node touched
+        p = _LOCAL.parser = etree.HTMLParser(recover=True, huge_tree=True, remove_comments=True,
                                              remove_pis=True, default_doctype=False)
     return p
 
@@ -112,7 +115,7 @@ def _empty():
 
 
 def parse_html(data: bytes | str | None, url: str | None = None, encoding: str | None = None):
-    """Parse a page into an lxml.html root element; never raises on bad input.
+    """Parse a page into an lxml root element; never raises on bad input.
 
     script/style/noscript/template elements (their tails kept) and comments are gone,
     so every text the rules see is visible text. `url` becomes the document's base URL.
@@ -121,7 +124,7 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
         return _empty()
     text = decode_html(data, encoding) if isinstance(data, (bytes, bytearray)) else str(data)
     text = _XML_DECL.sub("", text, count=1).replace("\x00", "")
-    if not text.strip():
+    if not text or text.isspace():
         return _empty()
     parser = _parser()
     try:
@@ -157,8 +160,15 @@ def node_text(node) -> str:
         return normalize_text(node)
     if not isinstance(node.tag, str):  # comment or PI
         return ""
-    # libxml2 serialises the text in C: the same pieces as itertext, joined, much faster
-    return " ".join(nfkc(etree.tostring(node, method="text", encoding="unicode", with_tail=False)).split())
+    # libxml2 joins the text pieces and folds runs of space, tab, CR, LF in C; what that
+    # leaves to fold (other whitespace, spaces NFKC made) goes through split() after all
+    s = nfkc(_STRING_VALUE(node))
+    if not s.isprintable() or "  " in s or s[:1] == " " or s[-1:] == " ":
+        s = " ".join(s.split())
+    return s
+
+
+_STRING_VALUE = etree.XPath("normalize-space(.)", smart_strings=False)
 
 
 def to_html(node) -> str:
@@ -167,7 +177,7 @@ def to_html(node) -> str:
         return ""
     if isinstance(node, str):
         return str(node)
-    return lhtml.tostring(node, encoding="unicode", with_tail=False, method="html")
+    return etree.tostring(node, encoding="unicode", with_tail=False, method="html")
 
 
 def html_to_text(data: str | bytes | None) -> str:

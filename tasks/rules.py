@@ -42,11 +42,19 @@ ANCESTOR_LEVELS = 6
 
 # ---------------------------------------------------------------- applying rules
 
+# `//tag[@attr='v']` at the head of a rule, not followed by a positional predicate
+_DESCENDANT_HEAD = re.compile(r"^//(\*|[A-Za-z][\w-]*)((?:\[@[A-Za-z_][\w.-]*='[^']*'\])?)(?=/|$)")
+
+
 @functools.lru_cache(maxsize=4096)
 def compile_rule(rule: str):
-    """A compiled XPath for `rule` (cached), or None if it is not valid XPath."""
+    """A compiled XPath for `rule` (cached), or None if it is not valid XPath.
+
+    A head `//tag[@a='v']` is evaluated as `/descendant::tag[@a='v']`: the same nodes in
+    the same order (no positional predicate follows), in one pass instead of libxml2's
+    descendant-or-self::node()/child:: two steps (a fifth of the cost of a rule)."""
     try:
-        return etree.XPath(rule)
+        return etree.XPath(_DESCENDANT_HEAD.sub(r"/descendant::\1\2", rule, count=1))
     except (etree.XPathSyntaxError, etree.XPathEvalError, TypeError, ValueError):
         return None
 
