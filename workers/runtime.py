@@ -16,7 +16,9 @@ class Runtime:
 
     @cached_property
     def state(self) -> State:
-        return State.from_url(self.settings.redis_url or "redis://127.0.0.1:6379/0")
+        st = State.from_url(self.settings.redis_url or "redis://127.0.0.1:6379/0")
+        st.finished_ttl = self.settings.finished_ttl
+        return st
 
     @cached_property
     def downloader(self):

@@ -43,6 +43,8 @@ class Settings:
     stale_after: float = field(default_factory=lambda: _float("BLOGHARVEST_STALE_AFTER", 0.0))
     media_dir: str | None = field(default_factory=lambda: os.environ.get("BLOGHARVEST_MEDIA_DIR") or None)
     warc_dir: str | None = field(default_factory=lambda: os.environ.get("BLOGHARVEST_WARC_DIR") or None)
+    # an ended crawl's working keys (frontier, seen, done, page cache...) expire after this
+    finished_ttl: int = field(default_factory=lambda: _int("BLOGHARVEST_FINISHED_TTL", 86400))
     stream_maxlen: int = field(default_factory=lambda: _int("BLOGHARVEST_STREAM_MAXLEN", 1_000_000))
     selenium_remote_url: str | None = field(default_factory=lambda: os.environ.get("SELENIUM_REMOTE_URL") or None)
     # rendering: browser sessions per worker, pages before a session is recycled, bounds

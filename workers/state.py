@@ -51,6 +51,7 @@ class Keys:
         self.hashes = f"bh:{{{b}}}:hashes"  # hash: post url -> content hash
         self.samples = f"bh:{{{b}}}:samples"  # list: [url, post links] for the priority model
         self.active = f"bh:{{{b}}}:active"  # string: the unfinished crawl of this blog
+        self.crawls = f"bh:{{{b}}}:crawls"  # zset: crawl id -> creation time, this blog's crawls
         c = f"bh:{{{b}}}:crawl:{crawl_id}"
         self.crawl = c  # hash: state, url, since, counters, times
         self.frontier = f"{c}:frontier"  # zset: url -> priority (ZPOPMAX first)
@@ -61,6 +62,11 @@ class Keys:
         self.errors = f"{c}:errors"  # list: JSON error entries (the crawl's report)
         self.entries = f"{c}:entries"  # hash: post url -> feed entry JSON (training pairs)
         self.pages = f"{c}:pages"  # hash: url -> cached page (fetched for learning)
+
+    def working(self) -> list[str]:
+        """The keys a crawl needs while it runs only (the seen set first)."""
+        return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
+                self.entries, self.pages]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
@@ -101,7 +107,8 @@ redis.call('HSET', KEYS[3], 'handed', handed)
 return out
 """
 
-# Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight.
+# Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight;
+# its working keys (KEYS[5..], seen first) then expire: only the report and the output stay.
 _MAYBE_FINISH = """
 if redis.call('HGET', KEYS[3], 'state') ~= 'running' then return 0 end
 if redis.call('HLEN', KEYS[2]) > 0 then return 0 end
@@ -109,11 +116,18 @@ local handed = tonumber(redis.call('HGET', KEYS[3], 'handed') or '0')
 if redis.call('ZCARD', KEYS[1]) > 0 and handed < tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[3], 'state', 'done', 'finished', ARGV[1])
 if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
+redis.call('HSET', KEYS[3], 'seen', redis.call('SCARD', KEYS[5]))
+local ttl = tonumber(ARGV[4])
+if ttl > 0 then
+  for i = 5, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
+end
 return 1
 """
 
 class State:
     """Typed access to the Redis state of crawls."""
+
+    finished_ttl = 86400  # seconds an ended crawl's working keys are kept (0: for ever)
 
     def __init__(self, client: redis.Redis):
         self.r = client
@@ -137,6 +151,7 @@ class State:
                 "created": now, "pages": 0, "posts": 0, "errors": 0, "handed": 0,
                 "kind": "update" if since else "new"})
             self.r.zadd(CRAWLS, {crawl_id: now})
+            self.r.zadd(k.crawls, {crawl_id: now})
             self.r.set(k.active, crawl_id)
         return crawl_id
 
@@ -149,7 +164,8 @@ class State:
     def last_finished(self, url: str) -> str | None:
         """ISO time of the last crawl of this blog that finished (update crawls start there)."""
         b = blog_id(url)
-        for cid in self.r.zrevrange(CRAWLS, 0, 2000):
+        mine = self.r.zrevrange(Keys(f"{b}-").crawls, 0, -1)
+        for cid in mine or self.r.zrevrange(CRAWLS, 0, 2000):  # (state written before the blog's index)
             if cid.startswith(b + "-") and self.r.hget(Keys(cid).crawl, "state") == "done":
                 started = float(self.r.hget(Keys(cid).crawl, "started") or 0)
                 if started:
@@ -169,7 +185,7 @@ class State:
         info["posts"] = self.r.scard(k.posts)
         info["queued"] = self.r.zcard(k.frontier)
         info["in_flight"] = self.r.hlen(k.inflight)
-        info["seen"] = self.r.scard(k.seen)
+        info["seen"] = int(raw["seen"]) if raw.get("seen") is not None else self.r.scard(k.seen)
         for t in ("created", "started", "finished"):
             if raw.get(t):
                 info[t] = float(raw[t])
@@ -194,8 +210,10 @@ class State:
         if message:
             mapping["message"] = message
         self.r.hset(k.crawl, mapping=mapping)
-        if state in ("done", "failed") and self.r.get(k.active) == crawl_id:
-            self.r.delete(k.active)
+        if state in ("done", "failed"):
+            if self.r.get(k.active) == crawl_id:
+                self.r.delete(k.active)
+            self.retire(crawl_id)
 
     def state_of(self, crawl_id: str) -> str | None:
         return self.r.hget(Keys(crawl_id).crawl, "state")
@@ -308,8 +326,19 @@ class State:
 
     def maybe_finish(self, crawl_id: str, max_pages: int) -> bool:
         k = Keys(crawl_id)
-        return bool(self._finish(keys=[k.frontier, k.inflight, k.crawl, k.active],
-                                 args=[time.time(), max_pages, crawl_id]))
+        return bool(self._finish(keys=[k.frontier, k.inflight, k.crawl, k.active] + k.working(),
+                                 args=[time.time(), max_pages, crawl_id, int(self.finished_ttl)]))
+
+    def retire(self, crawl_id: str) -> None:
+        """A crawl that ended: its count of URLs seen goes to its hash and its working keys
+        expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
+        k = Keys(crawl_id)
+        self.r.hset(k.crawl, "seen", self.r.scard(k.seen))
+        if self.finished_ttl > 0:
+            with self.r.pipeline() as p:
+                for key in k.working():
+                    p.expire(key, int(self.finished_ttl))
+                p.execute()
 
     def stale_inflight(self, crawl_id: str, older_than: float) -> list[str]:
         """Urls handed out more than `older_than` seconds ago (their worker died)."""

@@ -56,6 +56,44 @@ def test_finish_only_when_nothing_queued_or_in_flight(state):
     assert state.dispatch(cid, 4, 100) == []  # a finished crawl hands out nothing
 
 
+def test_an_ended_crawl_keeps_its_report_and_output_and_lets_its_working_keys_expire(state, redis_client):
+    cid = _crawl(state, "http://state-test-9.example/")
+    k = Keys(cid)
+    state.enqueue(cid, {"x": 1.0, "y": 2.0})
+    state.cache_page(cid, "x", {"url": "x", "html": "<p>x</p>"})
+    for u in state.dispatch(cid, 4, 100):
+        state.page_context(cid, u)
+        state.mark_done(cid, u, counted=True)
+    redis_client.sadd(k.posts, "x")
+    assert all(redis_client.ttl(key) == -1 for key in k.working() if redis_client.exists(key))
+    assert state.maybe_finish(cid, 100)
+    ttls = {key: redis_client.ttl(key) for key in k.working() if redis_client.exists(key)}
+    assert {k.seen, k.done, k.pages, f"{k.crawl}:attempts"} <= set(ttls)
+    assert all(0 < t <= state.finished_ttl for t in ttls.values())
+    assert redis_client.ttl(k.crawl) == -1 and redis_client.ttl(k.posts) == -1  # report, output
+    redis_client.delete(*k.working())  # as their expiry will
+    info = state.crawl_info(cid)
+    assert (info["state"], info["seen"], info["pages"], info["posts"]) == ("done", 2, 2, 1)
+
+
+def test_a_failed_crawl_lets_its_working_keys_expire_too(state, redis_client):
+    cid = _crawl(state, "http://state-test-10.example/")
+    state.enqueue(cid, {"x": 1.0})
+    state.set_state(cid, "failed", "no feed")
+    assert 0 < redis_client.ttl(Keys(cid).seen) <= state.finished_ttl
+    assert state.crawl_info(cid)["seen"] == 1
+
+
+def test_last_finished_is_found_among_many_other_blogs_crawls(state):
+    url = "http://state-test-11.example/"
+    cid = _crawl(state, url)
+    state.set_state(cid, "done")
+    for i in range(2100):  # newer crawls of other blogs, more than any window over all crawls
+        state.create_crawl(f"http://other-{i}.example/", None, {})
+    assert state.last_finished(url) is not None
+    assert state.last_finished("http://state-test-12.example/") is None
+
+
 def test_page_budget_stops_dispatch_and_finishes(state):
     cid = _crawl(state, "http://state-test-4.example/")
     state.enqueue(cid, {f"u{i}": float(i) for i in range(10)})
