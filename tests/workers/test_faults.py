@@ -142,3 +142,26 @@ def test_pages_per_blog_limit(cluster):
     note("limit: pages per blog", "crawl option max_pages=12 on a 40-post blog",
          "at most 12 pages traversed, crawl done",
          f"{handed} pages handed out, {len(records)} records; {fetched} requests in all (learning included)")
+
+
+def test_transient_faults_retried_on_pages_a_task_went_on_to(tmp_path):
+    """One page in flight, one worker thread: each task goes on to the next page itself
+    (workers/crawl.py), so a fault meets a page that no broker message carries; its retry
+    is a new message with the retry count carried on, as the server asked and not more."""
+    blog = WordPress(seed=25, n_posts=14, feed_size=4)
+    posts = blog.posts  # oldest first; the paged feed lists them all, so learning fetches each once
+    faults = {posts[1].path: fault("503", retry_after=1, times=1), posts[2].path: fault("429", retry_after=1, times=2),
+              posts[3].path: fault("503", retry_after=1)}
+    c = Cluster(tmp_path, n=1, concurrency=1, env=dict(LIMITS, BLOGHARVEST_CRAWL_PARALLELISM="1")).start()
+    try:
+        with FarmServer(blog, faults) as site:
+            info, records = c.crawl(site.url, timeout=120, js="never")
+            hits = dict(site.hits)
+    finally:
+        c.stop()
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records} == {site.origin + p.path for p in posts} - {site.origin + posts[3].path}
+    # learning's one request, then the traversal's: 1 + 3 retries for the page that stays down
+    assert (hits[posts[1].path], hits[posts[2].path], hits[posts[3].path]) == (2, 3, 5)
+    mine = [e for e in info["error_report"] if e["url"] == site.origin + posts[3].path]
+    assert mine and all(e["kind"] == "http_status" and "HTTP 503" in e["message"] for e in mine), mine
