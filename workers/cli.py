@@ -216,7 +216,8 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("worker", help="a Celery worker with this app's settings")
     w.add_argument("--concurrency", type=int, default=8)
     w.add_argument("--pool", choices=["prefork", "threads", "solo"], default="threads")
-    w.add_argument("--queues", default="celery")
+    w.add_argument("--queues", default="celery,render",
+                   help="celery (every task) and render (pages a browser draws); a cluster may split them")
     w.add_argument("--hostname", default="worker@%h")
     w.add_argument("--loglevel", default="INFO")
     w.add_argument("extra", nargs=argparse.REMAINDER, help="after --: more celery worker arguments")

@@ -17,7 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from tasks.fetch import FetchError
 from workers.app import app
-from workers import pipeline
+from workers import pipeline, rendering
 from workers.runtime import runtime
 
 log = logging.getLogger("blogharvest")
@@ -110,10 +110,15 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     rt = runtime()
     deadline = time.monotonic() + CHAIN_SECONDS
     out = _page(self, rt, crawl_id, url, first=True)
+    mine = (self.request.delivery_info or {}).get("routing_key") or app.conf.task_default_queue
+
+    def keep(u: str) -> bool:  # a page for the other queue's workers is sent there
+        return (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) == mine
+
     for _ in range(CHAIN_PAGES - 1):
         if time.monotonic() > deadline:
             break
-        url = pipeline.dispatch(rt, crawl_id, send=_send, keep=True)
+        url = pipeline.dispatch(rt, crawl_id, send=_send, keep=keep)
         if url is None:
             return out
         _page(self, rt, crawl_id, url, first=False)
@@ -133,7 +138,7 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
             rt.state.touch_inflight(crawl_id, [url])
             if first:
                 raise task.retry(countdown=countdown, exc=None)
-            process_url.apply_async((crawl_id, url), countdown=countdown, retries=retries + 1)
+            _send(crawl_id, url, countdown=countdown, retries=retries + 1)
             return {"url": url, "retry": e.kind}
         pipeline.page_failed(rt, crawl_id, url, e.kind, e.message)
         return {"url": url, "error": e.kind}
@@ -165,8 +170,10 @@ def _fail(rt, crawl_id: str, url: str, e: Exception) -> None:
     rt.state.set_state(crawl_id, "failed", f"internal error: {type(e).__name__}: {e}")
 
 
-def _send(crawl_id: str, url: str) -> None:
-    process_url.apply_async((crawl_id, url))
+def _send(crawl_id: str, url: str, **options) -> None:
+    """A page's task, on the render queue when a browser will draw the page."""
+    queue = rendering.queue_for(runtime(), crawl_id, url)
+    process_url.apply_async((crawl_id, url), **(dict(options, queue=queue) if queue else options))
 
 
 app.conf.beat_schedule = {

@@ -196,14 +196,16 @@ def _max_pages(rt, crawl_id: str) -> int:
     return n
 
 
-def dispatch(rt, crawl_id: str, send: Send, keep: bool = False) -> str | None:
+def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None = None) -> str | None:
     """Hand out the best queued pages up to the crawl's parallelism; finish an idle crawl.
-    With `keep`, the best one is not sent but returned: the caller reads it next itself
-    (it is in flight like the others, so a dead caller's page is handed out again)."""
+    With `keep`, the best page it accepts is not sent but returned: the caller reads it
+    next itself (it is in flight like the others, so a dead caller's page is handed out again)."""
     st = rt.state
     max_pages = _max_pages(rt, crawl_id)
     urls = st.dispatch(crawl_id, rt.settings.crawl_parallelism, max_pages)
-    kept = urls.pop(0) if keep and urls else None
+    kept = next((u for u in urls if keep(u)), None) if keep else None
+    if kept is not None:
+        urls.remove(kept)
     for u in urls:
         send(crawl_id, u)
     if not urls and kept is None:

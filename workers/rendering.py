@@ -15,6 +15,7 @@ ends (celery's worker_process_shutdown, worker_shutdown, and atexit).
 from __future__ import annotations
 
 import atexit
+import json
 import logging
 import threading
 
@@ -22,6 +23,7 @@ from tasks.fetch import FetchError
 from tasks.render import (BrowserPool, RenderError, has_script_comments, needs_js, page_words,
                           script_comment_widgets)
 from workers import archive
+from workers.runtime import Recent
 from workers.settings import settings
 
 log = logging.getLogger("blogharvest")
@@ -29,6 +31,7 @@ log = logging.getLogger("blogharvest")
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
+RENDER_QUEUE = "render"  # the Celery queue of pages that need a browser
 
 
 # ------------------------------------------------------------------ the process's pool
@@ -170,23 +173,35 @@ def _is_post(rt, crawl_id: str, url: str, blog: dict) -> bool:
     return bool(is_post(url, pattern))
 
 
-_decided: dict[str, object] = {}  # crawl id -> its js decision (made once, at discovery): a cache
+_decided = Recent(4096)  # crawl id -> its js decision (made once, at discovery): a cache
+
+
+def decision(rt, crawl_id: str):
+    """The crawl's js decision: "all", "posts" or False."""
+    js = _decided.get(crawl_id)
+    if js is None:
+        js = rt.state.r.hget(rt.keys(crawl_id).blog, "js")
+        if js is None:  # not decided yet, or a crawl that never went through decide
+            return "all" if rt.state.options(crawl_id).get("js") == "always" else False
+        js = _decided[crawl_id] = json.loads(js)
+    return js
+
+
+def queue_for(rt, crawl_id: str, url: str) -> str | None:
+    """The queue of a page's task: RENDER_QUEUE when a browser will draw it (workers that
+    consume only that queue may be the ones with browsers), None for the default queue."""
+    js = decision(rt, crawl_id)
+    if js == "all" or (js == "posts" and _is_post(rt, crawl_id, url, rt.state.blog(crawl_id))):
+        return RENDER_QUEUE
+    return None
 
 
 def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
     """The page to extract from: `fetched` ({"url", "html"}) or its rendered DOM."""
-    js = _decided.get(crawl_id)
-    blog = None
-    if js is None:
-        blog = rt.state.blog(crawl_id)
-        js = blog.get("js")
-        if js is None:  # a crawl that never went through decide (resumed from an older version)
-            js = "all" if rt.state.options(crawl_id).get("js") == "always" else False
-        else:
-            _decided[crawl_id] = js
+    js = decision(rt, crawl_id)
     if not js:
         return fetched
-    if js == "posts" and not _is_post(rt, crawl_id, url, blog or rt.state.blog(crawl_id)):
+    if js == "posts" and not _is_post(rt, crawl_id, url, rt.state.blog(crawl_id)):
         return fetched
     if js == "posts" and not has_script_comments(fetched.get("html") or ""):
         return fetched  # this post's comments are plain HTML

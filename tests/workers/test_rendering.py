@@ -162,3 +162,39 @@ def test_comments_behind_load_more_from_the_rendered_page(rt, site):
     got = comments.comments_for(rt, cid, e["url"], e, page, parse_html(page["html"], page["url"]))
     assert [(c["author"], c["published"], c["content_text"]) for c in got] == \
         [(c["author"], c["published"], c["text"]) for c in COMMENTS]
+
+
+def test_pages_a_browser_draws_go_to_the_render_queue(tmp_path):
+    """A cluster may keep its browsers on the workers of the "render" queue (k8s/render-worker.yaml):
+    a script-drawn blog's pages are sent there, a plain blog's pages never are."""
+    from tests.farm import make_blog
+    from tests.farm.server import FarmServer
+    from tests.workers.cluster import Cluster
+    from workers.embedded import WorkerProcesses
+
+    c = Cluster(tmp_path, n=0).start()
+    plain = WorkerProcesses(c.url, n=0, concurrency=2, env=c.env, log_dir=c.log_dir, queues="celery")
+    render = WorkerProcesses(c.url, n=0, concurrency=2, env=c.env, log_dir=c.log_dir, queues="render")
+    plain.start_one("plain@%h")
+    render.start_one("render@%h")
+    try:
+        def pages_by_worker() -> dict:
+            stats = {}
+            while len(stats) < 2:  # both answer once started
+                stats = c.client.control.inspect(timeout=2).stats() or {}
+            return {name.split("@")[0]: s["total"].get("blogharvest.process_url", 0) for name, s in stats.items()}
+
+        with FarmServer(make_blog("spa", seed=31, n_posts=6)) as site:
+            info, records = c.crawl(site.url, timeout=180)
+        assert info["state"] == "done" and len(records) == 6, info
+        drawn = pages_by_worker()
+        assert drawn["render"] >= 1 and drawn["plain"] == 0, drawn
+        with FarmServer(make_blog("wordpress", seed=32, n_posts=6)) as site:
+            info, records = c.crawl(site.url, timeout=120)
+        assert info["state"] == "done" and len(records) == 6, info
+        served = pages_by_worker()
+        assert served["render"] == drawn["render"] and served["plain"] >= 1, served
+    finally:
+        plain.stop()
+        render.stop()
+        c.stop()
