@@ -234,7 +234,7 @@ def _estimator(rt, crawl_id: str, samples: int | None = None):
     """The crawl's priority model, refitted when enough new samples arrived (any worker's);
     `samples` is their number when the caller knows it."""
     st = rt.state
-    n = samples if samples is not None else st.r.llen(rt.keys(crawl_id).samples)
+    n = samples if samples is not None else st.sampled(crawl_id)
     cached = rt.models.get(crawl_id)
     if cached and n - cached[0] < max(REFIT_EVERY, REFIT_GROWTH * cached[0]):
         return cached[1], False

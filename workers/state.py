@@ -40,6 +40,9 @@ def url_key(url: str) -> str:
     return hashlib.sha1(url.encode()).hexdigest()[:16]
 
 
+MAX_SAMPLES = 5000  # training samples of the priority model kept per blog
+
+
 class Keys:
     """The key names of one crawl (and of its blog)."""
 
@@ -50,6 +53,7 @@ class Keys:
         self.records = f"bh:{{{b}}}:records"  # hash: post url -> record JSON (latest)
         self.hashes = f"bh:{{{b}}}:hashes"  # hash: post url -> content hash
         self.samples = f"bh:{{{b}}}:samples"  # list: [url, post links] for the priority model
+        self.sampled = f"bh:{{{b}}}:sampled"  # counter: samples ever added (the list keeps the newest)
         self.active = f"bh:{{{b}}}:active"  # string: the unfinished crawl of this blog
         self.crawls = f"bh:{{{b}}}:crawls"  # zset: crawl id -> creation time, this blog's crawls
         c = f"bh:{{{b}}}:crawl:{crawl_id}"
@@ -353,12 +357,17 @@ class State:
 
     # ------------------------------------------------------------ priority samples
     def add_sample(self, crawl_id: str, url: str, post_links: int) -> int:
+        """Keep a training sample (the newest MAX_SAMPLES); returns how many the blog ever had."""
         k = Keys(crawl_id)
         with self.r.pipeline() as p:
             p.rpush(k.samples, json.dumps([url, post_links]))
-            p.ltrim(k.samples, -5000, -1)
-            p.llen(k.samples)
+            p.ltrim(k.samples, -MAX_SAMPLES, -1)
+            p.incr(k.sampled)
             return p.execute()[2]
+
+    def sampled(self, crawl_id: str) -> int:
+        """Samples the blog ever had (what says when the priority model is worth refitting)."""
+        return int(self.r.get(Keys(crawl_id).sampled) or 0)
 
     def samples(self, crawl_id: str) -> list[tuple[str, int]]:
         return [tuple(json.loads(s)) for s in self.r.lrange(Keys(crawl_id).samples, 0, -1)]

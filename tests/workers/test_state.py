@@ -94,6 +94,17 @@ def test_last_finished_is_found_among_many_other_blogs_crawls(state):
     assert state.last_finished("http://state-test-12.example/") is None
 
 
+def test_samples_count_on_past_the_list_cap(state):
+    from workers.state import MAX_SAMPLES
+
+    cid = _crawl(state, "http://state-test-13.example/")
+    for i in range(MAX_SAMPLES + 3):
+        n = state.add_sample(cid, f"http://state-test-13.example/page/{i}/", i % 7)
+    assert n == state.sampled(cid) == MAX_SAMPLES + 3  # the model is refitted on this count
+    kept = state.samples(cid)
+    assert len(kept) == MAX_SAMPLES and kept[-1][0].endswith(f"/page/{MAX_SAMPLES + 2}/")
+
+
 def test_page_budget_stops_dispatch_and_finishes(state):
     cid = _crawl(state, "http://state-test-4.example/")
     state.enqueue(cid, {f"u{i}": float(i) for i in range(10)})
