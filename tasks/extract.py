@@ -14,7 +14,7 @@ from lxml import etree
 
 from tasks.dates import parse_date
 from tasks.html import html_to_text, json_ld, node_text, parse_html, to_html
-from tasks.learn import clean_author, page_authors
+from tasks.learn import DAY_FIRST, clean_author, page_authors
 from tasks.rules import apply_rule
 from tasks.similarity import dice
 
@@ -105,7 +105,7 @@ def _date_lang(root, rules: dict | None) -> str | None:
     """How to read 03/01/2008: day first if the learner saw it so, else the page's language."""
     learned = (rules or {}).get("date")
     if isinstance(learned, dict) and learned.get("dayfirst"):
-        return "en-gb"
+        return DAY_FIRST
     return (root.get("lang") or "").strip() or None
 
 

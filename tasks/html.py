@@ -25,7 +25,6 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _JSON_LD = re.compile(r"""<script[^>]*type\s*=\s*["']?application/ld\+json[^>]*>(.*?)</script>""",
                       re.I | re.S)
-_SINGLE_BYTE = {"iso-8859-1", "latin-1", "ascii", "windows-1252", "cp1252", "us-ascii"}
 
 
 @functools.lru_cache(maxsize=256)
@@ -141,11 +140,6 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
         return _empty()
     etree.strip_elements(root, *DROP_TAGS, etree.Comment, etree.ProcessingInstruction, with_tail=False)
     return root
-
-
-def pieces(node):
-    """The raw text pieces of an element in document order (its own tail excluded)."""
-    return node.itertext(with_tail=True)
 
 
 def nfkc(s: str) -> str:

@@ -45,7 +45,7 @@ MAX_SHORT = 300  # author/date candidates longer than this are not bylines or da
 DATE_CHECKS = 40
 FALLBACKS = 4  # runner-up rules kept per field
 _FORM_TAGS = {"select", "option", "optgroup", "form", "input", "textarea", "button", "label"}  # widgets, not bylines
-DAY_FIRST = "en-gb"  # a language hint that makes tasks.dates read 03/01/2008 as 3 January  # candidates parsed per page at most (best scores first)
+DAY_FIRST = "en-gb"  # a language hint that makes tasks.dates read 03/01/2008 as 3 January
 _SUMMARY_END = re.compile(r"(\.\.\.|…|\[…\]|\[\.\.\.\]|read more|continue reading|lire la suite|"
                           r"weiterlesen|leer más|seguir leyendo)\W*$", re.I)
 _BLOCKS = {"p", "blockquote", "pre", "ul", "ol", "dl", "table", "figure", "h1", "h2", "h3", "h4",

@@ -68,7 +68,7 @@ class Keys:
         self.pages = f"{c}:pages"  # hash: url -> cached page (fetched for learning)
 
     def working(self) -> list[str]:
-        """The keys a crawl needs while it runs only (the seen set first)."""
+        """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages]
 
@@ -111,8 +111,7 @@ redis.call('HSET', KEYS[3], 'handed', handed)
 return out
 """
 
-# Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight;
-# its working keys (KEYS[5..], seen first) then expire: only the report and the output stay.
+# Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight.
 _MAYBE_FINISH = """
 if redis.call('HGET', KEYS[3], 'state') ~= 'running' then return 0 end
 if redis.call('HLEN', KEYS[2]) > 0 then return 0 end
@@ -120,11 +119,6 @@ local handed = tonumber(redis.call('HGET', KEYS[3], 'handed') or '0')
 if redis.call('ZCARD', KEYS[1]) > 0 and handed < tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[3], 'state', 'done', 'finished', ARGV[1])
 if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
-redis.call('HSET', KEYS[3], 'seen', redis.call('SCARD', KEYS[5]))
-local ttl = tonumber(ARGV[4])
-if ttl > 0 then
-  for i = 5, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
-end
 return 1
 """
 
@@ -330,12 +324,15 @@ class State:
 
     def maybe_finish(self, crawl_id: str, max_pages: int) -> bool:
         k = Keys(crawl_id)
-        return bool(self._finish(keys=[k.frontier, k.inflight, k.crawl, k.active] + k.working(),
-                                 args=[time.time(), max_pages, crawl_id, int(self.finished_ttl)]))
+        finished = bool(self._finish(keys=[k.frontier, k.inflight, k.crawl, k.active],
+                                     args=[time.time(), max_pages, crawl_id]))
+        if finished:
+            self.retire(crawl_id)
+        return finished
 
     def retire(self, crawl_id: str) -> None:
-        """A crawl that ended: its count of URLs seen goes to its hash and its working keys
-        expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
+        """A crawl that ended (done or failed): its count of URLs seen goes to its hash and its
+        working keys expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
         k = Keys(crawl_id)
         self.r.hset(k.crawl, "seen", self.r.scard(k.seen))
         if self.finished_ttl > 0:
