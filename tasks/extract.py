@@ -15,7 +15,7 @@ from lxml import etree
 from tasks.dates import parse_date
 from tasks.html import html_to_text, json_ld, node_text, parse_html, to_html
 from tasks.learn import DAY_FIRST, clean_author, page_authors
-from tasks.rules import apply_rule
+from tasks.rules import apply_rule, first_match, first_of
 from tasks.similarity import dice
 
 FIELDS = ("title", "content", "author", "date")
@@ -56,7 +56,28 @@ def _select(root, rules: dict | None, field: str) -> list:
     return []
 
 
+def _select_first(root, rules: dict | None, field: str, elements: bool = False) -> tuple:
+    """`_select(...)[0]` (the first element of it if `elements`), or (None, ""), mostly
+    without applying a rule to the whole page: a one-step rule is asked for its first
+    match (tasks.rules.first_match), and only if that has no text is the rule applied
+    whole. A one-step rule selects elements only or strings only, so when its first
+    match is a string with text, `elements` finds none."""
+    for rule in rules_of(rules, field):
+        first = first_match(root, rule)
+        if first and (text := node_text(first[0])):
+            if elements and isinstance(first[0], str):
+                return None, ""
+            return first[0], text
+        found = [(r, t) for r in apply_rule(root, rule) if (t := node_text(r))]
+        if found:
+            return next(((r, t) for r, t in found if not (elements and isinstance(r, str))), (None, ""))
+    return None, ""
+
+
 def _first_text(root, rule: str | None) -> str:
+    first = first_match(root, rule)
+    if first and (text := node_text(first[0])):
+        return text
     for r in apply_rule(root, rule):
         t = node_text(r)
         if t:
@@ -84,13 +105,20 @@ def _machine_date(el) -> str | None:
     return None
 
 
-def _date(root, found: list, raw, lang: str | None = None) -> str | None:
-    for r, text in found[:3]:
-        d = _machine_date(r) or parse_date(text, lang)
+def _date(root, rules: dict | None, raw, lang: str | None = None) -> str | None:
+    """The date the rules select (the first of their first three nodes that reads as
+    one), else the page's machine-readable dates."""
+    first, text = _select_first(root, rules, "date")
+    if first is not None:
+        d = _machine_date(first) or parse_date(text, lang)
         if d:
             return d
+        for r, text in _select(root, rules, "date")[1:3]:
+            d = _machine_date(r) or parse_date(text, lang)
+            if d:
+                return d
     for probe in _DATE_PROBES:
-        for r in apply_rule(root, probe)[:1]:
+        for r in first_of(root, probe):
             d = parse_date(node_text(r))
             if d:
                 return d
@@ -111,21 +139,19 @@ def _date_lang(root, rules: dict | None) -> str | None:
 
 def extract_root(root, raw, rules: dict | None) -> dict:
     """`extract_post` on a page already parsed (rendered pages, the learner's checks)."""
-    titles = _select(root, rules, "title")
-    title = titles[0][1] if titles else ""
+    title = _select_first(root, rules, "title")[1]
     if not title:
         for probe in _TITLE_PROBES:
             title = _first_text(root, probe)
             if title:
                 break
-    node, text = next(((c, t) for c, t in _select(root, rules, "content") if not isinstance(c, str)),
-                      (None, None))
+    node, text = _select_first(root, rules, "content", elements=True)
     return {
         "title": title or None,
-        "content_text": text,
+        "content_text": text or None,
         "content_html": to_html(node) if node is not None else None,
         "authors": _authors(root, _select(root, rules, "author"), raw, bool(rules_of(rules, "author"))),
-        "published": _date(root, _select(root, rules, "date"), raw, _date_lang(root, rules)),
+        "published": _date(root, rules, raw, _date_lang(root, rules)),
     }
 
 

@@ -142,8 +142,19 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
     return root
 
 
+# the compatibility characters blog text is full of, replaced by their NFKC forms (plain
+# spaces and dots, which compose with nothing) so that NFKC's quick check passes on most
+# texts instead of decomposing and recomposing all of them
+_COMMON_COMPAT = (("\xa0", " "), ("\u2026", "..."))
+
+
 def nfkc(s: str) -> str:
-    return s if s.isascii() else unicodedata.normalize("NFKC", s)
+    if s.isascii():
+        return s
+    for ch, plain in _COMMON_COMPAT:
+        if ch in s:
+            s = s.replace(ch, plain)
+    return unicodedata.normalize("NFKC", s)
 
 
 def node_text(node) -> str:

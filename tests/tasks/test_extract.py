@@ -68,3 +68,25 @@ def test_matches_entry():
     assert not matches_entry(got, {"title": "Something else entirely", "content_html": full["content_html"]})
     assert matches_entry(got, {"title": "A post", "summary_html": "Hello world [...]"})
     assert not matches_entry(got, {"title": "A post", "summary_html": "Unrelated summary text here"})
+
+
+def test_first_matches_without_text_fall_back_to_the_whole_rule():
+    """Extraction asks a one-step rule for its first match only; where that has no text
+    (an empty heading, a date-less meta line, an attribute that is blank) the whole rule
+    is applied, and where the rule finds nothing with text its runner-up is: the same
+    record as applying every rule whole."""
+    page = """<html><head><meta name="d" content=""><meta name="d" content="2014-03-09"></head><body>
+    <h1 class="t"> </h1><h1 class="t">Second heading</h1>
+    <p class="when">Posted by the team</p><p class="when">on 9 March 2014</p>
+    <div class="c"></div><div class="c"><p>Body text</p></div>
+    </body></html>"""
+    rules = {"title": {"rule": "//*[@class='t']"}, "content": {"rule": "//div[@class='c']"},
+             "date": {"rule": "//*[@class='when']"}, "author": {"rule": "//*[@id='none']"}}
+    got = extract_post(page, None, rules)
+    assert (got["title"], got["content_text"], got["published"]) == ("Second heading", "Body text", "2014-03-09")
+    assert got["content_html"] == '<div class="c"><p>Body text</p></div>'
+    got = extract_post(page, None, {"title": {"rule": "//*[@id='gone']", "fallbacks": ["//h1"]},
+                                    "date": "//meta[@name='d']/@content",
+                                    "content": "//meta[@name='d']/@content"})
+    assert (got["title"], got["published"]) == ("Second heading", "2014-03-09")
+    assert got["content_text"] is None  # a rule that selects strings names no content element

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html as htmllib
 import random
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tasks.html import node_text, parse_html
 from tasks.similarity import normalize_text
 from tasks.rules import (apply_rule, best_rule_linear, best_rule_quadratic, element_rules, elements,
-                         padded_bigrams, rule_for, rule_text, score_text, walk_scores, xpath_literal)
+                         first_match, first_of, padded_bigrams, rule_for, rule_text, score_text,
+                         walk_scores, xpath_literal)
 
 # ---------------------------------------------------------------- AllRules
 
@@ -77,6 +79,57 @@ def test_rules_ending_in_attribute_and_text_node():
     root = parse_html('<div class="m">Posted <a href="/u">Ann</a> on 2014-03-09 <time datetime="2014-03-09T10:00">Sun</time></div>')
     assert rule_text(root, "//*[@class='m']/text()[2]") == "on 2014-03-09"
     assert rule_text(root, "//time/@datetime") == "2014-03-09T10:00"
+
+
+TRAPS = """<html><head><meta name="author" content=""><meta name="author" content="Bo"></head>
+<body><a name="dup">anchor named like an id</a><script id="gone">x</script>
+<div id="dup" class="c">first</div><span id="dup" class="c">second</span>
+<p id="gone">after a stripped holder of the same id</p><p class="c"><b id="in" class="c">nested</b></p>
+</body></html>"""
+
+
+def _one_step_rules(root) -> list[str]:
+    """Every one-step rule form over the page's elements, with tags that do and do not match."""
+    out = {"//*[@id='nowhere']", "//h6", "//meta[@name='author']/@content", "//*[@class='c']/@id"}
+    for el in elements(root):
+        if not re.fullmatch(r"[A-Za-z][\w-]*", el.tag):
+            continue  # g:plusone and the like: a prefix XPath does not know
+        out.add(f"//{el.tag}")
+        for a in ("id", "class", "name", "rel", "property"):
+            v = el.get(a)
+            if v is not None and "'" not in v:
+                out |= {f"//*[@{a}='{v}']", f"//{el.tag}[@{a}='{v}']", f"//span[@{a}='{v}']",
+                        f"//*[@{a}='{v}']/@content", f"//*[@{a}='{v}']/@href"}
+    return sorted(out)
+
+
+def _same(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(x is y or (isinstance(x, str) and x == y) for x, y in zip(a, b))
+
+
+def test_first_match_is_the_rules_first_result_on_traps_and_real_pages(shared_dir):
+    """The shortcut (a one-step rule's first match, an id looked up in libxml2's table)
+    gives exactly what applying the whole rule gives first: duplicate ids, an <a name>
+    sharing an id's value, an id whose first holder was stripped, tags that do not match."""
+    pages = [TRAPS] + [f.read_bytes() for f, _ in _testdata_pages(shared_dir)[::40]]
+    assert len(pages) > 10
+    shortcuts = 0
+    for page in pages:
+        root = parse_html(page)
+        for rule in _one_step_rules(root):
+            first = first_match(root, rule)
+            assert first is not None, rule
+            assert _same(first, apply_rule(root, rule)[:1]), rule
+            shortcuts += 1
+    assert shortcuts > 1000
+    root = parse_html(TRAPS)
+    assert first_of(root, "//*[@id='dup']")[0].text == "first"
+    assert first_of(root, "//span[@id='dup']")[0].text == "second"
+    assert node_text(first_of(root, "//*[@id='gone']")[0]).startswith("after")
+    assert first_of(root, "//meta[@name='author']/@content") == [""]
+    # rules of more than one step have no shortcut, and first_of applies them whole
+    for rule in ("//*[@class='c']/b", "/html/body/p[2]", "//p[@class='c']//b", "(//p)[2]"):
+        assert first_match(root, rule) is None and _same(first_of(root, rule), apply_rule(root, rule)[:1])
 
 
 def test_algorithms_on_a_small_page():
