@@ -15,7 +15,7 @@ from lxml import etree
 from tasks.dates import parse_date
 from tasks.html import html_to_text, json_ld, node_text, parse_html, to_html
 from tasks.learn import DAY_FIRST, clean_author, page_authors
-from tasks.rules import apply_rule, first_match, first_of
+from tasks.rules import apply_rule, first_match, first_matches, first_of
 from tasks.similarity import dice
 
 FIELDS = ("title", "content", "author", "date")
@@ -56,14 +56,14 @@ def _select(root, rules: dict | None, field: str) -> list:
     return []
 
 
-def _select_first(root, rules: dict | None, field: str, elements: bool = False) -> tuple:
+def _select_first(root, rules: dict | None, field: str, elements: bool = False, firsts=None) -> tuple:
     """`_select(...)[0]` (the first element of it if `elements`), or (None, ""), mostly
     without applying a rule to the whole page: a one-step rule is asked for its first
-    match (tasks.rules.first_match), and only if that has no text is the rule applied
-    whole. A one-step rule selects elements only or strings only, so when its first
-    match is a string with text, `elements` finds none."""
+    match (from `firsts`, tasks.rules.first_matches, or first_match), and only if that
+    has no text is the rule applied whole. A one-step rule selects elements only or
+    strings only, so when its first match is a string with text, `elements` finds none."""
     for rule in rules_of(rules, field):
-        first = first_match(root, rule)
+        first = firsts[rule] if firsts and rule in firsts else first_match(root, rule)
         if first and (text := node_text(first[0])):
             if elements and isinstance(first[0], str):
                 return None, ""
@@ -105,10 +105,10 @@ def _machine_date(el) -> str | None:
     return None
 
 
-def _date(root, rules: dict | None, raw, lang: str | None = None) -> str | None:
+def _date(root, rules: dict | None, raw, lang: str | None = None, firsts=None) -> str | None:
     """The date the rules select (the first of their first three nodes that reads as
     one), else the page's machine-readable dates."""
-    first, text = _select_first(root, rules, "date")
+    first, text = _select_first(root, rules, "date", firsts=firsts)
     if first is not None:
         d = _machine_date(first) or parse_date(text, lang)
         if d:
@@ -139,19 +139,21 @@ def _date_lang(root, rules: dict | None) -> str | None:
 
 def extract_root(root, raw, rules: dict | None) -> dict:
     """`extract_post` on a page already parsed (rendered pages, the learner's checks)."""
-    title = _select_first(root, rules, "title")[1]
+    # the title, content and date rules' first matches, in one walk over the page
+    firsts = first_matches(root, [r[0] for f in ("title", "content", "date") if (r := rules_of(rules, f))])
+    title = _select_first(root, rules, "title", firsts=firsts)[1]
     if not title:
         for probe in _TITLE_PROBES:
             title = _first_text(root, probe)
             if title:
                 break
-    node, text = _select_first(root, rules, "content", elements=True)
+    node, text = _select_first(root, rules, "content", elements=True, firsts=firsts)
     return {
         "title": title or None,
         "content_text": text or None,
         "content_html": to_html(node) if node is not None else None,
         "authors": _authors(root, _select(root, rules, "author"), raw, bool(rules_of(rules, "author"))),
-        "published": _date(root, rules, raw, _date_lang(root, rules)),
+        "published": _date(root, rules, raw, _date_lang(root, rules), firsts),
     }
 
 
