@@ -75,18 +75,34 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
 
 _LOCAL = threading.local()  # lxml parsers must not be shared between threads
 _MAX_DEPTH = 1500  # libxml2 stops reading a document at depth 2048, even with huge_tree
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)[^>]*>")
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
          "source", "track", "wbr", "p", "li", "option"}
 
 
-def _parser():
-    p = getattr(_LOCAL, "parser", None)
+def _parser(encoding: str | None = None):
+    key = f"parser_{encoding}"
+    p = getattr(_LOCAL, key, None)
     if p is None:
         # plain lxml elements: lxml.html's element classes cost a Python call per node touched
-        p = _LOCAL.parser = etree.HTMLParser(recover=True, huge_tree=True, remove_comments=True,
-                                             remove_pis=True, default_doctype=False)
+        p = etree.HTMLParser(recover=True, huge_tree=True, remove_comments=True, remove_pis=True,
+                             default_doctype=False, encoding=encoding)
+        setattr(_LOCAL, key, p)
     return p
+
+
+def _payload(text: str):
+    """(what to hand libxml2, the parser for it). Non-ASCII text goes as UTF-8 bytes: lxml
+    would hand text beyond Latin-1 over as UTF-16 or UCS-4 for libxml2 to convert (a tenth
+    slower), and libxml2 drops everything after a lone surrogate (JSON can carry one),
+    which becomes U+FFFD here."""
+    if text.isascii():
+        return text, _parser()
+    try:
+        return text.encode("utf-8"), _parser("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text).encode("utf-8"), _parser("utf-8")
 
 
 def _flatten_deep(text: str, limit: int = _MAX_DEPTH) -> str:
@@ -125,14 +141,15 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
     text = _XML_DECL.sub("", text, count=1).replace("\x00", "")
     if not text or text.isspace():
         return _empty()
-    parser = _parser()
+    payload, parser = _payload(text)
     try:
-        root = lhtml.document_fromstring(text, parser=parser, base_url=url)
+        root = lhtml.document_fromstring(payload, parser=parser, base_url=url)
         if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
-            root = lhtml.document_fromstring(_flatten_deep(text), parser=parser, base_url=url)
+            payload, parser = _payload(_flatten_deep(text))
+            root = lhtml.document_fromstring(payload, parser=parser, base_url=url)
     except (etree.ParserError, ValueError):
         try:
-            root = lhtml.fragment_fromstring(text, create_parent="body", parser=parser)
+            root = lhtml.fragment_fromstring(text, create_parent="body", parser=_parser())
             root = root.getroottree().getroot()
         except (etree.ParserError, ValueError):
             return _empty()

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -59,19 +60,43 @@ def compile_rule(rule: str):
         return None
 
 
-# a rule of one such step, maybe reading an attribute: its first result is its step's first match
-_ONE_STEP = re.compile(r"^//(\*|[A-Za-z][\w-]*)(?:\[@([A-Za-z_][\w.-]*)='([^']*)'\])?(?:/@([A-Za-z_][\w.-]*))?$")
+# `//tag[@a='v']` then child steps, a text node or an attribute: the shapes AllRules makes
+_HEADED = re.compile(r"^//(\*|[A-Za-z][\w-]*)(?:\[@([A-Za-z_][\w.-]*)='([^']*)'\])?"
+                     r"((?:/(?:\*|[A-Za-z][\w-]*)(?:\[(?:\d+|@[A-Za-z_][\w.-]*='[^']*')\])*)*"
+                     r"(?:/text\(\)\[\d+\]|/@[A-Za-z_][\w.-]*)?)$")
+_READ = re.compile(r"^/@([A-Za-z_][\w.-]*)$")
+
+
+class _Head(NamedTuple):
+    """A rule as its head step (tag or None for *, attribute tested, value) and what it
+    takes from a head element: itself, an attribute (`read`), or a relative path (`tail`,
+    with `nested`, the head's own test below an element)."""
+    tag: str | None
+    attr: str | None
+    value: str | None
+    read: str | None
+    tail: object
+    nested: object
 
 
 @functools.lru_cache(maxsize=4096)
-def _one_step(rule: str):
-    """(tag or None for *, attribute tested or None, its value, attribute read or None)
-    of a one-step rule, or None for a rule of any other shape."""
-    m = _ONE_STEP.match(rule)
+def _head(rule: str) -> _Head | None:
+    m = _HEADED.match(rule)
     if not m:
         return None
-    tag, attr, value, read = m.groups()
-    return (None if tag == "*" else tag), attr, value, read
+    tag, attr, value, rest = m.groups()
+    read = tail = nested = None
+    if rest and (r := _READ.match(rest)):
+        read = r.group(1)
+    elif rest:
+        if attr is None:
+            return None
+        try:
+            tail = etree.XPath(rest[1:])
+            nested = etree.XPath(f"descendant::{tag}[@{attr}='{value}'][1]")
+        except (etree.XPathSyntaxError, etree.XPathEvalError):
+            return None
+    return _Head(None if tag == "*" else tag, attr, value, read, tail, nested)
 
 
 @functools.lru_cache(maxsize=256)
@@ -82,38 +107,50 @@ def _first_of_tag(tag: str, read: str | None):
 
 def first_match(root, rule: str | None) -> list | None:
     """[the first thing `rule` selects] ([] if nothing): `apply_rule(...)[:1]`, found
-    without applying the whole rule when it is one step; None when it is not (the caller
-    applies it whole)."""
+    without applying the whole rule where its shape allows (see `first_matches`); None
+    where it does not (the caller applies it whole)."""
     if not rule or root is None:
         return None
-    step = _one_step(rule)
-    if step is None:
+    head = _head(rule)
+    if head is None:
         return None
-    tag, attr, _, read = step
-    if attr is not None:
-        return first_matches(root, [rule])[rule]
-    if tag is None:
+    if head.attr is not None:
+        return first_matches(root, [rule]).get(rule)
+    if head.tag is None:
         return None  # `//*`: the page's root, a rule no learner makes
-    return list(_first_of_tag(tag, read)(root))
+    return list(_first_of_tag(head.tag, head.read)(root))
+
+
+_WHOLE = object()  # a rule whose first result the walk cannot vouch for
 
 
 def first_matches(root, rules) -> dict:
-    """{rule: [its first result] or []} for the rules among `rules` that test one
-    attribute in one step (`//*[@class='c']`, `//meta[@name='n']/@content`), from one walk
-    over the page's elements in document order that ends when each has matched: what
-    `first_match` gives for each, without testing every element once per rule (libxml2
-    evaluates `@class='c'` on every element, at a quarter of a microsecond each). Rules
-    of other shapes are left out."""
-    by_attr: dict = {}   # attribute -> value -> [(rule, tag or None, attribute read or None)]
+    """{rule: [its first result] or []} for the rules among `rules` whose head tests one
+    attribute (`//*[@class='c']`, `//meta[@name='n']/@content`, `//*[@id='x']/div[2]`),
+    from one walk over the page's elements in document order that ends when each head
+    has matched: what applying each rule whole gives first, without testing every
+    element once per rule (libxml2 evaluates `@class='c'` on every element, at a quarter
+    of a microsecond each). A head's own attribute, or the head itself, is the rule's
+    first result; a path below the first head gives its first result when no other head
+    sits inside that one (all later heads' results then come after it). Other rules,
+    and rules the walk cannot vouch for, are left out: the caller applies them whole."""
+    by_attr: dict = {}   # attribute -> value -> [(rule, _Head)]
     for rule in dict.fromkeys(r for r in rules if r):
-        step = _one_step(rule)
-        if step is not None and step[1] is not None:
-            tag, attr, value, read = step
-            by_attr.setdefault(attr, {}).setdefault(value, []).append((rule, tag, read))
-    out = {rule: None for values in by_attr.values() for found in values.values() for rule, _, _ in found}
+        head = _head(rule)
+        if head is not None and head.attr is not None:
+            by_attr.setdefault(head.attr, {}).setdefault(head.value, []).append((rule, head))
+    out = {rule: None for values in by_attr.values() for found in values.values() for rule, _ in found}
     if out:
         _walk_first(root, tuple(by_attr.items()), out)
-    return {rule: found or [] for rule, found in out.items()}
+    return {rule: found or [] for rule, found in out.items() if found is not _WHOLE}
+
+
+def _taken(el, head: _Head):
+    """What `head`'s rule takes from its first head element `el` ([first result] or [])."""
+    if head.tail is None:
+        return [el] if head.read is None else ([] if (a := el.get(head.read)) is None else [a])
+    found = [r for r in head.tail(el) if isinstance(r, str) or isinstance(getattr(r, "tag", None), str)]
+    return found[:1] if found and not head.nested(el) else _WHOLE
 
 
 def _walk_first(root, by_attr: tuple, out: dict) -> None:
@@ -124,9 +161,9 @@ def _walk_first(root, by_attr: tuple, out: dict) -> None:
             v = el.get(attr)
             if v is None or v not in values:
                 continue
-            for rule, tag, read in values[v]:
-                if out[rule] is None and (tag is None or tag == el.tag):
-                    out[rule] = [el] if read is None else ([] if (a := el.get(read)) is None else [a])
+            for rule, head in values[v]:
+                if out[rule] is None and (head.tag is None or head.tag == el.tag):
+                    out[rule] = _taken(el, head)
                     remaining -= 1
                     if not remaining:
                         return

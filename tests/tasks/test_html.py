@@ -1,0 +1,58 @@
+"""Parsing and the one definition of a node's text (tasks.html)."""
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given, settings, strategies as st
+from lxml import etree
+from lxml import html as lhtml
+
+from tasks.html import DROP_TAGS, nfkc, node_text, parse_html
+
+# characters blog text is made of, and the ones NFKC and whitespace folding care about
+_CHARS = st.sampled_from(list("ab Zé’“”-.\n\t") + ["\xa0", "\u2026", "\u0301", "\u2028", "\u3000", "ﬁ",
+                                                  "™", "½", "\u200b", "漢", "字", "😀", "\x0b", "  "])
+_TEXT = st.lists(_CHARS, max_size=40).map("".join)
+
+
+def _reference_tree(text: str) -> bytes:
+    """The page as lxml parses the text itself (the plain parser, no re-encoding)."""
+    parser = etree.HTMLParser(recover=True, huge_tree=True, remove_comments=True, remove_pis=True,
+                              default_doctype=False)
+    root = lhtml.document_fromstring(text, parser=parser)
+    etree.strip_elements(root, *DROP_TAGS, with_tail=False)
+    return etree.tostring(root, encoding="utf-8")
+
+
+@settings(max_examples=150, deadline=None)
+@given(_TEXT, _TEXT)
+def test_text_beyond_latin1_parses_to_the_tree_lxml_makes_of_it(head, body):
+    """Non-ASCII text is handed to libxml2 as UTF-8 bytes (faster than lxml's UTF-16 or
+    UCS-4): the tree is the one the text itself gives."""
+    page = f"<html><head><title>{head}</title></head><body><p class='x'>{body}</p><div>{head}</div></body></html>"
+    assert etree.tostring(parse_html(page), encoding="utf-8") == _reference_tree(page)
+
+
+def test_text_after_a_lone_surrogate_is_kept():
+    # JSON can carry one ("\\ud800"); libxml2 would stop reading the page there
+    root = parse_html("<p>before \ud800 after</p><p>next</p>")
+    assert [node_text(p) for p in root.iter("p")] == ["before \ufffd after", "next"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_nfkc_is_unicodedata_nfkc(text):
+    """The common compatibility characters are replaced before the quick check: the
+    result is still exactly NFKC, combining marks after them included."""
+    assert nfkc(text) == unicodedata.normalize("NFKC", text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=6))
+def test_node_text_is_folded_nfkc_of_the_visible_text(pieces):
+    """libxml2's normalize-space folds what it can; the rest is folded by split(): the
+    result is the NFKC text with every run of whitespace as one space, trimmed."""
+    inner = "".join(f"<span>{p}</span><script>hidden {p}</script>{p}" for p in pieces)
+    el = parse_html(f"<html><body><div id='d'>{inner}</div></body></html>").find(".//div")
+    visible = "".join(p + p for p in pieces)
+    assert node_text(el) == " ".join(unicodedata.normalize("NFKC", visible).split())
