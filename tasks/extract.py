@@ -47,10 +47,15 @@ def rules_of(rules: dict | None, field: str) -> list[str]:
     return [v] if isinstance(v, str) and v else []
 
 
+def _with_text(root, rule: str) -> list:
+    """[(node, text)] of what `rule` selects, the nodes with text only."""
+    return [(r, t) for r in apply_rule(root, rule) if (t := node_text(r))]
+
+
 def _select(root, rules: dict | None, field: str) -> list:
     """[(node, text)] of the first rule that selects anything with text."""
     for rule in rules_of(rules, field):
-        found = [(r, t) for r in apply_rule(root, rule) if (t := node_text(r))]
+        found = _with_text(root, rule)
         if found:
             return found
     return []
@@ -58,17 +63,17 @@ def _select(root, rules: dict | None, field: str) -> list:
 
 def _select_first(root, rules: dict | None, field: str, elements: bool = False, firsts=None) -> tuple:
     """`_select(...)[0]` (the first element of it if `elements`), or (None, ""), mostly
-    without applying a rule to the whole page: a one-step rule is asked for its first
-    match (from `firsts`, tasks.rules.first_matches, or first_match), and only if that
-    has no text is the rule applied whole. A one-step rule selects elements only or
-    strings only, so when its first match is a string with text, `elements` finds none."""
+    without applying a rule to the whole page: the rule's first result comes from
+    `firsts` (tasks.rules.first_matches) or first_match, and only if that has no text is
+    the rule applied whole. Such a rule selects elements only or strings only (its last
+    step says which), so when its first result is a string, `elements` finds none."""
     for rule in rules_of(rules, field):
         first = firsts[rule] if firsts and rule in firsts else first_match(root, rule)
         if first and (text := node_text(first[0])):
             if elements and isinstance(first[0], str):
                 return None, ""
             return first[0], text
-        found = [(r, t) for r in apply_rule(root, rule) if (t := node_text(r))]
+        found = _with_text(root, rule)
         if found:
             return next(((r, t) for r, t in found if not (elements and isinstance(r, str))), (None, ""))
     return None, ""
