@@ -132,13 +132,17 @@ def _parse_iso_exact(iso: str) -> dt.datetime | None:
     return value
 
 
+_OFFSET = re.compile(r"([+-])(\d{2}):?(\d{2})?")
+
+
+@lru_cache(maxsize=256)
 def _tz(text: str | None) -> dt.tzinfo:
     if not text:
         return UTC
     t = text.strip().lower()
     if t in _TZ_ABBR:
         return dt.timezone(dt.timedelta(hours=_TZ_ABBR[t]))
-    m = re.fullmatch(r"([+-])(\d{2}):?(\d{2})?", t)
+    m = _OFFSET.fullmatch(t)
     if not m:
         return UTC
     minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)

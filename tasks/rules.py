@@ -155,18 +155,27 @@ def _taken(el, head: _Head):
 
 def _walk_first(root, by_attr: tuple, out: dict) -> None:
     """Fill `out` (rule -> None) with each rule's first result, stopping when all have one."""
-    remaining = len(out)
+    remaining = [len(out)]
+
+    def take(el, heads) -> bool:
+        for rule, head in heads:
+            if out[rule] is None and (head.tag is None or head.tag == el.tag):
+                out[rule] = _taken(el, head)
+                remaining[0] -= 1
+        return not remaining[0]
+
+    if len(by_attr) == 1:  # the usual case (all class, say): one lookup per element
+        (attr, values), = by_attr
+        for el in root.iter():
+            v = el.get(attr)
+            if v is not None and v in values and take(el, values[v]):
+                return
+        return
     for el in root.iter():
         for attr, values in by_attr:
             v = el.get(attr)
-            if v is None or v not in values:
-                continue
-            for rule, head in values[v]:
-                if out[rule] is None and (head.tag is None or head.tag == el.tag):
-                    out[rule] = _taken(el, head)
-                    remaining -= 1
-                    if not remaining:
-                        return
+            if v is not None and v in values and take(el, values[v]):
+                return
 
 
 def first_of(root, rule: str | None) -> list:
