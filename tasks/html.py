@@ -138,7 +138,10 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
     if data is None:
         return _empty()
     text = decode_html(data, encoding) if isinstance(data, (bytes, bytearray)) else str(data)
-    text = _XML_DECL.sub("", text, count=1).replace("\x00", "")
+    if m := _XML_DECL.match(text):
+        text = text[m.end():]
+    if "\x00" in text:
+        text = text.replace("\x00", "")
     if not text or text.isspace():
         return _empty()
     payload, parser = _payload(text)
