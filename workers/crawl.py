@@ -191,5 +191,5 @@ def scheduled_update(url: str, every: str | None = None) -> str | None:
     options = {"update": bool(since), "scheduled": bool(since)}
     cid = rt.state.create_crawl(url, since or None, options)
     task = update_crawl if since else new_crawl
-    task.apply_async(kwargs={"url": url, "since": since, "crawl_id": cid, "options": options})
+    task.apply_async(kwargs={"url": url, "since": since, "crawl_id": cid, "options": options}, ignore_result=True)
     return cid

@@ -27,7 +27,10 @@ def enqueue(url: str, since: str | None, options: dict, resume: bool = False) ->
         options = dict(options, update=True)
     cid = st.create_crawl(url, since, options)
     task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
-    app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options})
+    # fire and forget: progress is read from Redis state, so no result is stored or awaited
+    # (a result would also subscribe this process to its channel until collected)
+    app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options},
+                  ignore_result=True)
     return cid
 
 
@@ -46,7 +49,8 @@ def _resume(cid: str) -> None:
         info = rt.state.crawl_info(cid)
         rt.state.r.hset(rt.keys(cid).crawl, "state", "queued")
         app.send_task("blogharvest.new_crawl", kwargs={"url": info["url"], "since": info.get("since"),
-                                                       "crawl_id": cid, "options": info["options"]})
+                                                       "crawl_id": cid, "options": info["options"]},
+                      ignore_result=True)
 
 
 def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,

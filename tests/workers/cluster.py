@@ -60,6 +60,7 @@ class Cluster:
                 if p.poll() is None:
                     p.send_signal(signal.SIGTERM)
             self.pool.stop(timeout=15)
+        self.sweeps.clear()  # their results unsubscribe when collected: while Redis is up
         if self.client:
             self.client.close()
         if self.redis:
@@ -94,7 +95,8 @@ class Cluster:
             options = dict(options, update=True)
         cid = self.state.create_crawl(url, since, options)
         task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
-        self.client.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options})
+        self.client.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options},
+                              ignore_result=True)
         return cid
 
     def sweep(self, cid: str) -> None:
