@@ -146,6 +146,16 @@ def _dice_pad(a: str, b: str) -> float:
     return 2 * len(A & B) / (len(A) + len(B)) if A or B else 0.0
 
 
+_CLOCK = re.compile(r"\d:\d\d")
+
+
+def _same_minute(found: str | None, iso: str | None) -> bool:
+    """Do a date read on the page and the feed's date both have a time, with the same
+    minutes? (Hours differ by the page's time zone; minutes agree but for :30 zones.)"""
+    return bool(found and iso and len(found) >= 16 and len(iso) >= 16 and found[10] == "T" == iso[10]
+                and found[14:16] == iso[14:16])
+
+
 def _same_day(found: str | None, iso: str | None) -> bool:
     import datetime as dt
     if not found or not iso:
@@ -350,16 +360,30 @@ def learn_page(html, url: str | None, target: dict) -> dict:
             if s > 0.2:
                 cands.append((s + DISTANCE_WEIGHT * tree.closeness(c[0], anchor), s, c))
         cands.sort(key=lambda x: -x[0])
+        chosen = None  # (rules, score, dayfirst) of the best candidate on the feed's day
         for total, s, c in cands[:DATE_CHECKS]:
             text = node_text(nodes[c[0]]) if c[1] == "elem" else c[3]
-            plain = _same_day(parse_date(text), published)
+            if chosen is not None and not _CLOCK.search(text):
+                continue  # past the first on the day, only a time can do better
+            found = parse_date(text)
+            plain = _same_day(found, published)
             # 03/01/2008 read day first is this blog's convention, whatever its language
-            dayfirst = not plain and _same_day(parse_date(text, DAY_FIRST), published)
-            if plain or dayfirst:
-                rules = _rules_for(tree, c)
-                if rules:
-                    out["date"] = _field(rules, s) | ({"dayfirst": True} if dayfirst else {})
-                    break
+            dayfirst = not plain and _same_day(found := parse_date(text, DAY_FIRST), published)
+            if not (plain or dayfirst):
+                continue
+            rules = _rules_for(tree, c)
+            if not rules:
+                continue
+            if _same_minute(found, published):
+                # the post's own timestamp (a masthead showing the day's date is on the
+                # feed's day too, on a news site most days, but it has no time)
+                chosen = (rules, s, dayfirst)
+                break
+            if chosen is None:
+                chosen = (rules, s, dayfirst)
+        if chosen:
+            rules, s, dayfirst = chosen
+            out["date"] = _field(rules, s) | ({"dayfirst": True} if dayfirst else {})
     return out
 
 
