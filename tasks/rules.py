@@ -101,8 +101,9 @@ def _head(rule: str) -> _Head | None:
 
 @functools.lru_cache(maxsize=256)
 def _first_of_tag(tag: str, read: str | None):
-    # [1] on the step lets libxml2 stop at the first element of the name
-    return etree.XPath(f"/descendant::{tag}[1]" + (f"/@{read}" if read else ""))
+    # [1] on the step lets libxml2 stop at the first element of the name (that has the
+    # attribute read: the rule's first result is the first such element's)
+    return etree.XPath(f"/descendant::{tag}[@{read}][1]/@{read}" if read else f"/descendant::{tag}[1]")
 
 
 def first_match(root, rule: str | None) -> list | None:
@@ -132,7 +133,8 @@ def first_matches(root, rules) -> dict:
     element once per rule (libxml2 evaluates `@class='c'` on every element, at a quarter
     of a microsecond each). A head's own attribute, or the head itself, is the rule's
     first result; a path below the first head gives its first result when no other head
-    sits inside that one (all later heads' results then come after it). Other rules,
+    sits inside that one (all later heads' results then come after it); a head that
+    gives nothing (no such attribute, nothing below it) passes to the next. Other rules,
     and rules the walk cannot vouch for, are left out: the caller applies them whole."""
     by_attr: dict = {}   # attribute -> value -> [(rule, _Head)]
     for rule in dict.fromkeys(r for r in rules if r):
@@ -146,11 +148,18 @@ def first_matches(root, rules) -> dict:
 
 
 def _taken(el, head: _Head):
-    """What `head`'s rule takes from its first head element `el` ([first result] or [])."""
+    """What `head`'s rule takes from `el`, the first head element that gives anything:
+    [first result]; None if `el` gives nothing (the walk goes on to the next head);
+    _WHOLE if another head inside `el` could come first."""
     if head.tail is None:
-        return [el] if head.read is None else ([] if (a := el.get(head.read)) is None else [a])
+        if head.read is None:
+            return [el]
+        a = el.get(head.read)
+        return None if a is None else [a]
     found = [r for r in head.tail(el) if isinstance(r, str) or isinstance(getattr(r, "tag", None), str)]
-    return found[:1] if found and not head.nested(el) else _WHOLE
+    if not found:
+        return None
+    return _WHOLE if head.nested(el) else found[:1]
 
 
 def _walk_first(root, by_attr: tuple, out: dict) -> None:
@@ -161,7 +170,8 @@ def _walk_first(root, by_attr: tuple, out: dict) -> None:
         for rule, head in heads:
             if out[rule] is None and (head.tag is None or head.tag == el.tag):
                 out[rule] = _taken(el, head)
-                remaining[0] -= 1
+                if out[rule] is not None:
+                    remaining[0] -= 1
         return not remaining[0]
 
     if len(by_attr) == 1:  # the usual case (all class, say): one lookup per element

@@ -87,6 +87,8 @@ TRAPS = """<html><head><meta name="author" content=""><meta name="author" conten
 <p id="gone">after a stripped holder of the same id</p>
 <p class="c">text before <b id="in" class="c">nested <i>deep</i> tail</b> text after<i>late</i></p>
 <div class="w"><div class="w"><i>inner first</i></div><i>outer</i></div>
+<a href="/later">a link after the named anchor</a><p class="q">no title</p><p class="q" title="T">titled</p>
+<div class="e"></div><div class="e"><i>below the second</i></div>
 </body></html>"""
 
 
@@ -97,12 +99,12 @@ def _headed_rules(root) -> list[str]:
     for el in elements(root):
         if not re.fullmatch(r"[A-Za-z][\w-]*", el.tag):
             continue  # g:plusone and the like: a prefix XPath does not know
-        out.add(f"//{el.tag}")
+        out |= {f"//{el.tag}", f"//{el.tag}/@href", f"//{el.tag}/@title", f"//{el.tag}/@class"}
         for a in ("id", "class", "name", "rel", "property"):
             v = el.get(a)
             if v is not None and "'" not in v:
                 for head in (f"//*[@{a}='{v}']", f"//{el.tag}[@{a}='{v}']", f"//span[@{a}='{v}']"):
-                    out |= {head, f"{head}/@content", f"{head}/@href", f"{head}/text()[1]",
+                    out |= {head, f"{head}/@content", f"{head}/@href", f"{head}/@title", f"{head}/text()[1]",
                             f"{head}/text()[2]", f"{head}/*", f"{head}/i", f"{head}/div[2]",
                             f"{head}/div/i", f"{head}/*/@class"}
     return sorted(out)
@@ -139,6 +141,9 @@ def test_first_match_is_the_rules_first_result_on_traps_and_real_pages(shared_di
     assert first_of(root, "//span[@id='dup']")[0].text == "second"
     assert node_text(first_of(root, "//*[@id='gone']")[0]).startswith("after")
     assert first_of(root, "//meta[@name='author']/@content") == [""]
+    # a first head without what the rule takes passes to the next head
+    assert first_match(root, "//a/@href") == ["/later"] and first_match(root, "//*[@class='q']/@title") == ["T"]
+    assert first_match(root, "//*[@class='e']/i")[0].text == "below the second"
     # a head inside the first head: the walk stands aside and the whole rule answers
     assert first_match(root, "//*[@class='c']/text()[2]") is None
     assert first_of(root, "//*[@class='c']/text()[2]") == [" tail"]
