@@ -8,8 +8,6 @@ each text piece NFKC-normalised, whitespace folded.
 """
 from __future__ import annotations
 
-import codecs
-import functools
 import json
 import re
 import threading
@@ -18,59 +16,13 @@ import unicodedata
 from lxml import etree
 from lxml import html as lhtml
 
+from tasks.charset import decode
 from tasks.similarity import normalize_text
 
 DROP_TAGS = ("script", "style", "noscript", "template")
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _JSON_LD = re.compile(r"""<script[^>]*type\s*=\s*["']?application/ld\+json[^>]*>(.*?)</script>""",
                       re.I | re.S)
-
-
-@functools.lru_cache(maxsize=256)
-def _codec(name) -> str | None:
-    if not name:
-        return None
-    if isinstance(name, bytes):
-        name = name.decode("ascii", "ignore")
-    try:
-        c = codecs.lookup(name.strip().strip("\"'").lower()).name
-    except LookupError:
-        return None
-    # HTML5: a declared Latin-1 or ASCII means windows-1252
-    return "cp1252" if c in ("iso8859-1", "latin-1", "ascii") else c
-
-
-def decode_html(data: bytes, encoding: str | None = None) -> str:
-    """Bytes to text: BOM, then declared charsets that actually decode, then UTF-8,
-    then windows-1252 (never fails). Valid non-ASCII UTF-8 wins over a declared
-    single-byte charset, the usual server misconfiguration."""
-    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
-                       (codecs.BOM_UTF16_BE, "utf-16-be")):
-        if data.startswith(bom):
-            return data[len(bom):].decode(codec, "replace")
-    declared = [_codec(encoding)]
-    m = _META_CHARSET.search(data[:4096])
-    declared.append(_codec(m.group(1)) if m else None)
-    utf8 = None
-    try:
-        utf8 = data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    for codec in declared:
-        if not codec:
-            continue
-        if utf8 is not None and codec in ("utf-8", "cp1252", "iso8859-1"):
-            return utf8  # the same text (ASCII), or valid non-ASCII UTF-8 that wins
-        if codec.startswith("utf-16") and not data[:200].count(b"\x00"):
-            continue  # a page that says utf-16 but is plainly 8-bit
-        try:
-            return data.decode(codec)
-        except (UnicodeDecodeError, LookupError):
-            continue
-    if utf8 is not None:
-        return utf8
-    return data.decode("cp1252", "replace")
 
 
 _LOCAL = threading.local()  # lxml parsers must not be shared between threads
@@ -137,7 +89,7 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
     """
     if data is None:
         return _empty()
-    text = decode_html(data, encoding) if isinstance(data, (bytes, bytearray)) else str(data)
+    text = decode(bytes(data), encoding) if isinstance(data, (bytes, bytearray)) else str(data)
     if m := _XML_DECL.match(text):
         text = text[m.end():]
     if "\x00" in text:
@@ -234,7 +186,7 @@ def json_ld(text: str | bytes | None) -> list:
     if not text:
         return []
     if isinstance(text, (bytes, bytearray)):
-        text = decode_html(bytes(text))
+        text = decode(bytes(text))
     out = []
     for block in _JSON_LD.findall(text):
         try:

@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 
 def _env_redis() -> str | None:

@@ -6,7 +6,6 @@ That is what lets Celery redeliver a task whose worker died.
 """
 from __future__ import annotations
 
-import json
 import logging
 from typing import Callable
 from urllib.parse import urljoin

@@ -1,0 +1,125 @@
+"""Which charset a page's bytes are in, and their text: one decider for fetched responses
+(`tasks.fetch`) and for bytes handed to the HTML parser (`tasks.html`), so a page reads the
+same wherever it comes from.
+
+BOM, then the declared charsets (HTTP header, <meta charset>, XML declaration) where the
+bytes bear them out, valid UTF-8 over a declared single-byte charset (servers lie, bytes
+don't), then detection (charset_normalizer). WHATWG's rule that Latin-1 and ASCII labels
+mean windows-1252 holds throughout.
+"""
+from __future__ import annotations
+
+import codecs
+import functools
+import re
+
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([^\s"';,]+)""", re.I)
+_META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
+_XML_DECL = re.compile(rb"""^\s*<\?xml\b[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']""")
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+# WHATWG: these labels mean windows-1252 on the web
+_AS_CP1252 = {"latin-1", "iso8859-1", "ascii", "cp1252"}
+_WESTERN = ("English", "German", "French", "Dutch", "Italian", "Spanish", "Portuguese", "Swedish",
+            "Norwegian", "Finnish", "Danish", "Indonesian")
+
+
+def _codec(label: str | bytes | None) -> str | None:
+    if not label:
+        return None
+    if isinstance(label, bytes):
+        label = label.decode("ascii", "ignore")
+    try:
+        name = codecs.lookup(label.strip().strip("\"'")).name
+    except (LookupError, ValueError):
+        return None
+    return "cp1252" if name in _AS_CP1252 else name
+
+
+def _fits(content: bytes, encoding: str) -> bool:
+    """Does `content` decode in `encoding` with no more than a few stray bad bytes?"""
+    text = content.decode(encoding, errors="replace")
+    return text.count("\ufffd") <= 2 + len(text) // 2000
+
+
+@functools.lru_cache(maxsize=64)
+def _single_byte(codec: str) -> bool:
+    """One character per byte (cp1252, iso-8859-x, koi8-r ...), not UTF-8 nor a CJK codec."""
+    if codec.startswith(("utf", "utf_")):
+        return False
+    try:
+        return len(bytes(range(256)).decode(codec, errors="replace")) == 256
+    except (LookupError, ValueError):
+        return False
+
+
+def _utf8_text(content: bytes) -> bool:
+    """Valid UTF-8 with some multi-byte characters (plain ASCII proves nothing)."""
+    sample = content[:65536]
+    if sample.isascii():
+        return False
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start >= len(sample) - 3  # a character cut by the sample's end
+    return True
+
+
+def detect_encoding(content: bytes, content_type: str | None = None) -> str:
+    """BOM, then the header charset, <meta charset>/http-equiv, XML declaration, then
+    detection.  A declared charset that the bytes plainly contradict is skipped."""
+    for bom, name in _BOMS:
+        if content.startswith(bom):
+            return name
+    head = content[:4096]
+    declared = []
+    m = _HEADER_CHARSET.search(content_type or "")
+    declared.append(_codec(m.group(1)) if m else None)
+    m = _META_CHARSET.search(head)
+    meta = _codec(m.group(1)) if m else None
+    if meta and meta.startswith(("utf-16", "utf-32")):
+        meta = "utf-8"  # an ASCII-readable <meta> cannot be telling the truth
+    declared.append(meta)
+    m = _XML_DECL.search(head)
+    declared.append(_codec(m.group(1)) if m else None)
+    declared = [d for d in declared if d]
+    if declared and declared[0] != "utf-8" and _single_byte(declared[0]) and _utf8_text(content):
+        # a single-byte charset in the header over bytes that are valid UTF-8 with non-ASCII in
+        # them: that text is UTF-8 (as cp1252 it would read "CafÃ©"); servers lie, bytes don't
+        return "utf-8"
+    for name in declared:
+        if _fits(content, name):
+            return name
+    if not content:
+        return declared[0] if declared else "utf-8"
+    try:  # valid UTF-8 with any non-ASCII byte is almost never another charset
+        content.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        import charset_normalizer
+        best = charset_normalizer.from_bytes(content[:65536]).best()
+        guess = _codec(best.encoding) if best else None
+        language = best.language if best else ""
+    except Exception:  # detection is best effort
+        guess, language = None, ""
+    if guess != "cp1252" and language.startswith(_WESTERN) and _fits(content, "cp1252"):
+        # charset_normalizer often names a sibling code page (cp1257, mac_latin2) for
+        # Western European text; windows-1252 is what such undeclared pages really use
+        guess = "cp1252"
+    if guess:
+        return guess
+    return declared[0] if declared else "utf-8"
+
+
+def decode(content: bytes, encoding: str | None = None) -> str:
+    """The text of `content`, in `encoding` when the caller has it (a response's), else in
+    what `detect_encoding` finds; a UTF-8 BOM is dropped; never raises."""
+    codec = _codec(encoding) or detect_encoding(content)
+    if codec == "utf-8" and content.startswith(codecs.BOM_UTF8):
+        content = content[len(codecs.BOM_UTF8):]
+    try:
+        return content.decode(codec, errors="replace")
+    except LookupError:
+        return content.decode("utf-8", errors="replace")
