@@ -61,33 +61,30 @@ def _select(root, rules: dict | None, field: str) -> list:
     return []
 
 
+def _rule_first(root, rule: str, elements: bool = False, firsts=None) -> tuple | None:
+    """(node, text) of the first node with text that `rule` selects (its first element if
+    `elements`: (None, "") when it selects only strings), or None if nothing it selects
+    has text. The rule's first result comes from `firsts` (tasks.rules.first_matches) or
+    first_match; only if that has no text is the rule applied whole. Such a rule selects
+    elements only or strings only (its last step says which), so when its first result
+    is a string, `elements` finds none."""
+    first = firsts[rule] if firsts and rule in firsts else first_match(root, rule)
+    if first and (text := node_text(first[0])):
+        return (None, "") if elements and isinstance(first[0], str) else (first[0], text)
+    found = _with_text(root, rule)
+    if not found:
+        return None
+    return next(((r, t) for r, t in found if not (elements and isinstance(r, str))), (None, ""))
+
+
 def _select_first(root, rules: dict | None, field: str, elements: bool = False, firsts=None) -> tuple:
     """`_select(...)[0]` (the first element of it if `elements`), or (None, ""), mostly
-    without applying a rule to the whole page: the rule's first result comes from
-    `firsts` (tasks.rules.first_matches) or first_match, and only if that has no text is
-    the rule applied whole. Such a rule selects elements only or strings only (its last
-    step says which), so when its first result is a string, `elements` finds none."""
+    without applying a rule to the whole page (`_rule_first`)."""
     for rule in rules_of(rules, field):
-        first = firsts[rule] if firsts and rule in firsts else first_match(root, rule)
-        if first and (text := node_text(first[0])):
-            if elements and isinstance(first[0], str):
-                return None, ""
-            return first[0], text
-        found = _with_text(root, rule)
-        if found:
-            return next(((r, t) for r, t in found if not (elements and isinstance(r, str))), (None, ""))
+        got = _rule_first(root, rule, elements, firsts)
+        if got is not None:
+            return got
     return None, ""
-
-
-def _first_text(root, rule: str | None) -> str:
-    first = first_match(root, rule)
-    if first and (text := node_text(first[0])):
-        return text
-    for r in apply_rule(root, rule):
-        t = node_text(r)
-        if t:
-            return t
-    return ""
 
 
 def _authors(root, found: list, raw, learned: bool) -> list[str]:
@@ -149,7 +146,7 @@ def extract_root(root, raw, rules: dict | None) -> dict:
     title = _select_first(root, rules, "title", firsts=firsts)[1]
     if not title:
         for probe in _TITLE_PROBES:
-            title = _first_text(root, probe)
+            title = (_rule_first(root, probe) or (None, ""))[1]
             if title:
                 break
     node, text = _select_first(root, rules, "content", elements=True, firsts=firsts)

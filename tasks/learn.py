@@ -366,11 +366,13 @@ def learn_page(html, url: str | None, target: dict) -> dict:
             if chosen is not None and not _CLOCK.search(text):
                 continue  # past the first on the day, only a time can do better
             found = parse_date(text)
-            plain = _same_day(found, published)
-            # 03/01/2008 read day first is this blog's convention, whatever its language
-            dayfirst = not plain and _same_day(found := parse_date(text, DAY_FIRST), published)
-            if not (plain or dayfirst):
-                continue
+            dayfirst = False
+            if not _same_day(found, published):
+                # 03/01/2008 read day first is this blog's convention, whatever its language
+                found = parse_date(text, DAY_FIRST)
+                dayfirst = _same_day(found, published)
+                if not dayfirst:
+                    continue
             rules = _rules_for(tree, c)
             if not rules:
                 continue

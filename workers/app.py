@@ -9,7 +9,7 @@ import ssl
 
 from celery import Celery
 
-from workers.settings import settings
+from workers.settings import DEFAULT_QUEUE, settings
 
 _s = settings()
 REDIS_URL = _s.redis_url or "redis://127.0.0.1:6379/0"
@@ -30,7 +30,7 @@ app.conf.update(
     broker_transport_options={"visibility_timeout": _s.visibility_timeout},
     result_backend_transport_options={"visibility_timeout": _s.visibility_timeout},
     broker_connection_retry_on_startup=True,
-    task_default_queue="celery",
+    task_default_queue=DEFAULT_QUEUE,
     task_track_started=False,
     worker_hijack_root_logger=False,
     worker_send_task_events=False,

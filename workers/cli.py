@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from workers.settings import WORKER_QUEUES
+
 
 def _env_redis() -> str | None:
     return os.environ.get("REDIS_URL") or None
@@ -215,7 +217,7 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("worker", help="a Celery worker with this app's settings")
     w.add_argument("--concurrency", type=int, default=8)
     w.add_argument("--pool", choices=["prefork", "threads", "solo"], default="threads")
-    w.add_argument("--queues", default="celery,render",
+    w.add_argument("--queues", default=WORKER_QUEUES,
                    help="celery (every task) and render (pages a browser draws); a cluster may split them")
     w.add_argument("--hostname", default="worker@%h")
     w.add_argument("--loglevel", default="INFO")

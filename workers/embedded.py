@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from workers.redis_server import RedisServer, die_with_parent
+from workers.settings import WORKER_QUEUES
 
 
 def data_home() -> Path:
@@ -23,7 +24,7 @@ def data_home() -> Path:
     return Path(base)
 
 
-def worker_command(concurrency: int, name: str, pool: str = "threads", queues: str = "celery,render") -> list[str]:
+def worker_command(concurrency: int, name: str, pool: str = "threads", queues: str = WORKER_QUEUES) -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "--pool", pool,
             "--concurrency", str(concurrency), "--hostname", name, "--queues", queues,
             "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]
@@ -33,7 +34,7 @@ class WorkerProcesses:
     """`n` celery worker processes against `redis_url`, stopped warm (SIGTERM) at the end."""
 
     def __init__(self, redis_url: str, n: int = 2, concurrency: int = 4, env: dict | None = None,
-                 log_dir: Path | None = None, queues: str = "celery,render", pool: str = "threads",
+                 log_dir: Path | None = None, queues: str = WORKER_QUEUES, pool: str = "threads",
                  die_with_parent: bool = False):
         self.die_with_parent = die_with_parent
         self.redis_url, self.n, self.concurrency = redis_url, n, concurrency

@@ -26,12 +26,17 @@ def enqueue(url: str, since: str | None, options: dict, resume: bool = False) ->
     if since:
         options = dict(options, update=True)
     cid = st.create_crawl(url, since, options)
-    task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
-    # fire and forget: progress is read from Redis state, so no result is stored or awaited
-    # (a result would also subscribe this process to its channel until collected)
-    app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options},
-                  ignore_result=True)
+    start_crawl(app, cid, url, since, options)
     return cid
+
+
+def start_crawl(app, crawl_id: str, url: str, since: str | None, options: dict) -> None:
+    """Send the task that runs a created crawl, fire and forget: progress is read from
+    Redis state, so no result is stored or awaited (a result would also subscribe this
+    process to its channel until collected)."""
+    task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
+    app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": crawl_id, "options": options},
+                  ignore_result=True)
 
 
 def _resume(cid: str) -> None:
@@ -55,8 +60,6 @@ def _resume(cid: str) -> None:
 
 def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,
                embedded, quiet: bool = False, warc_parts: str | None = None) -> int:
-    from workers import pipeline
-    from workers.crawl import _send
     from workers.runtime import runtime
 
     rt = runtime()

@@ -24,14 +24,13 @@ from tasks.render import (BrowserPool, RenderError, has_script_comments, needs_j
                           script_comment_widgets)
 from workers import archive
 from workers.runtime import Recent
-from workers.settings import settings
+from workers.settings import RENDER_QUEUE, settings
 
 log = logging.getLogger("blogharvest")
 
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
-RENDER_QUEUE = "render"  # the Celery queue of pages that need a browser
 
 
 # ------------------------------------------------------------------ the process's pool

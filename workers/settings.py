@@ -19,6 +19,11 @@ def _int(name: str, default: int) -> int:
         return default
 
 
+DEFAULT_QUEUE = "celery"  # every task
+RENDER_QUEUE = "render"  # pages a browser draws (workers with browsers may take only these)
+WORKER_QUEUES = f"{DEFAULT_QUEUE},{RENDER_QUEUE}"  # what a worker consumes unless told otherwise
+
+
 @dataclass(frozen=True)
 class Settings:
     redis_url: str | None = field(default_factory=lambda: os.environ.get("REDIS_URL") or None)

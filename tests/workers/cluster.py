@@ -20,6 +20,7 @@ import pytest
 from celery import Celery
 
 from workers.embedded import WorkerProcesses
+from workers.follow import start_crawl
 from workers.redis_server import RedisServer
 from workers.state import STREAM, State
 
@@ -94,9 +95,7 @@ class Cluster:
         if since:
             options = dict(options, update=True)
         cid = self.state.create_crawl(url, since, options)
-        task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
-        self.client.send_task(task, kwargs={"url": url, "since": since, "crawl_id": cid, "options": options},
-                              ignore_result=True)
+        start_crawl(self.client, cid, url, since, options)
         return cid
 
     def sweep(self, cid: str) -> None:
