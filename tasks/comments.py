@@ -67,7 +67,7 @@ KNOWN_RULES: tuple[dict, ...] = (
 _DATE_ATTRS = ("datetime", "content", "title", "data-timestamp", "data-time")
 _COMMENT_PAGE = re.compile(r"/comment-page-\d+/?$|[?&](?:cpage|commentPage|comment_page|comments_page)=\d+", re.I)
 _COMMENT_PAGE_HINT = re.compile(r"comment|cpage", re.I)
-_HREFS = etree.XPath("//a/@href", smart_strings=False)
+_HREFS = etree.XPath("//a/@href", smart_strings=False, regexp=False)
 _COMMENT_WORDS = re.compile(r"comment|commentaire|comentario|kommentar|réponse|replies", re.I)
 
 

@@ -350,8 +350,25 @@ def _slow(text: str, lang: str | None, now: dt.datetime) -> str | None:
 
 
 _NOISE = re.compile(r"\s+")
+_PLAIN_ISO = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d[+-]\d\d:\d\d)?", re.ASCII)
+_MAX_OFFSET = dt.timedelta(hours=14)
 _ONLY_NUMBERS = re.compile(r"^[\d\s.,:/-]*$")
 _NUMBERS = re.compile(r"\d+")
+
+
+def _as_returned(text: str) -> str | None:
+    """`text` itself if it is already what parse_date returns for it (a machine date such
+    as <time datetime> or article:published_time, what most learned date rules read),
+    else None: a fifth of the general way's cost, once per extracted post."""
+    if not _PLAIN_ISO.fullmatch(text) or not MIN_YEAR <= int(text[:4]) <= MAX_YEAR:
+        return None
+    try:
+        value = (dt.datetime if len(text) > 10 else dt.date).fromisoformat(text)
+    except ValueError:
+        return None
+    if len(text) > 10 and abs(value.utcoffset()) > _MAX_OFFSET:
+        return None  # read as UTC the general way, as an offset no zone has
+    return text if value.isoformat() == text else None
 
 
 def parse_date(text: str, lang: str | None = None, now: str | None = None) -> str | None:
@@ -367,6 +384,8 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None) -> st
                 text = text.decode("utf-8", "replace")
             else:
                 return None
+        if (same := _as_returned(text)) is not None:
+            return same
         text = _NOISE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
         if not text or len(text) > 400:
             return None

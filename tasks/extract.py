@@ -28,7 +28,7 @@ _DATE_PROBES = ("//meta[@property='article:published_time']/@content",
                 "//meta[@name='DC.date.issued' or @name='dc.date']/@content")
 _TITLE_PROBES = ("//meta[@property='og:title']/@content", "//h1", "//title")
 _MAX_AUTHORS = 5
-_INNER_DATES = etree.XPath(".//time/@datetime | .//*[@itemprop]/@content", smart_strings=False)
+_INNER_DATES = etree.XPath(".//time/@datetime | .//*[@itemprop]/@content", smart_strings=False, regexp=False)
 
 
 def rule_of(rules: dict | None, field: str) -> str | None:
@@ -52,9 +52,9 @@ def _with_text(root, rule: str) -> list:
     return [(r, t) for r in apply_rule(root, rule) if (t := node_text(r))]
 
 
-def _select(root, rules: dict | None, field: str) -> list:
-    """[(node, text)] of the first rule that selects anything with text."""
-    for rule in rules_of(rules, field):
+def _select(root, rules: list[str]) -> list:
+    """[(node, text)] of the first of `rules` that selects anything with text."""
+    for rule in rules:
         found = _with_text(root, rule)
         if found:
             return found
@@ -77,10 +77,10 @@ def _rule_first(root, rule: str, elements: bool = False, firsts=None) -> tuple |
     return next(((r, t) for r, t in found if not (elements and isinstance(r, str))), (None, ""))
 
 
-def _select_first(root, rules: dict | None, field: str, elements: bool = False, firsts=None) -> tuple:
+def _select_first(root, rules: list[str], elements: bool = False, firsts=None) -> tuple:
     """`_select(...)[0]` (the first element of it if `elements`), or (None, ""), mostly
     without applying a rule to the whole page (`_rule_first`)."""
-    for rule in rules_of(rules, field):
+    for rule in rules:
         got = _rule_first(root, rule, elements, firsts)
         if got is not None:
             return got
@@ -107,15 +107,15 @@ def _machine_date(el) -> str | None:
     return None
 
 
-def _date(root, rules: dict | None, raw, lang: str | None = None, firsts=None) -> str | None:
-    """The date the rules select (the first of their first three nodes that reads as
-    one), else the page's machine-readable dates."""
-    first, text = _select_first(root, rules, "date", firsts=firsts)
+def _date(root, rules: list[str], raw, lang: str | None = None, firsts=None) -> str | None:
+    """The date `rules` select (the first of their first three nodes that reads as one),
+    else the page's machine-readable dates."""
+    first, text = _select_first(root, rules, firsts=firsts)
     if first is not None:
         d = _machine_date(first) or parse_date(text, lang)
         if d:
             return d
-        for r, text in _select(root, rules, "date")[1:3]:
+        for r, text in _select(root, rules)[1:3]:
             d = _machine_date(r) or parse_date(text, lang)
             if d:
                 return d
@@ -141,21 +141,22 @@ def _date_lang(root, rules: dict | None) -> str | None:
 
 def extract_root(root, raw, rules: dict | None) -> dict:
     """`extract_post` on a page already parsed (rendered pages, the learner's checks)."""
+    title_rules, content_rules, author_rules, date_rules = (rules_of(rules, f) for f in FIELDS)
     # the title, content and date rules' first matches, in one walk over the page
-    firsts = first_matches(root, [r[0] for f in ("title", "content", "date") if (r := rules_of(rules, f))])
-    title = _select_first(root, rules, "title", firsts=firsts)[1]
+    firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])
+    title = _select_first(root, title_rules, firsts=firsts)[1]
     if not title:
         for probe in _TITLE_PROBES:
             title = (_rule_first(root, probe) or (None, ""))[1]
             if title:
                 break
-    node, text = _select_first(root, rules, "content", elements=True, firsts=firsts)
+    node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
     return {
         "title": title or None,
         "content_text": text or None,
         "content_html": to_html(node) if node is not None else None,
-        "authors": _authors(root, _select(root, rules, "author"), raw, bool(rules_of(rules, "author"))),
-        "published": _date(root, rules, raw, _date_lang(root, rules), firsts),
+        "authors": _authors(root, _select(root, author_rules), raw, bool(author_rules)),
+        "published": _date(root, date_rules, raw, _date_lang(root, rules), firsts),
     }
 
 

@@ -37,20 +37,22 @@ def _parser(encoding: str | None = None):
     key = f"parser_{encoding}"
     p = getattr(_LOCAL, key, None)
     if p is None:
-        # plain lxml elements: lxml.html's element classes cost a Python call per node touched
+        # plain lxml elements: lxml.html's element classes cost a Python call per node touched;
+        # no table of ids (nothing here looks elements up by id; libxml2 hashes every id and
+        # <a name> otherwise, a tenth of the parse)
         p = etree.HTMLParser(recover=True, huge_tree=True, remove_comments=True, remove_pis=True,
-                             default_doctype=False, encoding=encoding)
+                             default_doctype=False, collect_ids=False, encoding=encoding)
         setattr(_LOCAL, key, p)
     return p
 
 
 def _payload(text: str):
-    """(what to hand libxml2, the parser for it). Non-ASCII text goes as UTF-8 bytes: lxml
-    would hand text beyond Latin-1 over as UTF-16 or UCS-4 for libxml2 to convert (a tenth
-    slower), and libxml2 drops everything after a lone surrogate (JSON can carry one),
-    which becomes U+FFFD here."""
+    """(what to hand libxml2, the parser for it): the text as UTF-8 bytes, which libxml2
+    reads as they are. lxml would hand a str over as Latin-1, UTF-16 or UCS-4 for libxml2
+    to convert first (a twentieth to a tenth slower), and libxml2 drops everything after a
+    lone surrogate (JSON can carry one), which becomes U+FFFD here."""
     if text.isascii():
-        return text, _parser()
+        return text.encode("ascii"), _parser("utf-8")
     try:
         return text.encode("utf-8"), _parser("utf-8")
     except UnicodeEncodeError:
@@ -150,14 +152,13 @@ def node_text(node) -> str:
 def _odd_space(s: str) -> bool:
     """Does `s` hold whitespace of str.split() that NFKC keeps and normalize-space does not
     fold? (Ten characters; a membership test each is a memchr, isprintable() a table
-    lookup per character, five times slower on a post.)"""
-    return any(ch in s for ch in _ODD_SPACES)
+    lookup per character, five times slower on a post; written out, not a loop over them,
+    which costs as much as the tests on a title.)"""
+    return ("\x0b" in s or "\x0c" in s or "\x1c" in s or "\x1d" in s or "\x1e" in s or "\x1f" in s
+            or "\x85" in s or "\u1680" in s or "\u2028" in s or "\u2029" in s)
 
 
-_ODD_SPACES = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u1680", "\u2028", "\u2029")
-
-
-_STRING_VALUE = etree.XPath("normalize-space(.)", smart_strings=False)
+_STRING_VALUE = etree.XPath("normalize-space(.)", smart_strings=False, regexp=False)
 
 
 def to_html(node) -> str:

@@ -107,3 +107,19 @@ def test_parse_date_never_raises_and_returns_iso(text):
     got = parse_date(text, now=NOW)
     if got is not None:
         dt.datetime.fromisoformat(got) if "T" in got else dt.date.fromisoformat(got)
+
+
+_ISO_PIECES = st.tuples(st.integers(1975, 2105), st.integers(0, 13), st.integers(0, 32),
+                        st.integers(0, 25), st.integers(0, 61), st.integers(0, 61),
+                        st.sampled_from("+-"), st.integers(0, 16), st.sampled_from([0, 30, 45, 59]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ISO_PIECES, st.booleans())
+def test_machine_dates_read_as_the_general_way_reads_them(pieces, with_time):
+    """Texts already in parse_date's own form are returned without the general reading
+    (regular expressions, time zone table); with a space in front they take the general
+    way, and both must agree, invalid days, hours, years and offsets included."""
+    y, mo, d, h, mi, s, sign, oh, om = pieces
+    text = f"{y:04d}-{mo:02d}-{d:02d}" + (f"T{h:02d}:{mi:02d}:{s:02d}{sign}{oh:02d}:{om:02d}" if with_time else "")
+    assert parse_date(text) == parse_date(" " + text)

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from lxml import etree
 from lxml import html as lhtml
 
-from tasks.html import DROP_TAGS, nfkc, node_text, parse_html
+from tasks.html import DROP_TAGS, _odd_space, nfkc, node_text, parse_html
 
 # characters blog text is made of, and the ones NFKC and whitespace folding care about
 _CHARS = st.sampled_from(list("ab Zé’“”-.\n\t") + ["\xa0", "\u2026", "\u0301", "\u2028", "\u3000", "ﬁ",
@@ -56,3 +56,12 @@ def test_node_text_is_folded_nfkc_of_the_visible_text(pieces):
     el = parse_html(f"<html><body><div id='d'>{inner}</div></body></html>").find(".//div")
     visible = "".join(p + p for p in pieces)
     assert node_text(el) == " ".join(unicodedata.normalize("NFKC", visible).split())
+
+
+def test_odd_spaces_are_the_whitespace_nfkc_keeps_and_normalize_space_leaves():
+    """node_text folds with split() only when NFKC changed the text or `_odd_space` says
+    so: it must name exactly the whitespace that survives NFKC and that libxml2's
+    normalize-space (space, tab, CR, LF) does not fold, over all of Unicode."""
+    odd = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and chr(c).isspace()
+           and unicodedata.normalize("NFKC", chr(c)) == chr(c) and chr(c) not in " \t\r\n"]
+    assert [ch for ch in map(chr, range(0x110000)) if _odd_space("a" + ch + "b")] == odd
