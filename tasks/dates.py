@@ -47,7 +47,9 @@ _MONTH_WORDS["marz"] = _MONTH_WORDS["maerz"] = 3  # März without umlaut, or wit
 for _w, _i in list(_MONTH_WORDS.items()):
     _MONTH_WORDS.setdefault(unicodedata.normalize("NFKD", _w).encode("ascii", "ignore").decode(), _i)
 
-_MONTH_RE = "|".join(sorted((re.escape(w) for w in _MONTH_WORDS), key=len, reverse=True))
+# a letter first: the regular expression engine tries the hundred spellings one by one
+# wherever a month could start, and most places (digits, commas) start none
+_MONTH_RE = r"(?=[^\W\d_])(?:" + "|".join(sorted((re.escape(w) for w in _MONTH_WORDS), key=len, reverse=True)) + ")"
 _TZ_ABBR = {"utc": 0, "gmt": 0, "z": 0, "ut": 0, "est": -5, "edt": -4, "cst": -6, "cdt": -5,
             "mst": -7, "mdt": -6, "pst": -8, "pdt": -7, "cet": 1, "cest": 2, "met": 1,
             "mez": 1, "mesz": 2, "bst": 1, "ist": 5.5, "jst": 9, "aest": 10, "aedt": 11}
