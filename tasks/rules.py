@@ -130,22 +130,25 @@ _WHOLE = object()  # a rule whose first result the walk cannot vouch for
 def first_matches(root, rules) -> dict:
     """{rule: [its first result] or []} for the rules among `rules` whose head tests one
     attribute (`//*[@class='c']`, `//meta[@name='n']/@content`, `//*[@id='x']/div[2]`),
-    from one walk over the page's elements in document order that ends when each head
-    has matched: what applying each rule whole gives first, without testing every
-    element once per rule (libxml2 evaluates `@class='c'` on every element, at a quarter
-    of a microsecond each). A head's own attribute, or the head itself, is the rule's
-    first result; a path below the first head gives its first result when no other head
-    sits inside that one (all later heads' results then come after it); a head that
-    gives nothing (no such attribute, nothing below it) passes to the next. Other rules,
-    and rules the walk cannot vouch for, are left out: the caller applies them whole."""
-    by_attr: dict = {}   # attribute -> value -> [(rule, _Head)]
+    from a walk over the page's elements in document order that ends when each head has
+    matched: what applying each rule whole gives first, without testing every element
+    once per rule (libxml2 evaluates `@class='c'` on every element, at a quarter of a
+    microsecond each). Heads of any tag share one walk over all elements; heads of one
+    tag (`//meta[...]`) walk that tag's elements, which lxml picks out in C. A head's own
+    attribute, or the head itself, is the rule's first result; a path below the first
+    head gives its first result when no other head sits inside that one (all later heads'
+    results then come after it); a head that gives nothing (no such attribute, nothing
+    below it) passes to the next. Other rules, and rules the walk cannot vouch for, are
+    left out: the caller applies them whole."""
+    by_tag: dict = {}   # head tag (None: any) -> attribute -> value -> [(rule, _Head)]
+    out: dict = {}
     for rule in dict.fromkeys(r for r in rules if r):
         head = _head(rule)
         if head is not None and head.attr is not None:
-            by_attr.setdefault(head.attr, {}).setdefault(head.value, []).append((rule, head))
-    out = {rule: None for values in by_attr.values() for found in values.values() for rule, _ in found}
-    if out:
-        _walk_first(root, tuple(by_attr.items()), out)
+            by_tag.setdefault(head.tag, {}).setdefault(head.attr, {}).setdefault(head.value, []).append((rule, head))
+            out[rule] = None
+    for tag, by_attr in by_tag.items():
+        _walk_first(root.iter(tag) if tag else root.iter(), tuple(by_attr.items()), out)
     return {rule: found or [] for rule, found in out.items() if found is not _WHOLE}
 
 
@@ -164,13 +167,14 @@ def _taken(el, head: _Head):
     return _WHOLE if head.nested(el) else found[:1]
 
 
-def _walk_first(root, by_attr: tuple, out: dict) -> None:
-    """Fill `out` (rule -> None) with each rule's first result, stopping when all have one."""
-    remaining = [len(out)]
+def _walk_first(elements, by_attr: tuple, out: dict) -> None:
+    """Fill `out` (rule -> None) with the first result of each rule of `by_attr` (attribute
+    -> value -> rules) among `elements`, stopping when all of them have one."""
+    remaining = [sum(len(found) for _, values in by_attr for found in values.values())]
 
     def take(el, heads) -> bool:
         for rule, head in heads:
-            if out[rule] is None and (head.tag is None or head.tag == el.tag):
+            if out[rule] is None:
                 out[rule] = _taken(el, head)
                 if out[rule] is not None:
                     remaining[0] -= 1
@@ -178,12 +182,12 @@ def _walk_first(root, by_attr: tuple, out: dict) -> None:
 
     if len(by_attr) == 1:  # the usual case (all class, say): one lookup per element
         (attr, values), = by_attr
-        for el in root.iter():
+        for el in elements:
             v = el.get(attr)
             if v is not None and v in values and take(el, values[v]):
                 return
         return
-    for el in root.iter():
+    for el in elements:
         for attr, values in by_attr:
             v = el.get(attr)
             if v is not None and v in values and take(el, values[v]):
