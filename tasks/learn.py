@@ -56,12 +56,18 @@ _BY = re.compile(r"^(?:(?:posted|written|published|authored)\s+)?(?:by|par|von|p
 
 # ---------------------------------------------------------------- helpers
 
+_EMAIL = re.compile(r"\S+@\S+")
+_EMPTY_PARENS = re.compile(r"\(\s*\)")
+_OUTER_PARENS = re.compile(r"^\(|\)$")
+
+
 def clean_author(name: str | None) -> str:
     """A person's name as feeds and pages print it, without e-mail or "By"."""
     s = normalize_text(name)
-    s = re.sub(r"\S+@\S+", "", s)
-    s = re.sub(r"\(\s*\)", "", s)
-    s = re.sub(r"^\(|\)$", "", s.strip())
+    if "@" in s:
+        s = _EMAIL.sub("", s)
+    if "(" in s or ")" in s:
+        s = _OUTER_PARENS.sub("", _EMPTY_PARENS.sub("", s).strip())
     s = _BY.sub("", s.strip())
     s = s.split(" | ")[0]  # "Seth Zenz | USLHC | USA": the name, not its affiliations
     return s.strip(" ,;|-–—:")

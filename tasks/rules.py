@@ -140,16 +140,29 @@ def first_matches(root, rules) -> dict:
     results then come after it); a head that gives nothing (no such attribute, nothing
     below it) passes to the next. Other rules, and rules the walk cannot vouch for, are
     left out: the caller applies them whole."""
-    by_tag: dict = {}   # head tag (None: any) -> attribute -> value -> [(rule, _Head)]
-    out: dict = {}
+    walked, walks = _walks(tuple(rules))
+    out: dict = dict.fromkeys(walked)
+    for tag, by_attr, count in walks:
+        _walk_first(root.iter(tag) if tag else root.iter(), by_attr, count, out)
+    return {rule: found or [] for rule, found in out.items() if found is not _WHOLE}
+
+
+@functools.lru_cache(maxsize=1024)
+def _walks(rules: tuple) -> tuple:
+    """The walks `first_matches` makes for `rules`, worked out once per set of rules (a
+    blog's rules serve every post): (the rules walked, ((head tag or None, ((attribute,
+    {value: ((rule, _Head), ...)}), ...), number of rules), ...))."""
+    by_tag: dict = {}
+    walked = []
     for rule in dict.fromkeys(r for r in rules if r):
         head = _head(rule)
         if head is not None and head.attr is not None:
             by_tag.setdefault(head.tag, {}).setdefault(head.attr, {}).setdefault(head.value, []).append((rule, head))
-            out[rule] = None
-    for tag, by_attr in by_tag.items():
-        _walk_first(root.iter(tag) if tag else root.iter(), tuple(by_attr.items()), out)
-    return {rule: found or [] for rule, found in out.items() if found is not _WHOLE}
+            walked.append(rule)
+    return tuple(walked), tuple(
+        (tag, tuple((attr, {v: tuple(found) for v, found in values.items()}) for attr, values in by_attr.items()),
+         sum(len(found) for values in by_attr.values() for found in values.values()))
+        for tag, by_attr in by_tag.items())
 
 
 def _taken(el, head: _Head):
@@ -167,10 +180,10 @@ def _taken(el, head: _Head):
     return _WHOLE if head.nested(el) else found[:1]
 
 
-def _walk_first(elements, by_attr: tuple, out: dict) -> None:
-    """Fill `out` (rule -> None) with the first result of each rule of `by_attr` (attribute
-    -> value -> rules) among `elements`, stopping when all of them have one."""
-    remaining = [sum(len(found) for _, values in by_attr for found in values.values())]
+def _walk_first(elements, by_attr: tuple, count: int, out: dict) -> None:
+    """Fill `out` (rule -> None) with the first result of each of the `count` rules of
+    `by_attr` (attribute -> value -> rules) among `elements`, stopping when all have one."""
+    remaining = [count]
 
     def take(el, heads) -> bool:
         for rule, head in heads:
