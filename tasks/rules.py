@@ -160,7 +160,8 @@ def _walks(rules: tuple) -> tuple:
             by_tag.setdefault(head.tag, {}).setdefault(head.attr, {}).setdefault(head.value, []).append((rule, head))
             walked.append(rule)
     return tuple(walked), tuple(
-        (tag, tuple((attr, {v: tuple(found) for v, found in values.items()}) for attr, values in by_attr.items()),
+        # the attribute's name as bytes: lxml would encode a str name at every element
+        (tag, tuple((attr.encode(), {v: tuple(found) for v, found in values.items()}) for attr, values in by_attr.items()),
          sum(len(found) for values in by_attr.values() for found in values.values()))
         for tag, by_attr in by_tag.items())
 
