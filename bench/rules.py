@@ -15,7 +15,8 @@ Extraction: rules learned from each eval blog's feed window (newest 20 entries),
 post page of the blog: parse + apply rules (tasks.extract.extract_post), against
 trafilatura.bare_extraction and readability's Document.summary. Each system goes over a
 blog's pages in a pass of its own (as a worker extracts post after post, and as extraction
-benchmarks time extractors), --rounds passes in turn, and a page's cost is its least round
+benchmarks time extractors), --rounds passes in turn (7: on a shared machine three left
+the figure swinging by a tenth from run to run), and a page's cost is its least round
 (timeit's rule: the other rounds only add interference). The ratio is of medians over all
 posts. The same pages, each through all three systems in turn once, give a second,
 interleaved ratio, printed beside it: there every system pays for the cache misses the
@@ -225,7 +226,8 @@ def main() -> None:
     ap.add_argument("--alg1-max-kb", type=int, default=200, help="Algorithm 1 is quadratic: stop it here")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--blogs", type=Path, default=SHARED / "eval" / "blogs")
-    ap.add_argument("--rounds", type=int, default=3, help="passes of each extractor over each blog's pages")
+    ap.add_argument("--rounds", type=int, default=7,
+                    help="passes of each extractor over each blog's pages (a page's cost is its least)")
     ap.add_argument("--skip-learning", action="store_true")
     ap.add_argument("--skip-extraction", action="store_true")
     a = ap.parse_args()
