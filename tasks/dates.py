@@ -290,6 +290,8 @@ def _fast(text: str, lang: str | None) -> str | None:
         m = rx.search(text)
         if m and (best is None or m.start() < best[0].start()):
             best = (m, rx)
+            if not m.start():
+                break  # nothing starts earlier ("March 9, 2014 | by ...")
     if best:
         m = best[0]
         month = _month(m.group("mon"))

@@ -43,7 +43,7 @@ def rules_of(rules: dict | None, field: str) -> list[str]:
     """The field's rule and its runners-up, in the order to try them."""
     v = (rules or {}).get(field)
     if isinstance(v, dict):
-        return [r for r in [v.get("rule")] + list(v.get("fallbacks") or []) if r]
+        return [r for r in (v.get("rule"), *(v.get("fallbacks") or ())) if r]
     return [v] if isinstance(v, str) and v else []
 
 
