@@ -39,7 +39,7 @@ def _parser(encoding: str | None = None):
     if p is None:
         # plain lxml elements: lxml.html's element classes cost a Python call per node touched;
         # no table of ids (nothing here looks elements up by id; libxml2 hashes every id and
-        # <a name> otherwise, a tenth of the parse)
+        # <a name> otherwise, a twentieth of the parse)
         p = etree.HTMLParser(recover=True, huge_tree=True, remove_comments=True, remove_pis=True,
                              default_doctype=False, collect_ids=False, encoding=encoding)
         setattr(_LOCAL, key, p)
