@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-import unicodedata
 
 from lxml import etree
 from lxml import html as lhtml
 
 from tasks.charset import decode
-from tasks.similarity import normalize_text
+from tasks.similarity import nfkc, normalize_text
 
 DROP_TAGS = ("script", "style", "noscript", "template")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
@@ -51,8 +50,6 @@ def _payload(text: str):
     reads as they are. lxml would hand a str over as Latin-1, UTF-16 or UCS-4 for libxml2
     to convert first (a twentieth to a tenth slower), and libxml2 drops everything after a
     lone surrogate (JSON can carry one), which becomes U+FFFD here."""
-    if text.isascii():
-        return text.encode("ascii"), _parser("utf-8")
     try:
         return text.encode("utf-8"), _parser("utf-8")
     except UnicodeEncodeError:
@@ -114,21 +111,6 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
         return _empty()
     etree.strip_elements(root, *DROP_TAGS, etree.Comment, etree.ProcessingInstruction, with_tail=False)
     return root
-
-
-# the compatibility characters blog text is full of, replaced by their NFKC forms (plain
-# spaces and dots, which compose with nothing) so that NFKC's quick check passes on most
-# texts instead of decomposing and recomposing all of them
-_COMMON_COMPAT = (("\xa0", " "), ("\u2026", "..."))
-
-
-def nfkc(s: str) -> str:
-    if s.isascii():
-        return s
-    for ch, plain in _COMMON_COMPAT:
-        if ch in s:
-            s = s.replace(ch, plain)
-    return unicodedata.normalize("NFKC", s)
 
 
 def node_text(node) -> str:

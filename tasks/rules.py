@@ -175,7 +175,7 @@ def _taken(el, head: _Head):
             return [el]
         a = el.get(head.read)
         return None if a is None else [a]
-    found = [r for r in head.tail(el) if isinstance(r, str) or isinstance(getattr(r, "tag", None), str)]
+    found = _selected(head.tail(el))
     if not found:
         return None
     return _WHOLE if head.nested(el) else found[:1]
@@ -226,10 +226,15 @@ def apply_rule(root, rule: str | None) -> list:
     except (etree.XPathEvalError, etree.XPathError):
         return []
     if isinstance(res, list):
-        return [r for r in res if isinstance(r, str) or isinstance(getattr(r, "tag", None), str)]
+        return _selected(res)
     if isinstance(res, str):
         return [res] if res else []
     return []
+
+
+def _selected(res: list) -> list:
+    """The elements and strings of an XPath's node-set (no comments or PIs)."""
+    return [r for r in res if isinstance(r, str) or isinstance(getattr(r, "tag", None), str)]
 
 
 def rule_text(root, rule: str | None) -> str:

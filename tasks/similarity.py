@@ -21,13 +21,27 @@ _LATIN1 = 1 << 16  # exact region: index = ord(a) | ord(b) << 8
 _HASHED = MASK_BITS - _LATIN1
 
 
+# the compatibility characters blog text is full of, replaced by their NFKC forms (plain
+# spaces and dots, which compose with nothing) so that NFKC's quick check passes on most
+# texts instead of decomposing and recomposing all of them
+_COMMON_COMPAT = (("\xa0", " "), ("\u2026", "..."))
+
+
+def nfkc(s: str) -> str:
+    """unicodedata's NFKC, the common case without its slow path."""
+    if s.isascii():
+        return s
+    for ch, plain in _COMMON_COMPAT:
+        if ch in s:
+            s = s.replace(ch, plain)
+    return unicodedata.normalize("NFKC", s)
+
+
 def normalize_text(s: str | None) -> str:
     """NFKC, every run of whitespace folded to one space, ends stripped."""
     if not s:
         return ""
-    if not s.isascii():
-        s = unicodedata.normalize("NFKC", s)
-    return " ".join(s.split())
+    return " ".join(nfkc(s).split())
 
 
 def bigrams(s: str) -> set[str]:

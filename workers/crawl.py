@@ -17,7 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from tasks.fetch import FetchError
 from workers.app import app
-from workers import pipeline, rendering
+from workers import follow, pipeline, rendering
 from workers.runtime import runtime
 
 log = logging.getLogger("blogharvest")
@@ -190,6 +190,5 @@ def scheduled_update(url: str, every: str | None = None) -> str | None:
     since = rt.state.last_finished(url)
     options = {"update": bool(since), "scheduled": bool(since)}
     cid = rt.state.create_crawl(url, since or None, options)
-    task = update_crawl if since else new_crawl
-    task.apply_async(kwargs={"url": url, "since": since, "crawl_id": cid, "options": options}, ignore_result=True)
+    follow.start_crawl(app, cid, url, since, options)
     return cid
