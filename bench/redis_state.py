@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tasks.records import content_hash, post_record  # noqa: E402
+from tasks.archive.records import content_hash, post_record  # noqa: E402
 from workers.redis_server import RedisServer  # noqa: E402
 from workers.state import STREAM, Keys, State  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Render cost per page and browser memory: headless Chromium through tasks.render.BrowserPool
+"""Render cost per page and browser memory: headless Chromium through tasks.fetch.browser.BrowserPool
 on a loopback site (a script-drawn post, a static post, a post with "load more" comments).
 
     python bench/render.py [--pages 30] [--max-pages 50]
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tasks.render import BrowserPool  # noqa: E402
+from tasks.fetch.browser import BrowserPool  # noqa: E402
 from tests.httpd import LoopbackServer  # noqa: E402
 from tests.tasks.test_render import routes  # noqa: E402
 

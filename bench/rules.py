@@ -12,7 +12,7 @@ runs; the log-log slope is fitted over all sizes measured.
 Targets: Algorithm 2 slope 0.9-1.15, >= 10x faster than Algorithm 1 at 200 KB.
 
 Extraction: rules learned from each eval blog's feed window (newest 20 entries), then every
-post page of the blog: parse + apply rules (tasks.extract.extract_post), against
+post page of the blog: parse + apply rules (tasks.extract.post.extract_post), against
 trafilatura.bare_extraction and readability's Document.summary. Each system goes over a
 blog's pages in a pass of its own (as a worker extracts post after post, and as extraction
 benchmarks time extractors), --rounds passes in turn (7: on a shared machine three left
@@ -39,10 +39,10 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 from lxml import html as lhtml  # noqa: E402
 
-from tasks.extract import extract_post  # noqa: E402
-from tasks.html import node_text, parse_html  # noqa: E402
-from tasks.learn import learn_page  # noqa: E402
-from tasks.rules import best_rule_linear, best_rule_quadratic  # noqa: E402
+from tasks.extract.post import extract_post  # noqa: E402
+from tasks.fetch.html import node_text, parse_html  # noqa: E402
+from tasks.learn.fields import learn_page  # noqa: E402
+from tasks.learn.rules import best_rule_linear, best_rule_quadratic  # noqa: E402
 from tests.tasks.test_learn import ORIGIN, harness, learned, served  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -98,14 +98,14 @@ def cmd_status(a) -> int:
 
 
 def cmd_export(a) -> int:
-    from workers.sinks import write_jsonl
+    from workers.archive.sinks import write_jsonl
 
     st = _state()
     if not st.crawl_info(a.crawl_id):
         print(f"blogharvest: no crawl {a.crawl_id}", file=sys.stderr)
         return 2
     if a.from_stream:
-        from workers.sinks import records_from_stream
+        from workers.archive.sinks import records_from_stream
 
         records = records_from_stream(st.r, a.crawl_id)
     else:

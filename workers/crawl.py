@@ -15,9 +15,11 @@ import redis
 from celery import chord
 from celery.exceptions import SoftTimeLimitExceeded
 
-from tasks.fetch import FetchError
+from tasks.fetch.http import FetchError
 from workers.app import app
-from workers import follow, pipeline, rendering
+from workers import pipeline
+from workers.fetch import rendering
+from workers.start import send_page, start_crawl
 from workers.runtime import runtime
 
 log = logging.getLogger("blogharvest")
@@ -39,7 +41,7 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
     crawl_id = rt.state.create_crawl(url, since, options or {}, crawl_id)
     phase = rt.state.r.hget(rt.keys(crawl_id).crawl, "phase")
     if phase in ("traverse",):
-        pipeline.dispatch(rt, crawl_id, send=_send)
+        pipeline.dispatch(rt, crawl_id, send=send_page)
         return crawl_id
     rt.state.set_state(crawl_id, "running")
     try:
@@ -58,7 +60,7 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         header = [learn_page.si(crawl_id, e["url"]) for e in plan["entries"]]
         chord(header)(reduce_rules.s(crawl_id))
     else:
-        pipeline.start_traversal(rt, crawl_id, None, send=_send)
+        pipeline.start_traversal(rt, crawl_id, None, send=send_page)
     return crawl_id
 
 
@@ -93,7 +95,7 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
     rt = runtime()
     try:
         rules = pipeline.reduce(rt, crawl_id, results)
-        pipeline.start_traversal(rt, crawl_id, rules, send=_send)
+        pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
     except REDIS_DOWN:
         raise
     except Exception as e:
@@ -118,11 +120,11 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     for _ in range(CHAIN_PAGES - 1):
         if time.monotonic() > deadline:
             break
-        url = pipeline.dispatch(rt, crawl_id, send=_send, keep=keep)
+        url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep)
         if url is None:
             return out
         _page(self, rt, crawl_id, url, first=False)
-    pipeline.dispatch(rt, crawl_id, send=_send)
+    pipeline.dispatch(rt, crawl_id, send=send_page)
     return out
 
 
@@ -138,7 +140,7 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
             rt.state.touch_inflight(crawl_id, [url])
             if first:
                 raise task.retry(countdown=countdown, exc=None)
-            _send(crawl_id, url, countdown=countdown, retries=retries + 1)
+            send_page(crawl_id, url, countdown=countdown, retries=retries + 1)
             return {"url": url, "retry": e.kind}
         pipeline.page_failed(rt, crawl_id, url, e.kind, e.message)
         return {"url": url, "error": e.kind}
@@ -161,7 +163,7 @@ def sweep(crawl_id: str | None = None) -> int:
                                        if rt.state.state_of(c) == "running"]
     n = 0
     for cid in ids:
-        n += pipeline.recover(rt, cid, send=_send)
+        n += pipeline.recover(rt, cid, send=send_page)
     return n
 
 
@@ -169,11 +171,6 @@ def _fail(rt, crawl_id: str, url: str, e: Exception) -> None:
     rt.state.add_error(crawl_id, url, "internal", f"{type(e).__name__}: {e}")
     rt.state.set_state(crawl_id, "failed", f"internal error: {type(e).__name__}: {e}")
 
-
-def _send(crawl_id: str, url: str, **options) -> None:
-    """A page's task, on the render queue when a browser will draw the page."""
-    queue = rendering.queue_for(runtime(), crawl_id, url)
-    process_url.apply_async((crawl_id, url), **(dict(options, queue=queue) if queue else options))
 
 
 app.conf.beat_schedule = {
@@ -190,5 +187,5 @@ def scheduled_update(url: str, every: str | None = None) -> str | None:
     since = rt.state.last_finished(url)
     options = {"update": bool(since), "scheduled": bool(since)}
     cid = rt.state.create_crawl(url, since or None, options)
-    follow.start_crawl(app, cid, url, since, options)
+    start_crawl(app, cid, url, since, options)
     return cid

@@ -8,7 +8,8 @@ from __future__ import annotations
 import sys
 import time
 
-from workers.sinks import write_jsonl
+from workers.archive.sinks import write_jsonl
+from workers.start import send_page, start_crawl
 
 FINAL = ("done", "failed")
 SWEEP_EVERY = 15.0
@@ -30,26 +31,17 @@ def enqueue(url: str, since: str | None, options: dict, resume: bool = False) ->
     return cid
 
 
-def start_crawl(app, crawl_id: str, url: str, since: str | None, options: dict) -> None:
-    """Send the task that runs a created crawl, fire and forget: progress is read from
-    Redis state, so no result is stored or awaited (a result would also subscribe this
-    process to its channel until collected)."""
-    task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
-    app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": crawl_id, "options": options},
-                  ignore_result=True)
-
 
 def _resume(cid: str) -> None:
     """A crawl interrupted earlier: its in-flight pages died with the old workers."""
     from workers import pipeline
     from workers.app import app
-    from workers.crawl import _send
     from workers.runtime import runtime
 
     rt = runtime()
     phase = rt.state.r.hget(rt.keys(cid).crawl, "phase")
     if phase == "traverse":
-        pipeline.recover(rt, cid, _send, older_than=0)
+        pipeline.recover(rt, cid, send_page, older_than=0)
     else:  # interrupted during discovery or learning: start those steps again
         info = rt.state.crawl_info(cid)
         rt.state.r.hset(rt.keys(cid).crawl, "state", "queued")
@@ -82,7 +74,7 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     if out:
         write_jsonl(records, out)
     if warc:
-        from workers.sinks import assemble_warc
+        from workers.archive.sinks import assemble_warc
 
         assemble_warc(warc_parts, warc, records, st, ids)
     failed = [i for i in infos if i["state"] == "failed"]
@@ -101,7 +93,6 @@ def _log(msg: str, quiet: bool) -> None:
 
 def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
     from workers import pipeline
-    from workers.crawl import _send
 
     st = rt.state
     show = not quiet and sys.stderr.isatty()
@@ -130,7 +121,7 @@ def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
                 last_sweep = time.monotonic()
                 for i in infos:
                     if i["state"] == "running":
-                        pipeline.recover(rt, i["crawl_id"], _send)
+                        pipeline.recover(rt, i["crawl_id"], send_page)
             time.sleep(0.25)  # a display refresh, not synchronisation
     finally:
         if progress:

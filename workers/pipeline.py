@@ -10,17 +10,19 @@ import logging
 from typing import Callable
 from urllib.parse import urljoin
 
-from tasks import feeds as feedlib
-from tasks.extract import extract_post, extract_root, matches_entry, rule_of
-from tasks.fetch import FetchError
-from tasks.html import parse_html
-from tasks.learn import learn_page, reduce_rules
-from tasks.priority import LinkEstimator
-from tasks.records import content_hash, post_record
-from tasks.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
+from tasks.discover import feeds as feedlib
+from tasks.extract.post import extract_post, extract_root, matches_entry, rule_of
+from tasks.fetch.http import FetchError
+from tasks.fetch.html import parse_html
+from tasks.learn.fields import learn_page, reduce_rules
+from tasks.discover.priority import LinkEstimator
+from tasks.archive.records import content_hash, post_record
+from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
                              split_links)
-from tasks.urls import canonical, extract_links, is_post, learn_post_pattern
-from workers import archive, comments, rendering
+from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
+from workers.archive import post as archive
+from workers.extract import comments
+from workers.fetch import rendering
 
 log = logging.getLogger("blogharvest")
 

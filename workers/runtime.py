@@ -47,8 +47,8 @@ class Runtime:
 
     @cached_property
     def downloader(self):
-        from workers.downloader import Downloader
-        from workers.sinks import warc_recorder
+        from workers.fetch.downloader import Downloader
+        from workers.archive.sinks import warc_recorder
 
         return Downloader(self.state, self.settings, recorder=warc_recorder(self.settings, self.state))
 

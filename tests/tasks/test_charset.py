@@ -1,10 +1,10 @@
-"""One charset decider for responses and for bytes given to the parser (tasks.charset)."""
+"""One charset decider for responses and for bytes given to the parser (tasks.fetch.charset)."""
 from __future__ import annotations
 
 import codecs
 
-from tasks.charset import decode, detect_encoding
-from tasks.html import node_text, parse_html
+from tasks.fetch.charset import decode, detect_encoding
+from tasks.fetch.html import node_text, parse_html
 
 FRENCH = "Un été à Paris, déjà l'hiver"
 RUSSIAN = ("Привет, мир. Это короткий рассказ о том, как мы провели лето на даче у бабушки, "

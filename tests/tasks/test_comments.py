@@ -1,4 +1,4 @@
-"""tasks.comments: comment feeds, the comment rule learned by maximum weighted bipartite
+"""tasks.extract.comments: comment feeds, the comment rule learned by maximum weighted bipartite
 matching, extraction with replies, on small hand-made pages and farm pages."""
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import datetime as dt
 
 import pytest
 
-from tasks.comments import (comment_feed_links, comment_id, comment_page_links, extract_comments, feed_comments,
+from tasks.extract.comments import (comment_feed_links, comment_id, comment_page_links, extract_comments, feed_comments,
                             learn_comment_rule, match_comments, merge_comments, similarity)
-from tasks.feeds import parse_comment_feed
-from tasks.html import parse_html
-from tasks.similarity import normalize_text
+from tasks.discover.feeds import parse_comment_feed
+from tasks.fetch.html import parse_html
+from tasks.text.similarity import normalize_text
 
 WORDS = ("harbour lantern orchard ferry teapot compass violin meadow ribbon thunder marble pencil "
          "station village journey kitchen garden library winter shadow").split()

@@ -6,7 +6,7 @@ import datetime as dt
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tasks.dates import parse_date, renderings
+from tasks.text.dates import parse_date, renderings
 
 NOW = "2026-03-10T12:00:00+00:00"
 

@@ -1,7 +1,7 @@
 """Applying learned rules to a post page, with the page's metadata where a rule finds nothing."""
 from __future__ import annotations
 
-from tasks.extract import extract_post, matches_entry, rule_of, rules_of
+from tasks.extract.post import extract_post, matches_entry, rule_of, rules_of
 
 PAGE = """<html><head><title>Blog | A post</title>
 <meta property="og:title" content="A post (og)">

@@ -5,7 +5,7 @@ import urllib.parse
 
 import pytest
 
-from tasks.feeds import (USUAL_PATHS, FeedError, discover_feeds, next_page_urls, parse_comment_feed,
+from tasks.discover.feeds import (USUAL_PATHS, FeedError, discover_feeds, next_page_urls, parse_comment_feed,
                          parse_feed)
 
 # ---------------------------------------------------------------- discovery

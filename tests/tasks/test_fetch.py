@@ -10,8 +10,8 @@ import urllib.parse
 
 import pytest
 
-from tasks.charset import detect_encoding
-from tasks.fetch import (FetchError, Response, blocked_ip, check_address,
+from tasks.fetch.charset import detect_encoding
+from tasks.fetch.http import (FetchError, Response, blocked_ip, check_address,
                          fetch, looks_binary, make_session, parse_retry_after)
 from tests.httpd import LoopbackServer, Reply
 from tests.workers.report import note

@@ -14,11 +14,11 @@ from contextlib import contextmanager
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from tasks import feeds
-from tasks.dates import parse_date, renderings
-from tasks.extract import extract_post
-from tasks.learn import learn_page, reduce_rules
-from tasks.urls import canonical, extract_links, is_post, learn_post_pattern, same_site, url_features
+from tasks.discover import feeds
+from tasks.text.dates import parse_date, renderings
+from tasks.extract.post import extract_post
+from tasks.learn.fields import learn_page, reduce_rules
+from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern, same_site, url_features
 from tests.workers.report import note
 
 HANG = 10.0

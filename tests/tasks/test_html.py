@@ -1,4 +1,4 @@
-"""Parsing and the one definition of a node's text (tasks.html)."""
+"""Parsing and the one definition of a node's text (tasks.fetch.html)."""
 from __future__ import annotations
 
 import unicodedata
@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from lxml import etree
 from lxml import html as lhtml
 
-from tasks.html import DROP_TAGS, _odd_space, nfkc, node_text, parse_html
+from tasks.fetch.html import DROP_TAGS, _odd_space, nfkc, node_text, parse_html
 
 # characters blog text is made of, and the ones NFKC and whitespace folding care about
 _CHARS = st.sampled_from(list("ab Zé’“”-.\n\t") + ["\xa0", "\u2026", "\u0301", "\u2028", "\u3000", "ﬁ",

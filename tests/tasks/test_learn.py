@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tasks.extract import extract_post
-from tasks.feeds import discover_feeds, parse_feed
-from tasks.dates import renderings
-from tasks.html import html_to_text
-from tasks.learn import clean_author, learn_page, reduce_rules
-from tasks.similarity import dice
+from tasks.extract.post import extract_post
+from tasks.discover.feeds import discover_feeds, parse_feed
+from tasks.text.dates import renderings
+from tasks.fetch.html import html_to_text
+from tasks.learn.fields import clean_author, learn_page, reduce_rules
+from tasks.text.similarity import dice
 
 ORIGIN = "http://blog.test"
 

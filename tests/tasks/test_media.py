@@ -5,7 +5,7 @@ import hashlib
 import os
 import threading
 
-from tasks import media
+from tasks.extract import media
 
 POST = "http://blog.example/2014/03/a-post/"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.priority import PRIOR, LinkEstimator
+from tasks.discover.priority import PRIOR, LinkEstimator
 
 
 def test_unfitted_estimator_answers_the_prior():

@@ -1,4 +1,4 @@
-"""tasks.render: real headless Chromium against pages served on loopback, and the pure
+"""tasks.fetch.browser: real headless Chromium against pages served on loopback, and the pure
 --js auto decisions."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import urllib.parse
 
 import pytest
 
-from tasks.render import (BrowserPool, RenderError, RenderTimeout, has_script_comments, needs_js,
+from tasks.fetch.browser import (BrowserPool, RenderError, RenderTimeout, has_script_comments, needs_js,
                           script_comment_widgets)
 from tests.httpd import LoopbackServer, Reply
 
@@ -108,7 +108,7 @@ def pool():
 
 
 def comment_texts(html: str) -> list[str]:
-    from tasks.html import node_text, parse_html
+    from tasks.fetch.html import node_text, parse_html
 
     return [node_text(n) for n in parse_html(html).xpath("//li[@class='comment']/p")]
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tasks.fetch import DEFAULT_UA, FetchError, fetch
-from tasks.robots import MAX_ROBOTS_BYTES, RobotsPolicy, product_token, robots_url
+from tasks.fetch.http import DEFAULT_UA, FetchError, fetch
+from tasks.fetch.robots import MAX_ROBOTS_BYTES, RobotsPolicy, product_token, robots_url
 from tests.httpd import LoopbackServer, Reply
 
 ROBOTS = """\

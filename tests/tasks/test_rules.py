@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tasks.html import node_text, parse_html
-from tasks.similarity import normalize_text
-from tasks.rules import (apply_rule, best_rule_linear, best_rule_quadratic, element_rules, elements,
+from tasks.fetch.html import node_text, parse_html
+from tasks.text.similarity import normalize_text
+from tasks.learn.rules import (apply_rule, best_rule_linear, best_rule_quadratic, element_rules, elements,
                          first_match, first_matches, first_of, padded_bigrams, rule_for, rule_text, score_text,
                          walk_scores, xpath_literal)
 
@@ -244,7 +244,7 @@ def _testdata_pages(shared: Path) -> list[tuple[Path, str]]:
     """Every non-empty page of the 2013 test data and of the eval blogs, with a target:
     the feed entry's title for 2013 pages (the page's own <title> when no entry points
     to it), the gold title and content for eval blog posts."""
-    from tasks.feeds import parse_feed
+    from tasks.discover.feeds import parse_feed
     from tests.tasks.test_learn import eval_truth
 
     out = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tasks.similarity import (MASK_BITS, bigram_index, bigram_mask, bigrams, dice, dice_mask_text,
+from tasks.text.similarity import (MASK_BITS, bigram_index, bigram_mask, bigrams, dice, dice_mask_text,
                               dice_masks, normalize_text)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.urls import (FEATURE_NAMES, canonical, extract_links, is_post, learn_post_pattern, same_site,
+from tasks.discover.urls import (FEATURE_NAMES, canonical, extract_links, is_post, learn_post_pattern, same_site,
                         url_features)
 
 

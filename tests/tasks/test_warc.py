@@ -13,8 +13,8 @@ import zlib
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from tasks import warc
-from tasks.fetch import fetch
+from tasks.archive import warc
+from tasks.fetch.http import fetch
 from tests.httpd import LoopbackServer, Reply
 
 PAGE = "<html><head><title>Un été</title></head><body><article>Déjà vu, café crème.</article></body></html>"

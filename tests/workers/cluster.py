@@ -20,7 +20,7 @@ import pytest
 from celery import Celery
 
 from workers.embedded import WorkerProcesses
-from workers.follow import start_crawl
+from workers.start import start_crawl
 from workers.redis_server import RedisServer
 from workers.state import STREAM, State
 

@@ -14,9 +14,9 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 import workers.runtime
-from tasks import warc
-from tasks.records import post_record
-from workers import archive
+from tasks.archive import warc
+from tasks.archive.records import post_record
+from workers.archive import post as archive
 from workers.runtime import Runtime, runtime
 from workers.settings import Settings
 from tests.httpd import LoopbackServer, Reply

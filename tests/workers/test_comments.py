@@ -1,4 +1,4 @@
-"""workers.comments on a real Redis and a farm WordPress blog served over loopback: every
+"""workers.extract.comments on a real Redis and a farm WordPress blog served over loopback: every
 post's comments (feed, overflow learned on the page and its comment pages, the blog's rule
 reused on posts beyond the feed), the same list whatever the order the posts are read in
 and whether they are in the feed window."""
@@ -8,11 +8,11 @@ import datetime as dt
 
 import pytest
 
-from tasks.feeds import parse_feed
-from tasks.html import parse_html
-from tasks.similarity import normalize_text
+from tasks.discover.feeds import parse_feed
+from tasks.fetch.html import parse_html
+from tasks.text.similarity import normalize_text
 from tests.conftest import score
-from workers import comments
+from workers.extract import comments
 
 wordpress = pytest.importorskip("tests.farm.wordpress")
 from tests.farm.server import FarmServer  # noqa: E402

@@ -147,7 +147,7 @@ def test_root_slug_posts_leave_out_undated_pages(crawl, state):
                                      f"{items}</channel></rss>", content_type="application/rss+xml")
         info, records = crawl(site.url)
     assert info["state"] == "done", info
-    from tasks.urls import is_post
+    from tasks.discover.urls import is_post
 
     assert is_post(site.url + "about/", state.blog(info["crawl_id"])["pattern"]), "the pattern is broad"
     assert {r["url"] for r in records} == {f"{site.url}{s}/" for s, _, _, _ in posts}

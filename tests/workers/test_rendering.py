@@ -1,4 +1,4 @@
-"""workers.rendering (and workers.comments on rendered pages) with real headless Chromium,
+"""workers.fetch.rendering (and workers.extract.comments on rendered pages) with real headless Chromium,
 real Redis and loopback sites: --js auto renders the JavaScript blog and never the static
 one; a script-drawn post extracts like its static twin; comments behind "Load more"."""
 from __future__ import annotations
@@ -9,11 +9,12 @@ import urllib.parse
 
 import pytest
 
-from tasks.extract import extract_post
-from tasks.html import parse_html
-from tasks.learn import learn_page, reduce_rules
+from tasks.extract.post import extract_post
+from tasks.fetch.html import parse_html
+from tasks.learn.fields import learn_page, reduce_rules
 from tests.httpd import LoopbackServer, Reply
-from workers import comments, rendering
+from workers.extract import comments
+from workers.fetch import rendering
 
 _missing = [p for p in ("/usr/bin/chromium", "/usr/bin/chromedriver") if not os.path.exists(p)]
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(_missing), reason=f"needs {_missing}")]

@@ -18,11 +18,11 @@ import pytest
 import redis
 from warcio.archiveiterator import ArchiveIterator
 
-from tasks import warc
-from tasks.fetch import fetch
-from tasks.records import post_record
-from workers import sinks
-from workers.downloader import Downloader
+from tasks.archive import warc
+from tasks.fetch.http import fetch
+from tasks.archive.records import post_record
+from workers.archive.post import sinks
+from workers.fetch.downloader import Downloader
 from workers.settings import Settings
 from workers.state import STREAM, State
 from tests.httpd import LoopbackServer, Reply

@@ -5,7 +5,7 @@ AllRules (paper): one rule per node, by preference `//*[@id='x']`, `//*[@class='
 name, property, role) or on an ancestor with an id or class, then the absolute path.
 A rule is kept only if, on its own page, it selects the node first in document order.
 `rule_candidates` lists every such form for one node: the page's vote then goes to all
-of them, and the reduce step (tasks.learn) keeps the form that most pages agree on,
+of them, and the reduce step (tasks.learn.fields) keeps the form that most pages agree on,
 which is how page-specific ids (`post-93`) lose to stable classes.
 
 Rules may end in `/@attr` (machine-readable values: meta content, time datetime) or in
@@ -18,7 +18,7 @@ set is the union of its children's sets plus the words that its own text pieces 
 that straddle the boundaries between pieces. Algorithm 2 carries, per node, the bitset
 of its complete words and the partial words at its two edges, so it computes the very
 set that Algorithm 1 gets by extracting the node's text: the two agree exactly, up to
-hash collisions between non-Latin-1 bigrams in the bitsets (tasks.similarity).
+hash collisions between non-Latin-1 bigrams in the bitsets (tasks.text.similarity).
 
 Algorithm 1 (`best_rule_quadratic`) applies each node's rule and scores the text it
 extracts: quadratic, kept as the oracle. Algorithm 2 (`best_rule_linear`) is one
@@ -33,8 +33,8 @@ from typing import NamedTuple
 
 from lxml import etree
 
-from tasks.html import nfkc, node_text
-from tasks.similarity import bigram_mask, bigrams, dice
+from tasks.fetch.html import nfkc, node_text
+from tasks.text.similarity import bigram_mask, bigrams, dice
 
 SEMANTIC_ATTRS = ("itemprop", "rel", "name", "property", "role")
 MACHINE_ATTRS = ("content", "datetime", "title")

@@ -17,7 +17,7 @@ import feedparser
 import lxml.html
 from lxml import etree
 
-from tasks.dates import parse_date
+from tasks.text.dates import parse_date
 
 __all__ = ["FeedError", "discover_feeds", "parse_feed", "next_page_urls", "parse_comment_feed",
            "FEED_TYPES", "USUAL_PATHS"]

@@ -2,7 +2,7 @@
 
 `decide` runs once per crawl at discovery (does this blog need a browser?) and
 `page` is called for every fetched page; it returns the page to extract from, rendered
-by headless Chromium (a per-worker pool, tasks/render.py) when the crawl needs it.
+by headless Chromium (a per-worker pool, tasks/fetch/browser.py) when the crawl needs it.
 
 The decision is stored in the blog's Redis hash, so every worker agrees:
 `js` is "all" (the posts' content is drawn by script: render every page, listings
@@ -19,10 +19,10 @@ import json
 import logging
 import threading
 
-from tasks.fetch import FetchError
-from tasks.render import (BrowserPool, RenderError, has_script_comments, needs_js, page_words,
+from tasks.fetch.http import FetchError
+from tasks.fetch.browser import (BrowserPool, RenderError, has_script_comments, needs_js, page_words,
                           script_comment_widgets)
-from workers import archive
+from workers.archive import post as archive
 from workers.runtime import Recent
 from workers.settings import RENDER_QUEUE, settings
 
@@ -167,7 +167,7 @@ def _is_post(rt, crawl_id: str, url: str, blog: dict) -> bool:
     pattern = blog.get("pattern")
     if not pattern:
         return False
-    from tasks.urls import is_post
+    from tasks.discover.urls import is_post
 
     return bool(is_post(url, pattern))
 

@@ -1,7 +1,7 @@
 """Download priority: how many post links will the page at a URL hold? (paper, 4.3)
 
 A distance-weighted k-nearest-neighbour regression (scikit-learn) over URL features
-(tasks.urls.url_features) of the pages already fetched, each labelled with L(u), the
+(tasks.discover.urls.url_features) of the pages already fetched, each labelled with L(u), the
 number of post links found on it. Unfitted, it answers a neutral prior so that the
 traversal starts as breadth-first and sharpens as samples arrive.
 """
@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import numpy as np
 from sklearn.neighbors import KNeighborsRegressor
 
-from tasks.urls import url_features
+from tasks.discover.urls import url_features
 
 PRIOR = 1.0  # the estimate before any sample: every page equally worth a visit
 
@@ -74,6 +74,6 @@ class LinkEstimator:
         if self.model is None:
             return [PRIOR] * len(urls)
         X = np.array([url_features(u) for u in urls], dtype=float)
-        # priorities stay below POST_PRIORITY (tasks.traversal), non-negative
+        # priorities stay below POST_PRIORITY (tasks.discover.traversal), non-negative
         return [float(max(0.0, v)) + (0.0 if url_template(u) in self.templates else self.bonus)
                 for u, v in zip(urls, self.model.predict(X))]

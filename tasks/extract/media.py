@@ -17,7 +17,7 @@ import re
 import tempfile
 import urllib.parse
 
-from tasks.html import parse_html
+from tasks.fetch.html import parse_html
 
 DEFAULT_TYPES = ("image/*", "audio/*", "video/*")
 DEFAULT_MAX_BYTES = 50_000_000

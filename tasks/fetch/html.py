@@ -15,8 +15,8 @@ import threading
 from lxml import etree
 from lxml import html as lhtml
 
-from tasks.charset import decode
-from tasks.similarity import nfkc, normalize_text
+from tasks.fetch.charset import decode
+from tasks.text.similarity import nfkc, normalize_text
 
 DROP_TAGS = ("script", "style", "noscript", "template")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)

@@ -18,7 +18,7 @@ import urllib.parse
 
 from protego import Protego
 
-from tasks.fetch import DEFAULT_UA, FetchError, Response
+from tasks.fetch.http import DEFAULT_UA, FetchError, Response
 
 MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 2.5: parse at least 500 KiB, may ignore the rest
 TTL = 24 * 3600.0  # RFC 9309 2.4: SHOULD NOT use a cached copy for longer

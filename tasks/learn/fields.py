@@ -11,25 +11,25 @@
 * authors and date: similarity plus a tree-distance term to the content node (the
   byline and the date sit next to the post, not in the sidebar). Machine-readable
   values count as candidates too (`meta/@content`, `time/@datetime`) and so do bare
-  text nodes. A date candidate must parse (tasks.dates) to the feed's day +-1.
+  text nodes. A date candidate must parse (tasks.text.dates) to the feed's day +-1.
   When the feed has no author, the page's own metadata names one (meta author,
   rel=author, itemprop, JSON-LD, .author/.byline) and the rule is learned for that name.
 
 For every chosen node the page votes for all the rule forms that select it
-(tasks.rules.element_rules); `reduce_rules` keeps the form most pages voted for.
+(tasks.learn.rules.element_rules); `reduce_rules` keeps the form most pages voted for.
 """
 from __future__ import annotations
 
 import re
 from collections import defaultdict
 
-from tasks.html import html_to_text, json_ld, node_text, parse_html
-from tasks.rules import (apply_rule, attribute_rules, element_rules, text_node_rules,
+from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html
+from tasks.learn.rules import (apply_rule, attribute_rules, element_rules, text_node_rules,
                          walk_scores)
-from tasks.similarity import bigrams, normalize_text
+from tasks.text.similarity import bigrams, normalize_text
 
-try:  # tasks/dates.py is owned by another module; it is the contract we rely on
-    from tasks.dates import parse_date, renderings
+try:  # tasks/text/dates.py is owned by another module; it is the contract we rely on
+    from tasks.text.dates import parse_date, renderings
 except ImportError:  # pragma: no cover - only while dates.py does not exist
     def renderings(iso, now=None):
         return [iso[:10]] if iso else []
@@ -45,7 +45,7 @@ MAX_SHORT = 300  # author/date candidates longer than this are not bylines or da
 DATE_CHECKS = 40
 FALLBACKS = 4  # runner-up rules kept per field
 _FORM_TAGS = {"select", "option", "optgroup", "form", "input", "textarea", "button", "label"}  # widgets, not bylines
-DAY_FIRST = "en-gb"  # a language hint that makes tasks.dates read 03/01/2008 as 3 January
+DAY_FIRST = "en-gb"  # a language hint that makes tasks.text.dates read 03/01/2008 as 3 January
 _SUMMARY_END = re.compile(r"(\.\.\.|…|\[…\]|\[\.\.\.\]|read more|continue reading|lire la suite|"
                           r"weiterlesen|leer más|seguir leyendo)\W*$", re.I)
 _BLOCKS = {"p", "blockquote", "pre", "ul", "ol", "dl", "table", "figure", "h1", "h2", "h3", "h4",

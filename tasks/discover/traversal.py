@@ -1,7 +1,7 @@
 """Which links of a page a blog crawl follows, and in what order (BlogForever's traversal).
 
 Posts (URLs matching the blog's post pattern) come first; other pages are ordered by the
-estimated number of post links on them (tasks.priority). Links outside the blog, to
+estimated number of post links on them (tasks.discover.priority). Links outside the blog, to
 feeds, media or other non-page resources are not followed.
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from tasks.fetch import Response
+from tasks.fetch.http import Response
 
 WARC_VERSION = "WARC/1.1"
 SOFTWARE = "blogharvest/0.1 (warcio)"

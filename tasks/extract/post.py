@@ -12,11 +12,11 @@ import re
 
 from lxml import etree
 
-from tasks.dates import parse_date
-from tasks.html import html_to_text, json_ld, node_text, parse_html, to_html
-from tasks.learn import DAY_FIRST, clean_author, page_authors
-from tasks.rules import apply_rule, first_match, first_matches, first_of
-from tasks.similarity import dice
+from tasks.text.dates import parse_date
+from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html, to_html
+from tasks.learn.fields import DAY_FIRST, clean_author, page_authors
+from tasks.learn.rules import apply_rule, first_match, first_matches, first_of
+from tasks.text.similarity import dice
 
 FIELDS = ("title", "content", "author", "date")
 _DATE_PROBES = ("//meta[@property='article:published_time']/@content",
@@ -64,7 +64,7 @@ def _select(root, rules: list[str]) -> list:
 def _rule_first(root, rule: str, elements: bool = False, firsts=None) -> tuple | None:
     """(node, text) of the first node with text that `rule` selects (its first element if
     `elements`: (None, "") when it selects only strings), or None if nothing it selects
-    has text. The rule's first result comes from `firsts` (tasks.rules.first_matches) or
+    has text. The rule's first result comes from `firsts` (tasks.learn.rules.first_matches) or
     first_match; only if that has no text is the rule applied whole. Such a rule selects
     elements only or strings only (its last step says which), so when its first result
     is a string, `elements` finds none."""

@@ -1,5 +1,5 @@
 """Which charset a page's bytes are in, and their text: one decider for fetched responses
-(`tasks.fetch`) and for bytes handed to the HTML parser (`tasks.html`), so a page reads the
+(`tasks.fetch.http`) and for bytes handed to the HTML parser (`tasks.fetch.html`), so a page reads the
 same wherever it comes from.
 
 BOM, then the declared charsets (HTTP header, <meta charset>, XML declaration) where the

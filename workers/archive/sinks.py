@@ -54,7 +54,7 @@ def warc_roller(settings):
     """This process's WARC roller for settings.warc_dir, or None when WARC output is off."""
     if not settings.warc_dir:
         return None
-    from tasks.warc import WarcRoller
+    from tasks.archive.warc import WarcRoller
 
     key = (os.getpid(), os.path.abspath(settings.warc_dir))  # a forked child gets its own files
     with _rollers_lock:
@@ -84,7 +84,7 @@ def warc_recorder(settings, state=None):
     on settings.redis_url when first needed."""
     if not settings.warc_dir:
         return None
-    from tasks.warc import request_record, response_record, response_record_id
+    from tasks.archive.warc import request_record, response_record, response_record_id
 
     holder = {"state": state}
 
@@ -156,7 +156,7 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
 
     The parts are deleted afterwards (remove_parts): pass a directory of this crawl's
     parts only, never a cluster's shared BLOGHARVEST_WARC_DIR."""
-    from tasks.warc import metadata_record, warcinfo_record
+    from tasks.archive.warc import metadata_record, warcinfo_record
 
     parts = sorted(glob.glob(os.path.join(parts_dir, "*.warc.gz"))) if parts_dir else []
     summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "metadata": 0,

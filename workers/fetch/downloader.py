@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-from tasks.fetch import FetchError, Response, fetch
-from tasks.robots import RobotsPolicy
+from tasks.fetch.http import FetchError, Response, fetch
+from tasks.fetch.robots import RobotsPolicy
 from workers.settings import Settings
 from workers.state import State
 

@@ -24,8 +24,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from tasks.html import html_to_text, parse_html, node_text
-from tasks.similarity import normalize_text
+from tasks.fetch.html import html_to_text, parse_html, node_text
+from tasks.text.similarity import normalize_text
 
 __all__ = ["BrowserPool", "RenderError", "RenderTimeout", "DEFAULT_LOAD_MORE", "COMMENT_FRAMES",
            "CHROMIUM_FLAGS", "needs_js", "has_script_comments", "script_comment_widgets"]

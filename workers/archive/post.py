@@ -17,9 +17,9 @@ import os
 import time
 import uuid
 
-from tasks import media as medialib
-from tasks.fetch import FetchError
-from workers.sinks import captured, warc_roller
+from tasks.extract import media as medialib
+from tasks.fetch.http import FetchError
+from workers.archive.sinks import captured, warc_roller
 from workers.state import url_key
 
 log = logging.getLogger("blogharvest")
@@ -136,7 +136,7 @@ def on_record(rt, crawl_id: str, record: dict, page: dict) -> None:
     roller = warc_roller(rt.settings)
     if roller is None:
         return
-    from tasks.warc import metadata_record
+    from tasks.archive.warc import metadata_record
 
     target = (page or {}).get("url") or record["url"]
     ref = captured(rt.state, target) or captured(rt.state, record["url"])
@@ -149,7 +149,7 @@ def on_rendered(rt, crawl_id: str, url: str, page: dict) -> None:
     roller = warc_roller(rt.settings)
     if roller is None:
         return
-    from tasks.warc import resource_record
+    from tasks.archive.warc import resource_record
 
     target = page.get("url") or url
     roller.write(resource_record(target, page["html"], refers_to_record_id=captured(rt.state, target)))

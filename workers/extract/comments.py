@@ -1,6 +1,6 @@
 """Comments of a post: its comment feed merged with the comments its pages show.
 
-The pipeline calls `comments_for` for every post page; see tasks/comments.py for the
+The pipeline calls `comments_for` for every post page; see tasks/extract/comments.py for the
 pure parts (comment feeds, rule learning by maximum weighted bipartite matching).
 
 A post's comments must not depend on which worker reached it first nor on whether it is
@@ -23,11 +23,11 @@ import json
 import logging
 import time
 
-from tasks import comments as C
-from tasks.feeds import FeedError, parse_comment_feed
-from tasks.fetch import FetchError
-from tasks.html import parse_html
-from workers.rendering import RENDER_CACHE
+from tasks.extract import comments as C
+from tasks.discover.feeds import FeedError, parse_comment_feed
+from tasks.fetch.http import FetchError
+from tasks.fetch.html import parse_html
+from workers.fetch.rendering import RENDER_CACHE
 
 log = logging.getLogger("blogharvest")
 

@@ -40,7 +40,7 @@ import urllib3.connection
 import urllib3.connectionpool
 import urllib3.exceptions
 
-from tasks.charset import detect_encoding
+from tasks.fetch.charset import detect_encoding
 
 DEFAULT_UA = "Mozilla/5.0 (compatible; blogharvest/0.1; web archiving)"
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"

@@ -29,11 +29,11 @@ import urllib.parse
 
 from lxml import etree
 
-from tasks.dates import parse_date
-from tasks.html import node_text
-from tasks.learn import clean_author
-from tasks.rules import apply_rule, xpath_literal
-from tasks.similarity import bigrams, normalize_text
+from tasks.text.dates import parse_date
+from tasks.fetch.html import node_text
+from tasks.learn.fields import clean_author
+from tasks.learn.rules import apply_rule, xpath_literal
+from tasks.text.similarity import bigrams, normalize_text
 
 __all__ = ["feed_comments", "learn_comment_rule", "extract_comments", "match_comments", "merge_comments",
            "comment_id", "comment_page_links", "comment_feed_links", "similarity", "KNOWN_RULES", "MIN_SIMILARITY"]
@@ -78,7 +78,7 @@ def _pad(s: str) -> str:
 
 
 def similarity(a: str | None, b: str | None) -> float:
-    """Dice of the bigram sets of the two texts, each padded with a space (as tasks.rules)."""
+    """Dice of the bigram sets of the two texts, each padded with a space (as tasks.learn.rules)."""
     if not a or not b:
         return 0.0
     A, B = bigrams(_pad(a)), bigrams(_pad(b))
@@ -134,7 +134,7 @@ def comment_id(href: str | None, post_url: str | None) -> str | None:
 
 
 def feed_comments(items: list[dict], post_url: str | None = None) -> list[dict]:
-    """tasks.feeds.parse_comment_feed's items as record comments, oldest first.
+    """tasks.discover.feeds.parse_comment_feed's items as record comments, oldest first.
 
     {"id", "url", "author", "published", "content_text", "parent"}; `parent` is the
     id of the comment answered (None for a comment on the post). With `post_url`, ids are

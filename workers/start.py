@@ -1,0 +1,27 @@
+"""Sending a crawl's tasks by name: the one way a crawl or a page of it is started,
+shared by the task wrappers (workers.crawl), the CLI's follower and beat.
+
+Tasks are sent by their stable names (`blogharvest.*`), fire and forget: progress is
+read from Redis state, so no result is stored or awaited.
+"""
+from __future__ import annotations
+
+from workers.fetch import rendering
+from workers.runtime import runtime
+
+
+def start_crawl(app, crawl_id: str, url: str, since: str | None, options: dict) -> None:
+    """Send the task that runs a created crawl (a result would also subscribe this process
+    to its channel until collected)."""
+    task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
+    app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": crawl_id, "options": options},
+                  ignore_result=True)
+
+
+def send_page(crawl_id: str, url: str, **options) -> None:
+    """A page's task, on the render queue when a browser will draw the page."""
+    from workers.app import app
+
+    queue = rendering.queue_for(runtime(), crawl_id, url)
+    app.send_task("blogharvest.process_url", args=(crawl_id, url), ignore_result=True,
+                  **(dict(options, queue=queue) if queue else options))
