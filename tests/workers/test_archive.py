@@ -21,7 +21,7 @@ from workers.runtime import Runtime, runtime
 from workers.settings import Settings
 from tests.httpd import LoopbackServer, Reply
 
-SCHEMA = json.loads((Path(archive.__file__).parent / "record.schema.json").read_text())
+SCHEMA = json.loads((Path(archive.__file__).parents[1] / "record.schema.json").read_text())
 MEDIA_ITEM = {**SCHEMA["properties"]["media"]["items"], "$schema": SCHEMA["$schema"]}
 
 
