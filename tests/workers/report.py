@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ENV = "BLOGHARVEST_RELIABILITY_NOTES"
 TESTS = ["tests/workers/test_reliability.py", "tests/workers/test_faults.py",
-         "tests/tasks/test_fuzz.py", "tests/tasks/test_fetch.py"]
+         "tests/tasks/test_fuzz.py", "tests/tasks/fetch/test_http.py"]
 
 
 def note(scenario: str, done: str, expected: str, observed, test: str | None = None) -> None:

@@ -57,7 +57,7 @@ def test_discovery_survives_broken_input():
     ("trottomatic", "/feed/", "/feed/")])
 def test_discovery_on_the_eval_blogs(shared_dir, blog, declared, served):
     """The declared feed leads; the first candidate the site itself serves as a feed is its feed."""
-    from tests.tasks.test_learn import ORIGIN, harness, served as page, site_file
+    from tests.tasks.learn.test_fields import ORIGIN, harness, served as page, site_file
     b = shared_dir / "eval" / "blogs" / blog
     got = discover_feeds(page(b, b / "site" / "index.html"), ORIGIN + "/")
     assert got[0] == (declared if declared.startswith("http") else ORIGIN + declared)

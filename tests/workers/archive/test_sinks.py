@@ -21,13 +21,13 @@ from warcio.archiveiterator import ArchiveIterator
 from tasks.archive import warc
 from tasks.fetch.http import fetch
 from tasks.archive.records import post_record
-from workers.archive.post import sinks
+from workers.archive import sinks
 from workers.fetch.downloader import Downloader
 from workers.settings import Settings
 from workers.state import STREAM, State
 from tests.httpd import LoopbackServer, Reply
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = json.loads((ROOT / "workers" / "record.schema.json").read_text())
 
 

@@ -77,7 +77,7 @@ def test_pattern_from_the_feed_window_covers_the_whole_blog(shared_dir, blog):
     """Learned from the 20 newest feed links only: it matches every post of the blog (both
     spellings, dir/ and dir/index.html) and none of its other pages (pagination, archives,
     categories, tags, attachments, the FAQ page in lilianweng's feed)."""
-    from tests.tasks.test_learn import ORIGIN, feed_window
+    from tests.tasks.learn.test_fields import ORIGIN, feed_window
     b = shared_dir / "eval" / "blogs" / blog
     feed = feed_window(b)
     pat = learn_post_pattern([e["url"] for e in feed["entries"]], [ORIGIN + "/", feed["url"]])

@@ -245,7 +245,7 @@ def _testdata_pages(shared: Path) -> list[tuple[Path, str]]:
     the feed entry's title for 2013 pages (the page's own <title> when no entry points
     to it), the gold title and content for eval blog posts."""
     from tasks.discover.feeds import parse_feed
-    from tests.tasks.test_learn import eval_truth
+    from tests.tasks.learn.test_fields import eval_truth
 
     out = []
     data = shared / "blogforever-testdata"
