@@ -1,8 +1,9 @@
-"""The `blogharvest` command (DESIGN.md "Interfaces that others rely on").
+"""blogharvest: archive whole blogs as JSON-lines records and WARC.
 
 `crawl` without REDIS_URL runs the embedded default (private Redis, local workers);
 with REDIS_URL it enqueues to that cluster and follows the crawl. The other commands
-talk to the Redis at REDIS_URL.
+talk to the Redis at REDIS_URL. More: README.md, docs/records.md (the record format),
+docs/deploy.md (clusters), docs/state.md (Redis keys), in the project's source.
 """
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def cmd_crawl(a) -> int:
             print("blogharvest: on a cluster each worker writes its captures into its own "
                   "BLOGHARVEST_WARC_DIR; --warc gets the warcinfo and the records' metadata only",
                   file=sys.stderr)
-        return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet)
+        return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet,
+                          report=a.report)
     from workers.embedded import Embedded
 
     env = {}
@@ -63,7 +65,7 @@ def cmd_crawl(a) -> int:
     with Embedded(workers=a.workers, concurrency=a.concurrency, env=env) as emb:
         os.environ["REDIS_URL"] = emb.redis_url
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=emb,
-                          quiet=a.quiet, warc_parts=warc_tmp)
+                          quiet=a.quiet, warc_parts=warc_tmp, report=a.report)
 
 
 def cmd_enqueue(a) -> int:
@@ -76,7 +78,7 @@ def cmd_enqueue(a) -> int:
 
 def cmd_status(a) -> int:
     st = _state()
-    ids = [a.crawl_id] if a.crawl_id else st.list_crawls(a.limit)
+    ids = [a.crawl_id] if a.crawl_id else list(st.list_crawls(a.limit))
     infos = []
     for cid in ids:
         info = st.crawl_info(cid)
@@ -94,6 +96,19 @@ def cmd_status(a) -> int:
               f"queued={i['queued']} in_flight={i['in_flight']}  {i['url']}")
         for e in i.get("error_report", []) if a.errors else []:
             print(f"    {e['kind']:14} {e['url']}  {e['message']}")
+    return 0
+
+
+def cmd_report(a) -> int:
+    from workers.archive import report
+
+    if not a.html and not a.json:
+        raise SystemExit("blogharvest report CRAWL_ID --html FILE.html and/or --json")
+    if report.write(_state(), a.crawl_id, a.html, a.json) is None:
+        print(f"blogharvest: no crawl {a.crawl_id}", file=sys.stderr)
+        return 2
+    if a.html:
+        print(f"report -> {a.html}", file=sys.stderr)
     return 0
 
 
@@ -191,6 +206,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--js", choices=["auto", "always", "never"], default="auto")
     c.add_argument("--workers", type=int, default=2, help="embedded mode: worker processes")
     c.add_argument("--concurrency", type=int, default=4, help="embedded mode: threads per worker")
+    c.add_argument("--report", metavar="FILE.html", help="a self-contained HTML report of the crawl")
     c.add_argument("--quiet", action="store_true", help="no progress display")
     c.set_defaults(func=cmd_crawl)
 
@@ -204,8 +220,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("crawl_id", nargs="?")
     s.add_argument("--json", action="store_true")
     s.add_argument("--errors", action="store_true", help="list the crawl's error report")
-    s.add_argument("--limit", type=int, default=20)
+    s.add_argument("--limit", type=int, default=None, help="the newest N crawls only (default: every crawl)")
     s.set_defaults(func=cmd_status)
+
+    rp = sub.add_parser("report", help="what a crawl saved: coverage, rules, gaps, errors (HTML, JSON)")
+    rp.add_argument("crawl_id")
+    rp.add_argument("--html", metavar="FILE.html", help="write a self-contained HTML page")
+    rp.add_argument("--json", action="store_true", help="print the report's facts as JSON")
+    rp.set_defaults(func=cmd_report)
 
     x = sub.add_parser("export", help="a crawl's records as JSON lines")
     x.add_argument("crawl_id")

@@ -44,6 +44,7 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         pipeline.dispatch(rt, crawl_id, send=send_page)
         return crawl_id
     rt.state.set_state(crawl_id, "running")
+    rt.state.set_phase(crawl_id, "discover")
     try:
         plan = pipeline.discover(rt, crawl_id, url, since)
     except pipeline.CrawlFailed as e:
@@ -56,7 +57,7 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         _fail(rt, crawl_id, url, e)
         return crawl_id
     if plan["learn"]:
-        rt.state.r.hset(rt.keys(crawl_id).crawl, "phase", "learn")
+        rt.state.set_phase(crawl_id, "learn")
         header = [learn_page.si(crawl_id, e["url"]) for e in plan["entries"]]
         chord(header)(reduce_rules.s(crawl_id))
     else:

@@ -11,6 +11,7 @@ from typing import Callable
 from urllib.parse import urljoin
 
 from tasks.discover import feeds as feedlib
+from tasks.discover.announced import archive_widget_total
 from tasks.extract.post import extract_post, extract_root, matches_entry, rule_of
 from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
@@ -47,6 +48,17 @@ def _read_feed(rt, url: str) -> dict:
     return feedlib.parse_feed(resp.content, resp.url)
 
 
+def _announced(st, crawl_id: str, home) -> None:
+    """The post count the home page's archive widget announces (report, progress ETA)."""
+    try:
+        total = archive_widget_total(parse_html(home.text, home.url))
+    except Exception:  # a count is a nicety: a page it cannot read costs nothing else
+        log.debug("no archive count on %s", home.url, exc_info=True)
+        return
+    if total:
+        st.announce(crawl_id, "archive widget", total)
+
+
 def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     """Home page -> feed (with paging) -> training entries. Decides whether rules are learned."""
     st = rt.state
@@ -55,6 +67,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     except FetchError as e:
         raise CrawlFailed(f"home page unreachable: {e}") from e
     home_url = canonical(home.url)
+    _announced(st, crawl_id, home)
     feed, feed_url, tried = None, None, []
     for candidate in feedlib.discover_feeds(home.text, home.url)[:15]:
         try:
@@ -181,7 +194,7 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
     if st.state_of(crawl_id) != "running":
         return
     blog = st.blog(crawl_id)
-    st.r.hset(rt.keys(crawl_id).crawl, "phase", "traverse")
+    st.set_phase(crawl_id, "traverse")
     seeds = {blog["home"]: SEED_PRIORITY}
     for u in blog.get("entry_urls") or []:
         seeds.setdefault(u, POST_PRIORITY)

@@ -189,6 +189,10 @@ class State:
                 info[t] = float(raw[t])
         if raw.get("message"):
             info["message"] = raw["message"]
+        info["phase"] = raw.get("phase")
+        info["phase_started"] = {k.split(":", 1)[1]: float(v) for k, v in raw.items() if k.startswith("phase_started:")}
+        info["warnings"] = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("warning:")}
+        info["announced"] = {k.split(":", 1)[1]: int(v) for k, v in raw.items() if k.startswith("announced:")}
         info["options"] = json.loads(raw.get("options") or "{}")
         return info
 
@@ -213,6 +217,24 @@ class State:
                 self.r.delete(k.active)
             self.retire(crawl_id)
 
+    def set_phase(self, crawl_id: str, phase: str) -> None:
+        """The crawl's current phase, and when each phase first began (the report's
+        time per phase, the progress display's label)."""
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.hset(k.crawl, "phase", phase)
+            p.hsetnx(k.crawl, f"phase_started:{phase}", time.time())
+            p.execute()
+
+    def announce(self, crawl_id: str, source: str, posts: int) -> None:
+        """A post count the blog announces (its archive widget, sitemap, feed)."""
+        self.r.hset(Keys(crawl_id).crawl, f"announced:{source}", int(posts))
+
+    def warn(self, crawl_id: str, kind: str, message: str) -> bool:
+        """A warning said once per crawl and kind (an optional part is missing, say),
+        not an error per page; True the first time."""
+        return bool(self.r.hsetnx(Keys(crawl_id).crawl, f"warning:{kind}", message))
+
     def state_of(self, crawl_id: str) -> str | None:
         return self.r.hget(Keys(crawl_id).crawl, "state")
 
@@ -231,8 +253,16 @@ class State:
     def errors(self, crawl_id: str, limit: int = 1000) -> list[dict]:
         return [json.loads(e) for e in self.r.lrange(Keys(crawl_id).errors, -limit, -1)]
 
-    def list_crawls(self, limit: int = 50) -> list[str]:
-        return list(self.r.zrevrange(CRAWLS, 0, limit - 1))
+    def list_crawls(self, limit: int | None = None, page: int = 500):
+        """Every crawl id, newest first (or the first `limit`), read `page` at a time."""
+        start = 0
+        while limit is None or start < limit:
+            stop = start + page - 1 if limit is None else min(start + page, limit) - 1
+            ids = self.r.zrevrange(CRAWLS, start, stop)
+            yield from ids
+            if len(ids) < stop - start + 1:
+                return
+            start = stop + 1
 
     # ------------------------------------------------------------ blog knowledge
     def save_blog(self, crawl_id: str, **fields) -> None:

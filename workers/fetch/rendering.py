@@ -47,7 +47,8 @@ def pool(rt=None) -> BrowserPool:
             s = getattr(rt, "settings", None) or settings()
             _pool = BrowserPool(size=s.browsers, max_pages=s.browser_pages,
                                 page_load_timeout=s.page_load_timeout, script_timeout=s.script_timeout,
-                                remote_url=s.selenium_remote_url or "")
+                                remote_url=s.selenium_remote_url or "",
+                                binary=s.chromium or None, driver=s.chromedriver or None)
         return _pool
 
 
@@ -89,6 +90,19 @@ def _raw_page(rt, crawl_id: str, url: str) -> dict | None:
     return page
 
 
+NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pages are read as "
+              "served. Install Debian's chromium and chromium-driver, or set SELENIUM_REMOTE_URL.")
+
+
+def render_failed(rt, crawl_id: str, url: str, err: RenderError, note: str = "") -> None:
+    """A page's render error goes to the report; a missing browser is said once, as a warning."""
+    if err.kind == "unavailable":
+        if rt.state.warn(crawl_id, "no-browser", NO_BROWSER):
+            log.warning("crawl %s: %s", crawl_id, NO_BROWSER)
+        return
+    rt.state.add_error(crawl_id, url, "render", f"{err}{note}")
+
+
 def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bool:
     """Whether this crawl renders pages; `pages` maps entry URL -> {"url", "html"} already fetched.
 
@@ -118,7 +132,7 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
                 rendered = _render(rt, crawl_id, e["url"])
                 gained = len(page_words(rendered["html"])) - len(page_words(page["html"]))
             except RenderError as err:
-                st.add_error(crawl_id, e["url"], "render", str(err))
+                render_failed(rt, crawl_id, e["url"], err)
                 gained = 0
             if gained >= WIDGET_MIN_WORDS:
                 script_comments = True
@@ -129,7 +143,7 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
             try:
                 rendered = _render(rt, crawl_id, e["url"])
             except RenderError as err:
-                st.add_error(crawl_id, e["url"], "render", str(err))
+                render_failed(rt, crawl_id, e["url"], err)
                 continue
             if needs_js(page["html"], e, rendered["html"]):
                 content_votes += 1
@@ -209,5 +223,5 @@ def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
         archive.on_rendered(rt, crawl_id, url, rendered)  # the DOM as extracted, into the WARC
         return rendered
     except RenderError as e:
-        rt.state.add_error(crawl_id, url, "render", f"{e} (extracting from the page as served)")
+        render_failed(rt, crawl_id, url, e, " (extracting from the page as served)")
         return fetched
