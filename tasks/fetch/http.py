@@ -281,16 +281,23 @@ def _mount(session: requests.Session) -> None:
 def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
           max_redirects: int = 10, allow_private: AllowPrivate = None,
           user_agent: str = DEFAULT_UA, session: requests.Session | None = None,
-          accept: str | None = None) -> Response:
+          accept: str | None = None, headers: dict | None = None, method: str = "GET",
+          follow_redirects: bool = True, raise_for_status: bool = True) -> Response:
     """GET `url`, following redirects, within `timeout` seconds of wall clock in total.
 
-    Raises FetchError; HTTP statuses >= 400 are errors (kind "http_status").
+    Raises FetchError; HTTP statuses >= 400 are errors (kind "http_status") unless
+    `raise_for_status` is False. With `follow_redirects` False a 3xx is returned as it is
+    (the browser proxy hands it to Chromium, which asks again, through the guard).
+    `headers` are extra request headers; `method` is GET or HEAD.
     A caller-supplied `session` gets the guarded adapter mounted on it.
     """
     own = session is None
     session = session or make_session(user_agent)
     _mount(session)
-    headers = {"User-Agent": user_agent, "Accept": accept or DEFAULT_ACCEPT}
+    headers = dict(headers or {}, **{"User-Agent": user_agent})
+    headers.setdefault("Accept", accept or DEFAULT_ACCEPT)
+    if accept:
+        headers["Accept"] = accept
     start = time.monotonic()
     fetched_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     guard = _Guard(start + timeout, allow_private)
@@ -313,16 +320,17 @@ def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
             if remaining <= 0:
                 raise FetchError("timeout", current, f"no response within {timeout:g} s")
             try:
-                r = session.get(current, headers=headers, allow_redirects=False, stream=True,
-                                timeout=(min(remaining, 10.0), remaining))
+                r = session.request(method, current, headers=headers, allow_redirects=False, stream=True,
+                                    timeout=(min(remaining, 10.0), remaining))
             except requests.RequestException as e:
                 raise _classify(e, current, guard, timeout) from None
             except (ValueError, UnicodeError) as e:  # requests parses a redirect's Location eagerly
                 raise FetchError("bad_url", current, f"malformed reply (Location?): {type(e).__name__}: {e}") from None
             try:
                 location = _location(r) if r.status_code in REDIRECT_CODES else None
-                if location is None:
-                    return _finish(r, guard, timeout, max_bytes, redirects, start, fetched_at)
+                if location is None or not follow_redirects:
+                    return _finish(r, guard, timeout, max_bytes, redirects, start, fetched_at,
+                                   raise_for_status)
             finally:
                 r.close()
             try:
@@ -389,8 +397,8 @@ def _chain_text(e: BaseException) -> str:
 
 
 def _finish(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int,
-            redirects: list, start: float, fetched_at: str) -> Response:
-    if r.status_code >= 400:
+            redirects: list, start: float, fetched_at: str, raise_for_status: bool = True) -> Response:
+    if r.status_code >= 400 and raise_for_status:
         retry_after = parse_retry_after(r.headers.get("Retry-After"))
         msg = f"HTTP {r.status_code} {r.reason or ''}".strip()
         if retry_after is not None:
