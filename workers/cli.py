@@ -269,7 +269,13 @@ def main(argv=None) -> int:
     a = parser().parse_args(argv)
     if getattr(a, "extra", None) and a.extra[:1] == ["--"]:
         a.extra = a.extra[1:]
-    return a.func(a) or 0
+    from workers.validate import InvalidTask
+
+    try:
+        return a.func(a) or 0
+    except InvalidTask as e:
+        print(f"blogharvest: refused: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ import time
 
 from workers.archive.sinks import write_jsonl
 from workers.start import send_page, start_crawl
+from workers.state import ENDED as FINAL  # done, failed, budget_exhausted
 
-FINAL = ("done", "failed")
 SWEEP_EVERY = 15.0
 
 
@@ -19,6 +19,9 @@ def enqueue(url: str, since: str | None, options: dict, resume: bool = False) ->
     from workers.app import app
     from workers.runtime import runtime
 
+    from workers.validate import crawl_args
+
+    url, since, _, options = crawl_args(url, since, None, options)  # InvalidTask: refused here already
     st = runtime().state
     if resume:
         cid = st.active_crawl(url)

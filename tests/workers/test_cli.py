@@ -97,7 +97,7 @@ def test_enqueue_status_export(workers, redis_server, tmp_path):
                                timeout=60)
             assert s.returncode == 0, s.stderr
             info = json.loads(s.stdout)
-            return info if info["state"] in ("done", "failed") else None
+            return info if info["state"] in ("done", "failed", "budget_exhausted") else None
 
         info = wait_for(status, 180, "status --json to say done")
     assert info["state"] == "done" and info["posts"] == 20 and info["pages"] >= 20
