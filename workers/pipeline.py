@@ -287,7 +287,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
 
     page = ctx["page"]
     if page is None:
-        resp = rt.downloader.get(url)
+        resp = rt.downloader.get(url, revisit=bool(options.get("update")))
         if looks_like_feed(resp.content, resp.content_type):
             return _process_feed(rt, crawl_id, url, resp, pattern, home)
         if not _looks_html(resp):

@@ -19,7 +19,7 @@ import uuid
 
 from tasks.extract import media as medialib
 from tasks.fetch.http import FetchError
-from workers.archive.sinks import captured, warc_roller
+from workers.archive.sinks import captured, warc_roller, write_resources
 from workers.state import url_key
 
 log = logging.getLogger("blogharvest")
@@ -144,12 +144,16 @@ def on_record(rt, crawl_id: str, record: dict, page: dict) -> None:
 
 
 def on_rendered(rt, crawl_id: str, url: str, page: dict) -> None:
-    """After a page is rendered by the browser: its DOM as a WARC resource record,
-    WARC-Refers-To the response the browser's page came from, when captured."""
+    """After a page is rendered by the browser: its DOM as a WARC resource record (on
+    `urn:blogharvest:dom:<url>`, WARC-Refers-To the response the browser's page came from,
+    when captured) and every resource the browser fetched for it, `page["resources"]`
+    (`[{"url", "status", "headers", "body"}]`, when the renderer hands them over), as
+    request/response records: replay then runs the page's scripts against what they got."""
     roller = warc_roller(rt.settings)
     if roller is None:
         return
     from tasks.archive.warc import resource_record
 
     target = page.get("url") or url
+    write_resources(rt.settings, page.get("resources") or [])
     roller.write(resource_record(target, page["html"], refers_to_record_id=captured(rt.state, target)))

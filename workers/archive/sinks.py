@@ -68,36 +68,66 @@ def warc_roller(settings):
 
 
 def capture_key(url: str) -> str:
-    """Redis key holding the WARC-Record-ID of the latest response record of `url`."""
-    return f"bh:warc:{{{url_key(url)}}}"
+    """Redis hash of the latest capture of `url`: "id" (its response or revisit record),
+    "digest" (payload digest) and the response record holding that payload
+    ("orig_id", "orig_target", "orig_date"), which a revisit record points at."""
+    return f"bh:capture:{{{url_key(url)}}}"
 
 
 def captured(state, url: str) -> str | None:
-    """WARC-Record-ID of the latest response record of `url` any worker wrote, or None."""
-    return state.r.get(capture_key(url))
+    """WARC-Record-ID of the latest response (or revisit) record of `url` any worker wrote, or None."""
+    return state.r.hget(capture_key(url), "id")
 
 
 def warc_recorder(settings, state=None):
-    """A callable that appends every fetched response to this worker's WARC files, or None.
+    """A callable `record(resp, revisit=False)` that appends every fetched response to this
+    worker's WARC files, or None when WARC output is off.
 
+    With revisit=True (update crawls), a response whose payload is the same as the URL's
+    previous capture is written as a revisit record pointing at that capture.
     `state` (the worker's State) is where captures are noted; without it one is opened
     on settings.redis_url when first needed."""
     if not settings.warc_dir:
         return None
-    from tasks.archive.warc import request_record, response_record, response_record_id
+    from tasks.archive import warc
 
     holder = {"state": state}
 
-    def record(resp):
-        warc_roller(settings).write(request_record(resp), response_record(resp))
+    def record(resp, revisit: bool = False):
         st = holder["state"]
         if st is None:
             from workers.state import State
 
             st = holder["state"] = State.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
-        st.r.set(capture_key(resp.url), response_record_id(resp), ex=CAPTURE_TTL)
+        key = capture_key(resp.url)
+        digest = warc.payload_digest(resp)
+        before = st.r.hgetall(key) if revisit else {}
+        if before.get("digest") == digest and before.get("orig_id"):
+            original = {"id": before["orig_id"], "target": before["orig_target"], "date": before["orig_date"]}
+            warc_roller(settings).write(warc.revisit_request_record(resp), warc.revisit_record(resp, original))
+            fields = {"id": warc.revisit_record_id(resp)}
+        else:
+            warc_roller(settings).write(warc.request_record(resp), warc.response_record(resp))
+            rid = warc.response_record_id(resp)
+            fields = {"id": rid, "digest": digest, "orig_id": rid, "orig_target": resp.url,
+                      "orig_date": resp.fetched_at}
+        with st.r.pipeline() as p:
+            p.hset(key, mapping=fields)
+            p.expire(key, CAPTURE_TTL)
+            p.execute()
 
     return record
+
+
+def write_resources(settings, items: list[dict], date: str | None = None) -> str | None:
+    """Append the resources a browser fetched for a page (`[{"url", "status", "headers",
+    "body"}]`) to this worker's WARC files as request/response pairs; returns the file."""
+    roller = warc_roller(settings)
+    if roller is None or not items:
+        return None
+    from tasks.archive.warc import resources_records
+
+    return roller.write(resources_records(items, date))
 
 
 # ------------------------------------------------------------------ one WARC file for `crawl --warc`
@@ -115,7 +145,8 @@ def _read_part(path: str) -> tuple[list[dict], str | None]:
             for rec in it:
                 h = rec.rec_headers
                 item = {"type": rec.rec_type, "id": h.get_header("WARC-Record-ID"),
-                        "target": h.get_header("WARC-Target-URI"), "date": h.get_header("WARC-Date")}
+                        "target": h.get_header("WARC-Target-URI"), "date": h.get_header("WARC-Date"),
+                        "refers": h.get_header("WARC-Refers-To")}
                 if rec.rec_type == "metadata":
                     item["payload"] = rec.content_stream().read()
                 # reads the record through: a body cut short fails here, before it is counted
@@ -152,21 +183,24 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
     A warcinfo record for the crawl comes first; then every record of the parts, byte for
     byte (their own warcinfo records dropped); then a metadata record for each of `records`
     that has none yet (an update crawl re-saves unchanged posts without new captures),
-    pointing at the post's capture when the file has one. Returns a summary.
+    pointing at the post's capture when the file has one. Returns a summary, whose
+    "pages" list each post whose page the file captured ({"url", "title", "ts"}: the
+    page's URL and capture time, the post's title), for a WACZ's pages.jsonl.
 
     The parts are deleted afterwards (remove_parts): pass a directory of this crawl's
     parts only, never a cluster's shared BLOGHARVEST_WARC_DIR."""
-    from tasks.archive.warc import metadata_record, warcinfo_record
+    from tasks.archive.warc import metadata_record, page_of_target, warcinfo_record
 
     parts = sorted(glob.glob(os.path.join(parts_dir, "*.warc.gz"))) if parts_dir else []
-    summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "metadata": 0,
-               "added_metadata": 0, "damaged": []}
+    summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "revisits": 0,
+               "metadata": 0, "added_metadata": 0, "damaged": [], "pages": [], "uncaptured": []}
     info = {"isPartOf": " ".join(crawl_ids), "hostname": socket.gethostname(),
             "description": "blogharvest crawl " + " ".join(crawl_ids)}
     tmp = out_path + ".part"
-    copied: set[str] = set()
-    responses: dict[str, str] = {}  # target URI -> response record id (the last in the file)
-    described: set[str] = set()  # post URLs that have a metadata record
+    copied: dict[str, tuple[str, str]] = {}  # record id -> (target, date) of responses and revisits
+    responses: dict[str, str] = {}  # target URI -> response (or revisit) record id, the last in the file
+    described: dict[str, str | None] = {}  # post URL -> the capture its metadata record refers to
+    seen: set[str] = set()
     with open(tmp, "wb") as out:
         out.write(warcinfo_record(info, filename=os.path.basename(out_path)))
         summary["records"] += 1
@@ -181,17 +215,19 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
                     if not _whole_member(raw):  # warcio reads a cut-off gzip member without a word
                         summary["damaged"].append(f"{os.path.basename(part)}: record {it['id']} cut short")
                         break
-                    if it["type"] == "warcinfo" or it["id"] in copied:
+                    if it["type"] == "warcinfo" or it["id"] in seen:
                         continue
                     out.write(raw)
-                    copied.add(it["id"])
+                    seen.add(it["id"])
                     summary["records"] += 1
-                    if it["type"] == "response":
+                    if it["type"] in ("response", "revisit"):
                         responses[it["target"]] = it["id"]
-                        summary["responses"] += 1
+                        copied[it["id"]] = (it["target"], it["date"])
+                        summary["responses" if it["type"] == "response" else "revisits"] += 1
                     elif it["type"] == "metadata":
                         summary["metadata"] += 1
-                        described.add(_record_url(it.get("payload")) or it["target"])
+                        url = _record_url(it.get("payload")) or page_of_target(it["target"]) or it["target"]
+                        described[url] = it.get("refers") or described.get(url)
         for rec in records:
             url = rec.get("url")
             if not url or url in described:
@@ -200,11 +236,21 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
             if ref not in copied:
                 ref = responses.get(url)
             out.write(metadata_record(url, rec, ref))
-            described.add(url)
+            described[url] = ref
             summary["records"] += 1
             summary["metadata"] += 1
             summary["added_metadata"] += 1
     os.replace(tmp, out_path)
+    for rec in records:
+        url = rec.get("url")
+        ref = described.get(url) if url else None
+        if ref not in copied:
+            ref = responses.get(url)
+        if ref in copied:
+            target, date = copied[ref]
+            summary["pages"].append({"url": target, "title": rec.get("title") or target, "ts": date})
+        elif url:
+            summary["uncaptured"].append(url)
     if remove_parts and parts_dir:
         for part in parts:
             os.unlink(part)

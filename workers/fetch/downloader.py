@@ -88,7 +88,7 @@ class Downloader:
     def __init__(self, state: State, settings: Settings, recorder=None):
         self.state = state
         self.s = settings
-        self.recorder = recorder  # called with each Response (WARC)
+        self.recorder = recorder  # called with each Response (WARC); revisit=True where a same payload may be a revisit
         self._robots: dict[str, tuple[float, RobotsPolicy]] = {}
         self._local: dict[str, bool] = {}
         self._take_turn = state.r.register_script(_TAKE_TURN)
@@ -145,22 +145,26 @@ class Downloader:
         return policy
 
     def _fetch(self, url: str, *, max_bytes: int | None = None, delay: float | None,
-               robots: RobotsPolicy | None) -> Response:
+               robots: RobotsPolicy | None, revisit: bool = False) -> Response:
         host = urlsplit(url).netloc.lower()
         with self.turn(host, self.host_gap(urlsplit(url).hostname or host, robots, delay)):
             resp = fetch(url, timeout=self.s.request_timeout, max_bytes=max_bytes or self.s.max_page_bytes,
                          max_redirects=self.s.max_redirects, allow_private=self.s.allow_private,
                          user_agent=self.s.user_agent, session=_session())
         if self.recorder:
-            self.recorder(resp)
+            if revisit:
+                self.recorder(resp, revisit=True)
+            else:
+                self.recorder(resp)
         return resp
 
     def get(self, url: str, *, delay: float | None = None, obey_robots: bool = True,
-            max_bytes: int | None = None) -> Response:
-        """Fetch `url` politely; raises FetchError (kind "robots" when robots.txt forbids it)."""
+            max_bytes: int | None = None, revisit: bool = False) -> Response:
+        """Fetch `url` politely; raises FetchError (kind "robots" when robots.txt forbids it).
+        revisit=True (update crawls): archive an unchanged payload as a WARC revisit record."""
         robots = None
         if obey_robots:
             robots = self.robots(url)
             if not robots.allowed(url):
                 raise FetchError("robots", url, "disallowed by robots.txt")
-        return self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots)
+        return self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots, revisit=revisit)
