@@ -51,7 +51,7 @@ def _resume(cid: str) -> None:
 
 
 def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,
-               embedded, quiet: bool = False, warc_parts: str | None = None) -> int:
+               embedded, quiet: bool = False, warc_parts: str | None = None, wacz: str | None = None) -> int:
     from workers.runtime import runtime
 
     rt = runtime()
@@ -73,10 +73,7 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     records = [r for cid in ids for r in st.crawl_records(cid)]
     if out:
         write_jsonl(records, out)
-    if warc:
-        from workers.archive.sinks import assemble_warc
-
-        assemble_warc(warc_parts, warc, records, st, ids)
+    _archive(rt, ids, urls, records, warc, wacz, warc_parts, embedded is not None, quiet)
     failed = [i for i in infos if i["state"] == "failed"]
     for i in infos:
         _log(f"{i['crawl_id']}: {i['state']}, {i['pages']} pages, {i['posts']} posts, {i['errors']} errors"
@@ -84,6 +81,50 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
         for e in st.errors(i["crawl_id"], 10):
             _log(f"  {e['kind']}: {e['url']}: {e['message']}", quiet)
     return 1 if failed and len(failed) == len(infos) else 0
+
+
+def _archive(rt, ids: list[str], urls: list[str], records: list[dict], warc: str | None, wacz: str | None,
+             warc_parts: str | None, embedded: bool, quiet: bool) -> None:
+    """--warc and --wacz (or BLOGHARVEST_WACZ_DIR/<crawl id>.wacz): one WARC assembled from the
+    workers' parts, packaged as a WACZ. On a cluster the parts are the workers' shared
+    BLOGHARVEST_WARC_DIR when this machine sees it (records dated within the crawl kept)."""
+    import os
+    import tempfile
+
+    from workers.archive import sinks
+
+    if not wacz and sinks.wacz_dir():
+        wacz = os.path.join(sinks.wacz_dir(), "-".join(ids) + ".wacz")
+    if not warc and not wacz:
+        return
+    window, remove = None, True
+    if not embedded:
+        warc_parts, remove = rt.settings.warc_dir, False
+        infos = [rt.state.crawl_info(cid) for cid in ids]
+        window = (min(i.get("created") or i.get("started") or 0 for i in infos) - 1,
+                  max(i.get("finished") or 0 for i in infos) + 60)
+    tmp = None
+    if not warc:
+        tmp = tempfile.mkdtemp(prefix="blogharvest-wacz-", dir=os.path.dirname(os.path.abspath(wacz)))
+        warc = os.path.join(tmp, os.path.basename(wacz).removesuffix(".wacz") + ".warc.gz")
+    try:
+        summary = sinks.assemble_warc(warc_parts, warc, records, rt.state, ids, remove_parts=remove, window=window)
+        if wacz:
+            from tasks.archive.wacz import WaczError
+
+            try:
+                done = sinks.package_wacz(warc, wacz, summary, ids, urls)
+                _log(f"WACZ {wacz}: {done['pages']} pages", quiet)
+            except WaczError as e:
+                _log(f"blogharvest: no WACZ written: {e}", False)
+        if summary["uncaptured"]:
+            _log(f"{len(summary['uncaptured'])} posts have no capture in the WARC "
+                 f"(e.g. {summary['uncaptured'][0]})", quiet)
+    finally:
+        if tmp:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _log(msg: str, quiet: bool) -> None:

@@ -169,6 +169,16 @@ def _whole_member(raw: bytes) -> bool:
     return d.eof and not d.unused_data.strip()
 
 
+def _within(date: str | None, window: tuple[float, float]) -> bool:
+    from datetime import datetime
+
+    try:
+        t = datetime.fromisoformat((date or "").replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return False
+    return window[0] <= t <= window[1]
+
+
 def _record_url(payload: bytes | None) -> str | None:
     try:
         return json.loads(payload).get("url")
@@ -177,7 +187,7 @@ def _record_url(payload: bytes | None) -> str | None:
 
 
 def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], state, crawl_ids: list[str],
-                  remove_parts: bool = True) -> dict:
+                  remove_parts: bool = True, window: tuple[float, float] | None = None) -> dict:
     """Build `out_path` (one .warc.gz) from the WARC parts the crawl's workers wrote.
 
     A warcinfo record for the crawl comes first; then every record of the parts, byte for
@@ -188,7 +198,10 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
     page's URL and capture time, the post's title), for a WACZ's pages.jsonl.
 
     The parts are deleted afterwards (remove_parts): pass a directory of this crawl's
-    parts only, never a cluster's shared BLOGHARVEST_WARC_DIR."""
+    parts only, never a cluster's shared BLOGHARVEST_WARC_DIR. From a shared directory
+    (remove_parts=False), `window` = (start, end) in epoch seconds keeps the records
+    dated within the crawl's run (other crawls' records of that time come along: harmless
+    to replay)."""
     from tasks.archive.warc import metadata_record, page_of_target, warcinfo_record
 
     parts = sorted(glob.glob(os.path.join(parts_dir, "*.warc.gz"))) if parts_dir else []
@@ -216,6 +229,8 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
                         summary["damaged"].append(f"{os.path.basename(part)}: record {it['id']} cut short")
                         break
                     if it["type"] == "warcinfo" or it["id"] in seen:
+                        continue
+                    if window and not _within(it.get("date"), window):
                         continue
                     out.write(raw)
                     seen.add(it["id"])
@@ -261,6 +276,26 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
     for d in summary["damaged"]:
         print(f"blogharvest: WARC part {d}", file=sys.stderr)
     return summary
+
+
+# ------------------------------------------------------------------ WACZ of a crawl
+
+def wacz_dir() -> str | None:
+    """Where crawls' WACZ packages go when no --wacz names one (BLOGHARVEST_WACZ_DIR)."""
+    return os.environ.get("BLOGHARVEST_WACZ_DIR") or None
+
+
+def package_wacz(warc_path: str, wacz_path: str, summary: dict, crawl_ids: list[str],
+                 urls: list[str] | None = None) -> dict:
+    """The assembled WARC of a crawl as a WACZ: its posts (summary["pages"] of
+    assemble_warc) as pages/pages.jsonl; a blog's home page is the main page when captured."""
+    from tasks.archive.wacz import create_wacz
+
+    os.makedirs(os.path.dirname(os.path.abspath(wacz_path)), exist_ok=True)
+    home = urls[0] if urls and len(urls) == 1 else None
+    pages = list(summary.get("pages") or [])
+    return create_wacz([warc_path], wacz_path, pages, title="blogharvest " + " ".join(urls or crawl_ids),
+                       description="blogharvest crawl " + " ".join(crawl_ids), main_url=home)
 
 
 # ------------------------------------------------------------------ the records stream
