@@ -51,7 +51,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     """Home page -> feed (with paging) -> training entries. Decides whether rules are learned."""
     st = rt.state
     try:
-        home = rt.downloader.get(url)
+        home = rt.downloader.get(url, revisit=bool(st.options(crawl_id).get("update")))
     except FetchError as e:
         raise CrawlFailed(f"home page unreachable: {e}") from e
     home_url = canonical(home.url)
@@ -122,7 +122,7 @@ def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:
     ok = n = 0
     for e in entries:
         try:
-            resp = rt.downloader.get(e["url"])
+            resp = rt.downloader.get(e["url"], revisit=True)  # update crawls only: unchanged is a WARC revisit
         except FetchError:
             continue
         rt.state.cache_page(crawl_id, e["url"], {"url": resp.url, "html": resp.text})
@@ -147,7 +147,7 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
     page = st.cached_page(crawl_id, url)
     if page is None:
         try:
-            resp = rt.downloader.get(url)
+            resp = rt.downloader.get(url, revisit=bool(st.options(crawl_id).get("update")))
         except FetchError as e:
             st.add_error(crawl_id, url, e.kind, e.message)
             return {"url": url, "error": e.kind}
