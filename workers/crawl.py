@@ -45,7 +45,8 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         return crawl_id
     rt.state.set_state(crawl_id, "running")
     try:
-        plan = pipeline.discover(rt, crawl_id, url, since)
+        with rt.downloader.crawl(crawl_id):
+            plan = pipeline.discover(rt, crawl_id, url, since)
     except pipeline.CrawlFailed as e:
         rt.state.set_state(crawl_id, "failed", str(e))
         return crawl_id
@@ -77,7 +78,8 @@ def learn_page(self, crawl_id: str, url: str) -> dict:
     """The best rule per field on one training page (one chord member)."""
     rt = runtime()
     try:
-        return pipeline.learn_one(rt, crawl_id, url)
+        with rt.downloader.crawl(crawl_id):
+            return pipeline.learn_one(rt, crawl_id, url)
     except SoftTimeLimitExceeded:
         rt.state.add_error(crawl_id, url, "timeout", "rule learning exceeded its time limit")
         return {"url": url, "error": "timeout"}
@@ -94,8 +96,9 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
     """Algorithm 1's vote: the most frequent best rule per field; then the traversal starts."""
     rt = runtime()
     try:
-        rules = pipeline.reduce(rt, crawl_id, results)
-        pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
+        with rt.downloader.crawl(crawl_id):
+            rules = pipeline.reduce(rt, crawl_id, results)
+            pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
     except REDIS_DOWN:
         raise
     except Exception as e:
@@ -133,7 +136,8 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     for the task's own page, by a new message for a page the task went on to."""
     retries = task.request.retries if first else 0
     try:
-        return pipeline.process(rt, crawl_id, url)
+        with rt.downloader.crawl(crawl_id):
+            return pipeline.process(rt, crawl_id, url)
     except FetchError as e:
         if e.transient and retries < task.max_retries:
             countdown = min(300.0, e.retry_after or (2 ** retries) * 2.0)

@@ -58,6 +58,8 @@ class Settings:
     page_load_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_PAGE_LOAD_TIMEOUT", 30.0))
     script_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_SCRIPT_TIMEOUT", 15.0))
     max_clicks: int = field(default_factory=lambda: _int("BLOGHARVEST_MAX_CLICKS", 30))
+    # a browser (driver, Chromium and its renderers) using more resident memory is stopped
+    max_renderer_bytes: int = field(default_factory=lambda: _int("BLOGHARVEST_MAX_RENDERER_BYTES", 2_000_000_000))
 
     @property
     def visibility_timeout(self) -> int:

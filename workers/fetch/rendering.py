@@ -47,7 +47,9 @@ def pool(rt=None) -> BrowserPool:
             s = getattr(rt, "settings", None) or settings()
             _pool = BrowserPool(size=s.browsers, max_pages=s.browser_pages,
                                 page_load_timeout=s.page_load_timeout, script_timeout=s.script_timeout,
-                                remote_url=s.selenium_remote_url or "")
+                                remote_url=s.selenium_remote_url or "", allow_private=s.allow_private,
+                                max_dom_bytes=s.max_page_bytes, max_renderer_bytes=s.max_renderer_bytes,
+                                request_timeout=s.request_timeout)
         return _pool
 
 
@@ -158,7 +160,11 @@ def _render(rt, crawl_id: str, url: str) -> dict:
     page = {"url": out["url"], "html": out["html"]}
     if st.entry(crawl_id, url) is not None:
         st.cache_page(crawl_id, key, page)
-    return page
+    for refused in [r for r in out.get("refused") or [] if r["kind"] == "private_address"]:
+        st.add_error(crawl_id, url, "browser_refused",
+                     f"the browser's request was refused: {refused['kind']}: {refused['message']} <{refused['url']}>")
+    # what the browser fetched (Response.to_dict() each), for the WARC; not cached
+    return dict(page, resources=out.get("resources") or [])
 
 
 def _is_post(rt, crawl_id: str, url: str, blog: dict) -> bool:
@@ -206,8 +212,9 @@ def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
         return fetched  # this post's comments are plain HTML
     try:
         rendered = _render(rt, crawl_id, fetched.get("url") or url)
-        archive.on_rendered(rt, crawl_id, url, rendered)  # the DOM as extracted, into the WARC
-        return rendered
+        # the DOM as extracted and what the browser fetched for it ("resources"), into the WARC
+        archive.on_rendered(rt, crawl_id, url, rendered)
+        return {"url": rendered["url"], "html": rendered["html"]}
     except RenderError as e:
         rt.state.add_error(crawl_id, url, "render", f"{e} (extracting from the page as served)")
         return fetched
