@@ -62,8 +62,9 @@ def _free_port() -> int:
 class Wayback:
     """A pywb collection of `warcs`, served by `wayback` on a free loopback port."""
 
-    def __init__(self, warcs: list, collection: str = "blog"):
+    def __init__(self, warcs: list, collection: str = "blog", framed: bool = False):
         self.warcs = [str(w) for w in warcs]
+        self.framed = framed  # False: pages replay at the top level (a browser sees them as a reader would)
         self.collection = collection
         self.dir = None
         self.proc = None
@@ -74,6 +75,8 @@ class Wayback:
         self.dir = tempfile.mkdtemp(prefix="blogharvest-pywb-")
         run = lambda *cmd: subprocess.run([str(venv / "bin" / cmd[0]), *cmd[1:]], cwd=self.dir,
                                           capture_output=True, text=True, timeout=300, check=True)
+        if not self.framed:  # else pywb sends a browser's top-level mp_ load to its frame page
+            Path(self.dir, "config.yaml").write_text("framed_replay: false\n")
         run("wb-manager", "init", self.collection)
         run("wb-manager", "add", self.collection, *self.warcs)
         self.port = _free_port()

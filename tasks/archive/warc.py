@@ -24,7 +24,8 @@ revisit record (identical-payload-digest profile) pointing at the first capture.
 Resources a browser fetched while rendering a page (scripts, CSS, images, the XHR/fetch
 JSON of comment widgets) come as plain dicts `{"url", "status", "headers", "body"}`
 (optionally "reason", "method", "request_headers", "fetched_at"); `exchange_records`
-writes each one as a request/response pair like any other fetch.
+writes each one as a request/response pair like any other fetch; a `Response.to_dict()`
+(what the browser's guarding proxy, tasks/fetch/proxy.py, records) is taken as it is.
 """
 from __future__ import annotations
 
@@ -230,9 +231,17 @@ def revisit_request_record(resp: Response | dict) -> bytes:
     return request_record(resp, concurrent_to=revisit_record_id(resp))
 
 
-def resource_response(item: dict, default_date: str | None = None) -> Response:
-    """A resource a browser fetched, `{"url", "status", "headers", "body"}` (body bytes, str or
-    base64 under "body_b64"), as a fetch Response for the WARC builders."""
+def resource_response(item: dict | Response, default_date: str | None = None) -> Response:
+    """A resource a browser fetched, a `Response.to_dict()` (what the guarding proxy records)
+    or `{"url", "status", "headers", "body"}` (body bytes, str or base64 under "body_b64"),
+    as a fetch Response for the WARC builders."""
+    if isinstance(item, Response):
+        return item
+    if "content" in item:
+        resp = Response.from_dict(item)
+        if not resp.fetched_at:
+            resp.fetched_at = default_date or _now()
+        return resp
     body = item.get("body")
     if body is None and item.get("body_b64") is not None:
         body = base64.b64decode(item["body_b64"])

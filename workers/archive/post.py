@@ -143,17 +143,23 @@ def on_record(rt, crawl_id: str, record: dict, page: dict) -> None:
     roller.write(metadata_record(target, record, ref))
 
 
+def on_resources(rt, crawl_id: str, url: str, resources: list) -> None:
+    """What the browser fetched while rendering `url` (each a `Response.to_dict()` from the
+    guarding proxy, or {"url", "status", "headers", "body"}) as WARC request/response
+    records: replay then runs the page's scripts against what they got (comment widgets'
+    JSON included)."""
+    write_resources(rt.settings, resources)
+
+
 def on_rendered(rt, crawl_id: str, url: str, page: dict) -> None:
     """After a page is rendered by the browser: its DOM as a WARC resource record (on
     `urn:blogharvest:dom:<url>`, WARC-Refers-To the response the browser's page came from,
-    when captured) and every resource the browser fetched for it, `page["resources"]`
-    (`[{"url", "status", "headers", "body"}]`, when the renderer hands them over), as
-    request/response records: replay then runs the page's scripts against what they got."""
+    when captured), and `page["resources"]` when the renderer handed them over with the page."""
     roller = warc_roller(rt.settings)
     if roller is None:
         return
     from tasks.archive.warc import resource_record
 
     target = page.get("url") or url
-    write_resources(rt.settings, page.get("resources") or [])
+    on_resources(rt, crawl_id, url, page.get("resources") or [])
     roller.write(resource_record(target, page["html"], refers_to_record_id=captured(rt.state, target)))

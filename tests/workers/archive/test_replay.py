@@ -11,6 +11,7 @@ import subprocess
 import sys
 import zipfile
 
+import lxml.html
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
@@ -130,3 +131,34 @@ def test_update_crawl_writes_revisits_that_replay(tmp_path):
         assert_replays(wb, site)
         status, _, body = wb.get(edited_url)
         assert status == 200 and b"A paragraph added after the first crawl." in body
+
+
+@pytest.mark.browser
+def test_a_replayed_script_comments_post_shows_its_comments_in_chromium(tmp_path):
+    """The SPA farm blog writes post bodies and comments with JavaScript from JSON. What
+    Chromium fetched while the crawl rendered it (app.js, the post's JSON, every page of
+    comments behind "load more") is in the WARC, so with the blog gone, headless Chromium
+    on pywb's replay runs the same scripts and shows the post and all its comments."""
+    from tasks.fetch.browser import BrowserPool
+
+    blog = make_blog("spa", seed=24, n_posts=6, comments_per_page=2)
+    warc = tmp_path / "spa.warc.gz"
+    with FarmServer(blog) as site:
+        _crawl(site, tmp_path, "--warc", str(warc), "--js", "always")
+        urls = dict(zip([p.path for p in blog.posts], site.post_urls()))
+    commented = [p for p in blog.posts if len(p.comments) > 2]  # more than one page: "load more" was clicked
+    assert commented, "the farm blog has posts with several pages of comments"
+    kinds = _kinds(warc)
+    assert any("/api/comments/" in u for u in kinds["response"])  # the widget's JSON, as the browser got it
+
+    with Wayback([warc]) as wb, BrowserPool(size=1, page_load_timeout=30, script_timeout=10, remote_url="",
+                                            allow_private=True) as browsers:
+        for post in commented:
+            out = browsers.render(wb.replay_url(urls[post.path]), wait_selector='#app[data-state="ready"]')
+            root = lxml.html.fromstring(out["html"])
+            assert post.title in root.findtext(".//title"), post.title
+            shown = [" ".join(li.text_content().split()) for li in root.xpath('//*[@id="comments"]//li[@class="comment"]')]
+            truth = [" ".join(f"{c.author} {c.text}".split()) for c in post.comments]
+            assert len(shown) == len(truth), (urls[post.path], shown, truth)
+            for said, want in zip(shown, truth):
+                assert want.split()[0] in said and " ".join(want.split()[-4:]) in said, (said, want)
