@@ -62,6 +62,7 @@ def cmd_crawl(a) -> int:
         warc_tmp = (a.warc or a.wacz or os.path.join(wacz_dir(), "crawl")) + ".parts"
         os.makedirs(warc_tmp, exist_ok=True)
         env["BLOGHARVEST_WARC_DIR"] = os.path.abspath(warc_tmp)
+    env["BLOGHARVEST_WACZ_DIR"] = ""  # the follower packages the crawl, not the workers
     with Embedded(workers=a.workers, concurrency=a.concurrency, env=env) as emb:
         os.environ["REDIS_URL"] = emb.redis_url
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=emb,

@@ -89,42 +89,25 @@ def _archive(rt, ids: list[str], urls: list[str], records: list[dict], warc: str
     workers' parts, packaged as a WACZ. On a cluster the parts are the workers' shared
     BLOGHARVEST_WARC_DIR when this machine sees it (records dated within the crawl kept)."""
     import os
-    import tempfile
 
     from workers.archive import sinks
 
     if not wacz and sinks.wacz_dir():
         wacz = os.path.join(sinks.wacz_dir(), "-".join(ids) + ".wacz")
-    if not warc and not wacz:
-        return
     window, remove = None, True
     if not embedded:
         warc_parts, remove = rt.settings.warc_dir, False
-        infos = [rt.state.crawl_info(cid) for cid in ids]
-        window = (min(i.get("created") or i.get("started") or 0 for i in infos) - 1,
-                  max(i.get("finished") or 0 for i in infos) + 60)
-    tmp = None
-    if not warc:
-        tmp = tempfile.mkdtemp(prefix="blogharvest-wacz-", dir=os.path.dirname(os.path.abspath(wacz)))
-        warc = os.path.join(tmp, os.path.basename(wacz).removesuffix(".wacz") + ".warc.gz")
-    try:
-        summary = sinks.assemble_warc(warc_parts, warc, records, rt.state, ids, remove_parts=remove, window=window)
-        if wacz:
-            from tasks.archive.wacz import WaczError
-
-            try:
-                done = sinks.package_wacz(warc, wacz, summary, ids, urls)
-                _log(f"WACZ {wacz}: {done['pages']} pages", quiet)
-            except WaczError as e:
-                _log(f"blogharvest: no WACZ written: {e}", False)
-        if summary["uncaptured"]:
-            _log(f"{len(summary['uncaptured'])} posts have no capture in the WARC "
-                 f"(e.g. {summary['uncaptured'][0]})", quiet)
-    finally:
-        if tmp:
-            import shutil
-
-            shutil.rmtree(tmp, ignore_errors=True)
+        window = sinks.crawl_window(rt.state, ids)
+    summary = sinks.archive_crawl(rt.state, ids, urls, records, warc, wacz, warc_parts, remove, window)
+    if summary is None:
+        return
+    if summary.get("wacz"):
+        _log(f"WACZ {wacz}: {summary['wacz']['pages']} pages", quiet)
+    if summary.get("wacz_error"):
+        _log(f"blogharvest: no WACZ written: {summary['wacz_error']}", False)
+    if summary["uncaptured"]:
+        _log(f"{len(summary['uncaptured'])} posts have no capture in the WARC "
+             f"(e.g. {summary['uncaptured'][0]})", quiet)
 
 
 def _log(msg: str, quiet: bool) -> None:

@@ -209,8 +209,8 @@ def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None =
         urls.remove(kept)
     for u in urls:
         send(crawl_id, u)
-    if not urls and kept is None:
-        st.maybe_finish(crawl_id, max_pages)
+    if not urls and kept is None and st.maybe_finish(crawl_id, max_pages):
+        archive.on_finished(rt, crawl_id)  # BLOGHARVEST_WACZ_DIR on a cluster: the crawl's WACZ
     return kept
 
 

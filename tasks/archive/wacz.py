@@ -64,7 +64,7 @@ def create_wacz(warc_paths: list[str], out_path: str, pages: list[dict], title: 
     names = [os.path.basename(p) for p in warc_paths]
     if len(set(names)) != len(names):
         raise WaczError("two WARC files share a name; a WACZ keeps them side by side in archive/")
-    tmp = out_path + ".part"
+    tmp = f"{out_path}.{os.getpid()}.part"  # two writers of one package never share a temp file
     with tempfile.TemporaryDirectory(prefix="blogharvest-wacz-") as d:
         pages_file = os.path.join(d, "pages.jsonl")
         with open(pages_file, "w", encoding="utf-8") as f:

@@ -288,14 +288,57 @@ def wacz_dir() -> str | None:
 def package_wacz(warc_path: str, wacz_path: str, summary: dict, crawl_ids: list[str],
                  urls: list[str] | None = None) -> dict:
     """The assembled WARC of a crawl as a WACZ: its posts (summary["pages"] of
-    assemble_warc) as pages/pages.jsonl; a blog's home page is the main page when captured."""
+    assemble_warc) as pages/pages.jsonl."""
     from tasks.archive.wacz import create_wacz
 
     os.makedirs(os.path.dirname(os.path.abspath(wacz_path)), exist_ok=True)
-    home = urls[0] if urls and len(urls) == 1 else None
-    pages = list(summary.get("pages") or [])
-    return create_wacz([warc_path], wacz_path, pages, title="blogharvest " + " ".join(urls or crawl_ids),
-                       description="blogharvest crawl " + " ".join(crawl_ids), main_url=home)
+    return create_wacz([warc_path], wacz_path, list(summary.get("pages") or []),
+                       title="blogharvest " + " ".join(urls or crawl_ids),
+                       description="blogharvest crawl " + " ".join(crawl_ids))
+
+
+def crawl_window(state, crawl_ids: list[str], slack: float = 60.0) -> tuple[float, float]:
+    """(start, end) epoch seconds spanning the crawls' runs, for picking their records out of
+    a cluster's shared WARC directory."""
+    import time
+
+    infos = [state.crawl_info(cid) for cid in crawl_ids]
+    start = min((i.get("created") or i.get("started") or 0) for i in infos) - 1
+    end = max((i.get("finished") or time.time()) for i in infos) + slack
+    return start, end
+
+
+def archive_crawl(state, crawl_ids: list[str], urls: list[str], records: list[dict], warc: str | None,
+                  wacz: str | None, parts_dir: str | None, remove_parts: bool = True,
+                  window: tuple[float, float] | None = None) -> dict | None:
+    """One WARC (`warc`, or a temporary one when only `wacz` is wanted) assembled from
+    `parts_dir`, then packaged as the WACZ `wacz`. Returns assemble_warc's summary plus
+    "wacz" (what create_wacz said) or "wacz_error"."""
+    import shutil
+    import tempfile
+
+    if not warc and not wacz:
+        return None
+    tmp = None
+    if wacz:
+        os.makedirs(os.path.dirname(os.path.abspath(wacz)), exist_ok=True)
+    if not warc:
+        tmp = tempfile.mkdtemp(prefix="blogharvest-wacz-", dir=os.path.dirname(os.path.abspath(wacz)))
+        warc = os.path.join(tmp, os.path.basename(wacz).removesuffix(".wacz") + ".warc.gz")
+    try:
+        summary = assemble_warc(parts_dir, warc, records, state, crawl_ids, remove_parts=remove_parts,
+                                window=window)
+        if wacz:
+            from tasks.archive.wacz import WaczError
+
+            try:
+                summary["wacz"] = package_wacz(warc, wacz, summary, crawl_ids, urls)
+            except WaczError as e:
+                summary["wacz_error"] = str(e)
+        return summary
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ the records stream

@@ -39,7 +39,7 @@ def test_create_validates_and_lists_every_page(warc_file, tmp_path):
     pages = [{"url": r.url, "title": f"Post {n} – été", "ts": r.fetched_at} for n, r in enumerate(fetched[:3], 1)]
     out = tmp_path / "crawl.wacz"
     done = create_wacz([path], str(out), pages, title="a blog")
-    assert done["pages"] == 3 and not (tmp_path / "crawl.wacz.part").exists()
+    assert done["pages"] == 3 and [p.name for p in tmp_path.iterdir()] == ["crawl.wacz"]
     ok, said = validate_wacz(str(out))
     assert ok, said
     cli = subprocess.run([sys.executable, "-m", "wacz", "validate", "-f", str(out)], capture_output=True, text=True)
