@@ -51,21 +51,24 @@ def cmd_crawl(a) -> int:
                   "BLOGHARVEST_WARC_DIR; --warc gets the warcinfo and the records' metadata only",
                   file=sys.stderr)
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet,
-                          report=a.report)
+                          report=a.report,
+                          wacz=a.wacz)
+    from workers.archive.sinks import wacz_dir
     from workers.embedded import Embedded
 
     env = {}
     warc_tmp = None
-    if a.warc:
+    if a.warc or a.wacz or wacz_dir():
         # the workers' WARC parts sit beside the output until it is assembled, so an
         # interrupted crawl keeps its captures and the resumed one adds to them
-        warc_tmp = a.warc + ".parts"
+        warc_tmp = (a.warc or a.wacz or os.path.join(wacz_dir(), "crawl")) + ".parts"
         os.makedirs(warc_tmp, exist_ok=True)
         env["BLOGHARVEST_WARC_DIR"] = os.path.abspath(warc_tmp)
+    env["BLOGHARVEST_WACZ_DIR"] = ""  # the follower packages the crawl, not the workers
     with Embedded(workers=a.workers, concurrency=a.concurrency, env=env) as emb:
         os.environ["REDIS_URL"] = emb.redis_url
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=emb,
-                          quiet=a.quiet, warc_parts=warc_tmp, report=a.report)
+                          quiet=a.quiet, warc_parts=warc_tmp, report=a.report, wacz=a.wacz)
 
 
 def cmd_enqueue(a) -> int:
@@ -202,6 +205,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--since", help="update crawl: posts published or changed after this ISO date")
     c.add_argument("--out", help="records as JSON lines")
     c.add_argument("--warc", help="WARC file of every fetched resource (.warc.gz)")
+    c.add_argument("--wacz", help="WACZ package (WARC, CDXJ index, pages list) for ReplayWeb.page; "
+                                  "default BLOGHARVEST_WACZ_DIR/<crawl id>.wacz when that is set")
     c.add_argument("--max-pages", type=int, default=None, help="pages per blog at most")
     c.add_argument("--js", choices=["auto", "always", "never"], default="auto")
     c.add_argument("--workers", type=int, default=2, help="embedded mode: worker processes")

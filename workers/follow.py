@@ -54,7 +54,8 @@ def _resume(cid: str) -> None:
 
 
 def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,
-               embedded, quiet: bool = False, warc_parts: str | None = None, report: str | None = None) -> int:
+               embedded, quiet: bool = False, warc_parts: str | None = None, report: str | None = None,
+               wacz: str | None = None) -> int:
     from workers.runtime import runtime
 
     rt = runtime()
@@ -78,10 +79,7 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     records = [r for cid in ids for r in st.crawl_records(cid)]
     if out:
         write_jsonl(records, out)
-    if warc:
-        from workers.archive.sinks import assemble_warc
-
-        assemble_warc(warc_parts, warc, records, st, ids)
+    _archive(rt, ids, urls, records, warc, wacz, warc_parts, embedded is not None, quiet)
     if report:
         _write_reports(st, ids, report)
     failed = [i for i in infos if i["state"] == "failed"]
@@ -102,6 +100,33 @@ def _write_reports(st, ids: list[str], path: str) -> None:
         target = path if n == 0 else f"{stem}-{n + 1}{dot}{ext}"
         report.write(st, cid, target)
         _log(f"report -> {target}", False)
+
+
+def _archive(rt, ids: list[str], urls: list[str], records: list[dict], warc: str | None, wacz: str | None,
+             warc_parts: str | None, embedded: bool, quiet: bool) -> None:
+    """--warc and --wacz (or BLOGHARVEST_WACZ_DIR/<crawl id>.wacz): one WARC assembled from the
+    workers' parts, packaged as a WACZ. On a cluster the parts are the workers' shared
+    BLOGHARVEST_WARC_DIR when this machine sees it (records dated within the crawl kept)."""
+    import os
+
+    from workers.archive import sinks
+
+    if not wacz and sinks.wacz_dir():
+        wacz = os.path.join(sinks.wacz_dir(), "-".join(ids) + ".wacz")
+    window, remove = None, True
+    if not embedded:
+        warc_parts, remove = rt.settings.warc_dir, False
+        window = sinks.crawl_window(rt.state, ids)
+    summary = sinks.archive_crawl(rt.state, ids, urls, records, warc, wacz, warc_parts, remove, window)
+    if summary is None:
+        return
+    if summary.get("wacz"):
+        _log(f"WACZ {wacz}: {summary['wacz']['pages']} pages", quiet)
+    if summary.get("wacz_error"):
+        _log(f"blogharvest: no WACZ written: {summary['wacz_error']}", False)
+    if summary["uncaptured"]:
+        _log(f"{len(summary['uncaptured'])} posts have no capture in the WARC "
+             f"(e.g. {summary['uncaptured'][0]})", quiet)
 
 
 def _log(msg: str, quiet: bool) -> None:

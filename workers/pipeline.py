@@ -64,7 +64,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     """Home page -> feed (with paging) -> training entries. Decides whether rules are learned."""
     st = rt.state
     try:
-        home = rt.downloader.get(url)
+        home = rt.downloader.get(url, revisit=bool(st.options(crawl_id).get("update")))
     except FetchError as e:
         raise CrawlFailed(f"home page unreachable: {e}") from e
     home_url = canonical(home.url)
@@ -150,7 +150,7 @@ def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:
     ok = n = 0
     for e in entries:
         try:
-            resp = rt.downloader.get(e["url"])
+            resp = rt.downloader.get(e["url"], revisit=True)  # update crawls only: unchanged is a WARC revisit
         except FetchError:
             continue
         rt.state.cache_page(crawl_id, e["url"], {"url": resp.url, "html": resp.text})
@@ -175,7 +175,7 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
     page = st.cached_page(crawl_id, url)
     if page is None:
         try:
-            resp = rt.downloader.get(url)
+            resp = rt.downloader.get(url, revisit=bool(st.options(crawl_id).get("update")))
         except FetchError as e:
             st.add_error(crawl_id, url, e.kind, e.message)
             return {"url": url, "error": e.kind}
@@ -237,8 +237,8 @@ def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None =
         urls.remove(kept)
     for u in urls:
         send(crawl_id, u)
-    if not urls and kept is None:
-        st.maybe_finish(crawl_id, max_pages)
+    if not urls and kept is None and st.maybe_finish(crawl_id, max_pages):
+        archive.on_finished(rt, crawl_id)  # BLOGHARVEST_WACZ_DIR on a cluster: the crawl's WACZ
     return kept
 
 
@@ -315,7 +315,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
 
     page = ctx["page"]
     if page is None:
-        resp = rt.downloader.get(url)
+        resp = rt.downloader.get(url, revisit=bool(options.get("update")))
         if looks_like_feed(resp.content, resp.content_type):
             return _process_feed(rt, crawl_id, url, resp, pattern, home)
         if not _looks_html(resp):

@@ -101,7 +101,7 @@ class Downloader:
     def __init__(self, state: State, settings: Settings, recorder=None):
         self.state = state
         self.s = settings
-        self.recorder = recorder  # called with each Response (WARC)
+        self.recorder = recorder  # called with each Response (WARC); revisit=True where a same payload may be a revisit
         self._robots: dict[str, tuple[float, RobotsPolicy]] = {}
         self._local: dict[str, bool] = {}
         self._jars = Recent(256)  # crawl id -> its cookie jar
@@ -179,7 +179,7 @@ class Downloader:
         return policy
 
     def _fetch(self, url: str, *, max_bytes: int | None = None, delay: float | None,
-               robots: RobotsPolicy | None) -> Response:
+               robots: RobotsPolicy | None, revisit: bool = False) -> Response:
         host = urlsplit(url).netloc.lower()
         session, jar = _session(), self._jar()
         with self.turn(host, self.host_gap(urlsplit(url).hostname or host, robots, delay)):
@@ -192,17 +192,21 @@ class Downloader:
                 session.cookies = requests.cookies.RequestsCookieJar()
                 _trim(jar)
         if self.recorder:
-            self.recorder(resp)
+            if revisit:
+                self.recorder(resp, revisit=True)
+            else:
+                self.recorder(resp)
         return resp
 
     def get(self, url: str, *, delay: float | None = None, obey_robots: bool = True,
-            max_bytes: int | None = None) -> Response:
+            max_bytes: int | None = None, revisit: bool = False) -> Response:
         """Fetch `url` politely; raises FetchError (kind "robots" when robots.txt forbids it,
-        "bad_url" for a URL the guard's parser refuses)."""
+        "bad_url" for a URL the guard's parser refuses).
+        revisit=True (update crawls): archive an unchanged payload as a WARC revisit record."""
         url = normalize_url(url)
         robots = None
         if obey_robots:
             robots = self.robots(url)
             if not robots.allowed(url):
                 raise FetchError("robots", url, "disallowed by robots.txt")
-        return self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots)
+        return self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots, revisit=revisit)

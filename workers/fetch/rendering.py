@@ -177,8 +177,10 @@ def _render(rt, crawl_id: str, url: str) -> dict:
     for refused in [r for r in out.get("refused") or [] if r["kind"] == "private_address"]:
         st.add_error(crawl_id, url, "browser_refused",
                      f"the browser's request was refused: {refused['kind']}: {refused['message']} <{refused['url']}>")
-    # what the browser fetched (Response.to_dict() each), for the WARC; not cached
-    return dict(page, resources=out.get("resources") or [])
+    # what the browser fetched (Response.to_dict() each) goes into the WARC now, whether this
+    # rendering was for the --js decision, learning or extraction: a replay needs them all
+    archive.on_resources(rt, crawl_id, url, out.get("resources") or [])
+    return page
 
 
 def _is_post(rt, crawl_id: str, url: str, blog: dict) -> bool:

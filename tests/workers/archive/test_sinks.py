@@ -105,7 +105,7 @@ def test_assemble_warc_from_worker_parts(state, site, tmp_path):
         b.write(warc.request_record(r), warc.response_record(r))
     b.write(warc.resource_record(p3.url, page(3) + "<!-- rendered -->", refers_to_record_id=warc.response_record_id(p3)))
     b.write(warc.response_record(p4)[:-40])  # a worker killed in the middle of a record
-    state.r.set(sinks.capture_key(p2.url), warc.response_record_id(p2))  # noted by the worker that fetched it
+    state.r.hset(sinks.capture_key(p2.url), "id", warc.response_record_id(p2))  # noted by the worker that fetched it
     # p3's capture was never noted in Redis: found in the parts by its URL
 
     out = tmp_path / "crawl.warc.gz"
@@ -126,7 +126,12 @@ def test_assemble_warc_from_worker_parts(state, site, tmp_path):
     assert set(metadata) == {p1.url, p2.url, p3.url}
     for url, m in metadata.items():
         assert m["refers"] == responses[url] and by_id[m["refers"]]["uri"] == url
+        assert m["uri"] == "urn:blogharvest:record:" + url  # never shadows the page in replay
     assert json.loads(metadata[p2.url]["payload"]) == rec2
+    # every post's page, captured in the file, for a WACZ's pages.jsonl
+    assert [(p["url"], p["title"]) for p in summary["pages"]] == [(p1.url, "Post 1"), (p2.url, "Post 2"),
+                                                                   (p3.url, "Post 3")]
+    assert summary["pages"][0]["ts"] == p1.fetched_at and summary["uncaptured"] == []
     resource = [r for r in recs if r["type"] == "resource"]
     assert len(resource) == 1 and resource[0]["refers"] == responses[p3.url]
     assert summary["responses"] == 5 and summary["added_metadata"] == 2 and summary["metadata"] == 3
