@@ -75,11 +75,13 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         return 130
     for cid in ids:
-        st.set_phase(cid, "write")
+        st.set_phase(cid, "write", current=False)
     records = [r for cid in ids for r in st.crawl_records(cid)]
     if out:
         write_jsonl(records, out)
     _archive(rt, ids, urls, records, warc, wacz, warc_parts, embedded is not None, quiet)
+    for cid in ids:
+        st.set_phase(cid, "end", current=False)
     if report:
         _write_reports(st, ids, report)
     failed = [i for i in infos if i["state"] == "failed"]

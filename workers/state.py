@@ -223,12 +223,14 @@ class State:
                 self.r.delete(k.active)
             self.retire(crawl_id)
 
-    def set_phase(self, crawl_id: str, phase: str) -> None:
-        """The crawl's current phase, and when each phase first began (the report's
-        time per phase, the progress display's label)."""
+    def set_phase(self, crawl_id: str, phase: str, current: bool = True) -> None:
+        """When each phase first began (the report's time per phase) and, unless
+        `current` is false (the follower's write and end stamps, after the workers are
+        done), the crawl's current phase, which resuming reads."""
         k = Keys(crawl_id)
         with self.r.pipeline() as p:
-            p.hset(k.crawl, "phase", phase)
+            if current:
+                p.hset(k.crawl, "phase", phase)
             p.hsetnx(k.crawl, f"phase_started:{phase}", time.time())
             p.execute()
 

@@ -93,13 +93,16 @@ def learned_rules(blog: dict) -> list[dict]:
 
 
 def phases(info: dict) -> list[dict]:
-    """Time per phase, from the crawl's `phase_started:<name>` stamps and its end."""
+    """Time per phase, from the crawl's `phase_started:<name>` stamps; a last stamp named
+    "end" (the follower's, once output is written) closes the one before it."""
     stamps = sorted((t, name) for name, t in (info.get("phase_started") or {}).items())
     end = info.get("finished")
     out = []
     for i, (t, name) in enumerate(stamps):
+        if name == "end":
+            continue
         stop = stamps[i + 1][0] if i + 1 < len(stamps) else end
-        out.append({"phase": name, "seconds": round(stop - t, 3) if stop else None})
+        out.append({"phase": name, "seconds": round(stop - t, 3) if stop and stop >= t else None})
     return out
 
 

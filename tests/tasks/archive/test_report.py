@@ -23,7 +23,7 @@ RECORDS = ([_record(i) for i in range(6)]
               _record(8, comments=[{"author": "x"}] * 3, extraction="fallback")])
 INFO = {"crawl_id": "c1", "url": "http://b.test/", "state": "done", "pages": 27, "errors": 4,
         "started": 100.0, "finished": 160.0,
-        "phase_started": {"discover": 100.0, "learn": 101.5, "traverse": 110.0, "write": 150.0}}
+        "phase_started": {"discover": 100.0, "learn": 101.5, "traverse": 110.0, "write": 150.0, "end": 162.0}}
 BLOG = {"rules": {"title": {"rule": "//h1[@class='t']", "share": 0.9, "score": 0.99, "fallbacks": ["//h1"]},
                   "authors": None}}
 ERRORS = [{"url": f"http://b.test/x{i}", "kind": "http_404" if i < 3 else "timeout", "message": "m"}
@@ -63,7 +63,7 @@ def test_summary_sets_posts_against_announced_counts():
     assert f["missing_against"] == {"archive widget": 3, "feed entries": 0}
     assert f["pages_per_post"] == 3.0 and f["duration_seconds"] == 60.0
     assert [(p["phase"], p["seconds"]) for p in f["phases"]] == [
-        ("discover", 1.5), ("learn", 8.5), ("traverse", 40.0), ("write", 10.0)]
+        ("discover", 1.5), ("learn", 8.5), ("traverse", 40.0), ("write", 12.0)]
     assert f["comments"] == comments_per_post(RECORDS) and f["comments"]["total"] == 3
     assert json.loads(json.dumps(f)) == f
 
