@@ -127,12 +127,7 @@ def in_region(container, el) -> bool:
     return any(r is el or is_ancestor(r, el) for r in region(container))
 
 
-def date_value(node) -> str | None:
-    """The ISO date a node shows: a machine attribute first, else its text."""
-    if node is None:
-        return None
-    if isinstance(node, str):
-        return parse_date(node)
+def _attr_date(node) -> str | None:
     for a in DATE_ATTRS:
         v = node.get(a)
         if v:
@@ -142,8 +137,27 @@ def date_value(node) -> str | None:
             d = parse_date(v)
             if d:
                 return d
+    return None
+
+
+def date_value(node) -> str | None:
+    """The ISO date a node shows: a machine attribute first (its own, else a <time> in
+    it: the zone the text does not print), else its text."""
+    if node is None:
+        return None
+    if isinstance(node, str):
+        return parse_date(node)
+    found = _attr_date(node)
+    if found:
+        return found
     t = node_text(node)
-    return parse_date(t) if t and len(t) <= 120 else None
+    if not t or len(t) > 120:
+        return None
+    for inner in node.iter("time"):
+        found = _attr_date(inner)
+        if found:
+            return found
+    return parse_date(t)
 
 
 def date_score(found: str | None, iso: str | None) -> float:
