@@ -141,8 +141,7 @@ def _attr_date(node) -> str | None:
 
 
 def date_value(node) -> str | None:
-    """The ISO date a node shows: a machine attribute first (its own, else a <time> in
-    it: the zone the text does not print), else its text."""
+    """The ISO date a node shows: a machine attribute first, else its text."""
     if node is None:
         return None
     if isinstance(node, str):
@@ -151,13 +150,7 @@ def date_value(node) -> str | None:
     if found:
         return found
     t = node_text(node)
-    if not t or len(t) > 120:
-        return None
-    for inner in node.iter("time"):
-        found = _attr_date(inner)
-        if found:
-            return found
-    return parse_date(t)
+    return parse_date(t) if t and len(t) <= 120 else None
 
 
 def date_score(found: str | None, iso: str | None) -> float:

@@ -244,7 +244,8 @@ def learn_comment_blocks(pages) -> dict | None:
     text_nodes = [first(c, text_rule) for c in containers]
     author_rule = _slot(containers, _votes(containers, lambda c: [d for d in own[c] if _is_name(node_text(d))][:8]),
                         _author_score(text_nodes))
-    date_rule = _slot(containers, _votes(containers, lambda c: [d for d in own[c] if date_value(d)][:4]), _date_score)
+    date_rule = _slot(containers, _votes(containers, lambda c: sorted(
+        (d for d in own[c] if date_value(d)), key=lambda d: len(node_text(d)))[:4]), _date_score)
     out = {"container": rule, "author": author_rule, "date": date_rule, "text": text_rule, "source": "blocks",
            "matched": len(containers)}
     if author_rule:
