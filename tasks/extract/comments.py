@@ -184,6 +184,19 @@ def _content_id(post_url: str, author: str | None, published: str | None, text: 
     return f"{post_url.split('#')[0]}#bh-comment-{h}"
 
 
+_LINKBACK = re.compile(r"(?<![\w-])(pingback|trackback)(?![\w-])", re.I)
+
+
+def comment_kind(el) -> str:
+    """"pingback" or "trackback" when the comment's element (or its thread element) is
+    marked as one, as blog engines mark them; "comment" otherwise."""
+    for node in (el, el.getparent()):
+        m = _LINKBACK.search(node.get("class") or "") if node is not None else None
+        if m:
+            return m.group(1).lower()
+    return "comment"
+
+
 def extract_comments(root, rule: dict, base_url: str | None = None, post_url: str | None = None) -> list[dict]:
     """Comments on one page by a learned (or known) rule, in page order:
     [{"id", "url", "author", "published", "content_text", "parent"}].
@@ -212,7 +225,7 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
             (f"{post_url}#{anchor}" if anchor else None) or _content_id(post_url, author, published, text)
         depths[id(c)] = depth(c)
         out.append({"id": cid, "url": link, "author": author or None, "published": published,
-                    "content_text": text, "parent": None, "_el": c})
+                    "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c})
     counts: dict = {}
     for c in out:
         counts[c["id"]] = counts.get(c["id"], 0) + 1
