@@ -9,7 +9,8 @@ no feed we let several posts agree instead:
    text in it) proposes group rules (tasks.learn.comment_rules.group_rules);
 2. a rule is kept where at least COMMENT_LIKE of the nodes it returns look like comments,
    all after the content, and it returns several on some post; the rule with the most
-   nodes over all posts, then found on the most posts, wins;
+   nodes that are one comment each (no comment-like block below them left out), then the
+   most nodes, then found on the most posts, wins;
 3. slots inside the container, voted over every container of every post: the text (the
    longest text, without the name), the author (a short text, not a date, that differs
    between comments: a "Reply" button does not), the date (a node a date parses from).
@@ -53,7 +54,8 @@ def _is_name(t: str) -> bool:
 
 
 def looks_like_comment(el) -> bool:
-    """A short text (a name) and a longer one (what was said) below it, and a bounded size."""
+    """A short text (a name) and a longer one that is not a date (what was said) below
+    it, and a bounded size."""
     if not isinstance(el.tag, str) or el.tag in _SKIP:
         return False
     whole = node_text(el)
@@ -64,7 +66,7 @@ def looks_like_comment(el) -> bool:
         t = node_text(d)
         if _is_name(t):
             names.append(d)
-        if len(t) >= TEXT_MIN * 2 and len(t.split()) >= 4:
+        if len(t) >= TEXT_MIN * 2 and len(t.split()) >= 4 and not (len(t) < 80 and date_value_text(t)):
             texts.append(d)
     return any(not (n is t or is_ancestor(n, t) or is_ancestor(t, n)) for n in names[:6] for t in texts[:6])
 
@@ -90,14 +92,38 @@ def _proposers(root, after) -> list:
     return out
 
 
-def _holds(nodes: list, after) -> bool:
+def _holds(nodes: list, after, like) -> bool:
     if not nodes or not all(after(n) for n in nodes):
         return False
-    return sum(1 for n in nodes if looks_like_comment(n)) >= COMMENT_LIKE * len(nodes)
+    return sum(1 for n in nodes if like(n)) >= COMMENT_LIKE * len(nodes)
+
+
+def _pure(nodes: list, like) -> int:
+    """Nodes that are one comment each: no comment-like element below them that the rule
+    leaves out (a list of all comments, a wrapper of replies, is not one)."""
+    chosen = set(nodes)
+    out = 0
+    for n in nodes:
+        stack, ok = list(n), True
+        while stack and ok:
+            d = stack.pop()
+            if not isinstance(d.tag, str) or d in chosen:
+                continue
+            ok = not like(d)
+            stack.extend(d)
+        out += ok
+    return out
 
 
 def _container_rule(pages) -> tuple[str, list] | None:
     """(rule, containers of every page) of the rule most posts agree on."""
+    memo: dict = {}
+
+    def like(el):
+        if el not in memo:
+            memo[el] = looks_like_comment(el)
+        return memo[el]
+
     candidates = Counter()
     for root, after in pages:
         for el in _proposers(root, after):
@@ -108,13 +134,13 @@ def _container_rule(pages) -> tuple[str, list] | None:
         got, held, most = [], 0, 0
         for root, after in pages:
             nodes = elements(apply_rule(root, rule))
-            if _holds(nodes, after):
+            if _holds(nodes, after, like):
                 held += 1
                 most = max(most, len(nodes))
                 got += nodes
         if most < 2:
             continue  # never repeated on a page: a block of the theme, not a list of comments
-        key = (len(got), held, -len(rule))
+        key = (_pure(got, like), len(got), held, -len(rule))
         if best_key is None or key > best_key:
             best, best_key, best_nodes = rule, key, got
     return (best, best_nodes) if best else None
