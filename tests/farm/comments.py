@@ -163,7 +163,7 @@ WIDGET_JS = r"""(function () {
   }
   function load(k) {
     more.hidden = true;
-    fetch(CFG.api + k + ".json").then(function (r) { return r.json(); }).then(function (page) {
+    fetch(root.getAttribute("data-src") + k + ".json").then(function (r) { return r.json(); }).then(function (page) {
       page.items.forEach(function (c) { draw(c, list); });
       if (page.next) { more.setAttribute("data-k", page.next); more.hidden = false; }
     });
@@ -189,7 +189,7 @@ class Widget(_Commented):
         reply = super().single(o, p)
         k = self.c
         extra = (f'<section class="{k("zone")}"><h2>{len(p.comments)} {self.L["comments"]}</h2>'
-                 f'<div id="{k("root")}"></div></section><script src="{o}/assets/{k("embed")}.js" defer></script>')
+                 f'<div id="{k("root")}" data-src="{self.api(p)}"></div></section><script src="{o}/assets/{k("embed")}.js" defer></script>')
         return Reply(reply.status, reply.body.replace("</main>", extra + "\n</main>", 1), headers=reply.headers,
                      content_type=reply.content_type)
 
