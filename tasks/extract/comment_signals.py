@@ -28,6 +28,7 @@ _NAMED = re.compile(_COMMENT_WORDS, re.I)
 _MORE = re.compile(r"(?<!\w)(more|plus|m[aá]s|mehr|weitere|altri|meer|mais|więcej|show|load|afficher|voir|cargar|"
                    r"mostrar|laden|anzeigen|older|previous|précédents|anteriores|ältere)(?!\w)", re.I)
 _TAIL = re.compile(r"<(?:iframe\b|script\b[^>]*\bsrc\s*=)", re.I)
+_MORE_WORD = re.compile(r"more|plus|m[aá]s|mehr|weitere|older|ältere", re.I)
 _CONTROLS = "//button | //*[@role='button'] | //a[not(@href) or starts-with(@href, '#') or starts-with(@href, 'javascript')]"
 
 
@@ -56,41 +57,51 @@ def _after_content(root, content):
     return out
 
 
+def _count_signal(root, content, found) -> str | None:
+    n = shown_count(root)
+    if not n:
+        return None
+    if found is None:
+        rule = learn_comment_blocks([(root, content)])
+        found = rule["matched"] if rule else 0
+    return f"{n} comments shown, {found} in the page" if n > found else None
+
+
+def _empty_container(after: list) -> str | None:
+    for el in after:
+        names = f"{el.get('id') or ''} {el.get('class') or ''}"
+        if el.tag not in ("a", "script", "style", "link", "meta") and _NAMED.search(names) and not node_text(el) \
+                and el.find(".//textarea") is None:
+            return f"empty comment container <{el.tag} {names.strip()}>"
+    return None
+
+
+def _says_more(t: str) -> bool:
+    return bool(t) and len(t) <= 40 and bool(_MORE.search(t)) and bool(_MORE_WORD.search(t))
+
+
+def _control(root) -> str | None:
+    for el in root.xpath(_CONTROLS):
+        t = node_text(el)
+        if _says_more(t) or (t and len(t) <= 40 and _MORE.search(t) and (_NAMED.search(t) or _NAMED.search(_marks(el)))):
+            return f"control {t!r}"
+    return None
+
+
 def script_signals(html, content=None, found: int | None = None) -> list[str]:
     """Why a browser may see more comments on this page than its markup holds (empty: no reason).
     `content` is the post's content element of `html` when it is a parsed root; `found`
-    the comments read from the page as served."""
+    the comments read from the page as served (else the page's repeated blocks)."""
     raw = html.decode("utf-8", "replace") if isinstance(html, bytes) else html if isinstance(html, str) else None
     root = parse_html(raw) if raw is not None else html
     if root is None:
         return []
     after = [el for el in _after_content(root, content) if isinstance(el.tag, str)]
-    out = []
-    n = shown_count(root)
-    if n:
-        if found is None:
-            rule = learn_comment_blocks([(root, content)])
-            found = rule["matched"] if rule else 0
-        if n > found:
-            out.append(f"{n} comments shown, {found} in the page")
-    for el in after:
-        names = f"{el.get('id') or ''} {el.get('class') or ''}"
-        if el.tag not in ("a", "script", "style", "link", "meta") and _NAMED.search(names) and not node_text(el) \
-                and el.find(".//textarea") is None:
-            out.append(f"empty comment container <{el.tag} {names.strip()}>")
-            break
-    for el in root.xpath(_CONTROLS):
-        t = node_text(el)
-        if t and len(t) <= 40 and (_MORE.search(t) and (_NAMED.search(t) or _NAMED.search(_marks(el)) or
-                                                         re.search(r"more|plus|m[aá]s|mehr", t, re.I))):
-            out.append(f"control {t!r}")
-            break
+    out = [_count_signal(root, content, found), _empty_container(after), _control(root)]
     if raw is not None:  # the parse drops scripts: they are looked for in the markup
-        body = raw[max(0, raw.lower().find("<body")):]
-        tail = _TAIL.findall(body)
-        if tail:
-            out.append(f"{len(tail)} frames or scripts in the page's body")
-    return out
+        tail = _TAIL.findall(raw[max(0, raw.lower().find("<body")):])
+        out.append(f"{len(tail)} frames or scripts in the page's body" if tail else None)
+    return [x for x in out if x]
 
 
 def _marks(el, levels: int = 6) -> str:
@@ -104,6 +115,7 @@ def _marks(el, levels: int = 6) -> str:
 
 
 def _selector(el) -> str | None:
+    """A CSS selector for a control: tag#id, tag.classes, or [role=button] under its parent's."""
     tag = el.tag if isinstance(el.tag, str) and re.fullmatch(r"[a-z][a-z0-9]*", el.tag) else None
     if tag is None:
         return None
@@ -113,11 +125,11 @@ def _selector(el) -> str | None:
     classes = [c for c in (el.get("class") or "").split() if re.fullmatch(r"[A-Za-z_][\w-]*", c)]
     if classes:
         return tag + "".join("." + c for c in classes[:3])
-    if el.get("role") == "button":
-        parent = el.getparent()
-        up = _selector(parent) if parent is not None and (parent.get("id") or parent.get("class")) else None
-        return f"{up} > {tag}[role='button']" if up else None
-    return None
+    parent = el.getparent()
+    if el.get("role") != "button" or parent is None or not (parent.get("id") or parent.get("class")):
+        return None
+    up = _selector(parent)
+    return f"{up} > {tag}[role='button']" if up else None
 
 
 def more_controls(html, content=None) -> list[str]:
@@ -129,7 +141,7 @@ def more_controls(html, content=None) -> list[str]:
         if el not in after:
             continue
         t = node_text(el)
-        if t and len(t) <= 40 and _MORE.search(t) and re.search(r"more|plus|m[aá]s|mehr|weitere|older|ältere", t, re.I):
+        if _says_more(t):
             sel = _selector(el)
             if sel:
                 out.append(sel)
