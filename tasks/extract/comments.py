@@ -197,41 +197,37 @@ def comment_kind(el) -> str:
     return "comment"
 
 
-def extract_comments(root, rule: dict, base_url: str | None = None, post_url: str | None = None) -> list[dict]:
-    """Comments on one page by a learned (or known) rule, in page order:
-    [{"id", "url", "author", "published", "content_text", "parent"}].
+def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str) -> dict | None:
+    """One comment from its container by the rule (None when it says nothing)."""
+    text_node = first(c, rule.get("text") or ".")
+    text = node_text(text_node) if text_node is not None else ""
+    if not text:
+        return None
+    author = clean_shown_author(node_text(first(c, rule.get("author"))), rule) if rule.get("author") else ""
+    date_node = first(c, rule.get("date")) if rule.get("date") else None
+    published = date_value(date_node) if date_node is not None else None  # never the post's date
+    link = _permalink(c, date_node, containers, base_url)
+    anchor = _anchor_id(c)
+    cid = (comment_id(link, post_url) if link else None) or \
+        (f"{post_url}#{anchor}" if anchor else None) or _content_id(post_url, author, published, text)
+    return {"id": cid, "url": link, "author": author or None, "published": published,
+            "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c}
 
-    The id is the comment's permalink as comment_id(…, post_url) gives it (the same on
-    every comment page of the post and in its comment feed), else the post URL with the
-    comment's element id, else with a hash of its author, date and text: never its position."""
-    if root is None or not rule or not rule.get("container"):
-        return []
-    post_url = post_url or re.sub(r"comment-page-\d+/?$", "", (base_url or "").split("#")[0])
-    containers = elements(apply_rule(root, rule["container"]))
-    if rule.get("text") and rule["text"] != ".":  # a container without a text is not a comment
-        containers = [c for c in containers if first(c, rule["text"]) is not None]
-    out, depths = [], {}
-    for c in containers:
-        text_node = first(c, rule.get("text") or ".")
-        text = node_text(text_node) if text_node is not None else ""
-        if not text:
-            continue
-        author = clean_shown_author(node_text(first(c, rule.get("author"))), rule) if rule.get("author") else ""
-        date_node = first(c, rule.get("date")) if rule.get("date") else None
-        published = date_value(date_node) if rule.get("date") else None
-        link = _permalink(c, date_node, containers, base_url)
-        anchor = _anchor_id(c)
-        cid = (comment_id(link, post_url) if link else None) or \
-            (f"{post_url}#{anchor}" if anchor else None) or _content_id(post_url, author, published, text)
-        depths[id(c)] = depth(c)
-        out.append({"id": cid, "url": link, "author": author or None, "published": published,
-                    "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c})
+
+def _unique_ids(out: list[dict], post_url: str) -> None:
+    """An id shared by several comments names none of them: those get content ids."""
     counts: dict = {}
     for c in out:
         counts[c["id"]] = counts.get(c["id"], 0) + 1
-    for c in out:  # an id shared by several comments names none of them
+    for c in out:
         if counts[c["id"]] > 1:
             c["id"], c["url"] = _content_id(post_url, c["author"], c["published"], c["content_text"]), None
+
+
+def _link_replies(out: list[dict]) -> None:
+    """A comment answers the nearest earlier one whose element or thread element (its
+    parent) encloses it at a smaller depth."""
+    depths = {id(c["_el"]): depth(c["_el"]) for c in out}
     for k, c in enumerate(out):
         el = c["_el"]
         for j in range(k - 1, -1, -1):
@@ -240,6 +236,25 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
             if depths[id(d)] < depths[id(el)] and (is_ancestor(d, el) or (thread is not None and is_ancestor(thread, el))):
                 c["parent"] = out[j]["id"]
                 break
+
+
+def extract_comments(root, rule: dict, base_url: str | None = None, post_url: str | None = None) -> list[dict]:
+    """Comments on one page by a learned (or known) rule, in page order:
+    [{"id", "url", "author", "published", "content_text", "parent", "kind"}].
+
+    The id is the comment's permalink as comment_id(…, post_url) gives it (the same on
+    every comment page of the post and in its comment feed), else the post URL with the
+    comment's element id, else with a hash of its author, date and text: never its position.
+    A comment with no date shown has published None."""
+    if root is None or not rule or not rule.get("container"):
+        return []
+    post_url = post_url or re.sub(r"comment-page-\d+/?$", "", (base_url or "").split("#")[0])
+    containers = elements(apply_rule(root, rule["container"]))
+    if rule.get("text") and rule["text"] != ".":  # a container without a text is not a comment
+        containers = [c for c in containers if first(c, rule["text"]) is not None]
+    out = [c for c in (_read(c, rule, containers, base_url, post_url) for c in containers) if c]
+    _unique_ids(out, post_url)
+    _link_replies(out)
     for c in out:
         del c["_el"]
     return out
