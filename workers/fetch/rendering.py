@@ -28,7 +28,9 @@ import logging
 import threading
 
 from tasks.fetch.http import FetchError
-from tasks.extract.comment_signals import more_controls, script_signals
+from tasks.extract.comment_signals import more_controls, script_signals, shown_count
+from tasks.fetch.html import parse_html
+from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError, needs_js, page_words
 from workers.archive import post as archive
 from workers.runtime import Recent
@@ -38,6 +40,7 @@ log = logging.getLogger("blogharvest")
 
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
+WEAK = "frames or scripts in the page's body"  # the hint most pages give, comments or not
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
 
 
@@ -112,12 +115,16 @@ def _content_vote(rt, crawl_id: str, e: dict, page: dict, reasons: list) -> bool
     return False
 
 
-def _comments_gain(rt, crawl_id: str, e: dict, page: dict, reasons: list) -> bool:
+def _comments_gain(rt, crawl_id: str, e: dict, page: dict, reasons: list, weak: list) -> bool:
     """A sample post whose page hints at script comments, rendered: does the browser see more?
-    Its "load more" controls are learned for the blog, and the post rendered again with them."""
+    Its "load more" controls are learned for the blog, and the post rendered again with them.
+    Scripts and frames alone (most pages have some) are looked at on one sample post only:
+    `weak` holds the URL that was."""
     signals = script_signals(page["html"])
-    if not signals:
+    if not signals or (all(s.endswith(WEAK) for s in signals) and weak):
         return False
+    if all(s.endswith(WEAK) for s in signals):
+        weak.append(e["url"])
     try:
         rendered = _render(rt, crawl_id, e["url"])
         controls = [c for c in more_controls(rendered["html"]) if c not in DEFAULT_LOAD_MORE]
@@ -127,13 +134,29 @@ def _comments_gain(rt, crawl_id: str, e: dict, page: dict, reasons: list) -> boo
     except RenderError as err:
         rt.state.add_error(crawl_id, e["url"], "render", str(err))
         return False
-    gained = len(page_words(rendered["html"])) - len(page_words(page["html"]))
+    gained = _gain(page["html"], rendered["html"])
     hint = "; ".join(signals[:3])
     if gained >= WIDGET_MIN_WORDS:
-        reasons.append(f"{e['url']}: comments by script ({hint}; +{gained} words once rendered)")
+        reasons.append(f"{e['url']}: comments by script ({hint}; more once rendered)")
         return True
     reasons.append(f"{e['url']}: rendering showed nothing more ({hint})")
     return False
+
+
+def _comments_on(html: str) -> int:
+    rule = learn_comment_blocks([(parse_html(html), None)])
+    return rule["matched"] if rule else 0
+
+
+def _gain(static_html: str, rendered_html: str) -> int:
+    """What rendering adds to the comments: the repeated comment blocks it adds, or, where
+    the page shows more comments than it holds, the words it adds (one comment, no repeat)."""
+    before, after = _comments_on(static_html), _comments_on(rendered_html)
+    if after > before:
+        return WIDGET_MIN_WORDS + after - before
+    if shown_count(parse_html(static_html)) > before:
+        return len(page_words(rendered_html)) - len(page_words(static_html))
+    return 0
 
 
 def _forced(st, crawl_id: str):
@@ -160,14 +183,14 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
     if forced is not None:
         return forced
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
-    content_votes, script_comments, reasons = 0, False, []
+    content_votes, script_comments, reasons, weak = 0, False, [], []
     for e in sample:
         page = pages.get(e["url"]) or _raw_page(rt, crawl_id, e["url"])
         if page is None:
             continue
         content_votes += _content_vote(rt, crawl_id, e, page, reasons)
         if not script_comments:
-            script_comments = _comments_gain(rt, crawl_id, e, page, reasons)
+            script_comments = _comments_gain(rt, crawl_id, e, page, reasons, weak)
     if content_votes and content_votes * 2 >= len(sample):
         js = "all"
     elif script_comments:
