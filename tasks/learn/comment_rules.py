@@ -185,26 +185,14 @@ def _best_relative(pairs, field_score, candidates) -> str | None:
     return best
 
 
-def learn_comment_rule(roots, feed: list[dict]) -> dict | None:
-    """A comment rule for the page(s) `roots` (lxml roots: a post and its comment pages),
-    learned from the post's feed comments ({"author", "published", "content_text"}).
+def _others(c, n):
+    """The elements of a comment's region outside its text node."""
+    return [d for r in region(c) for d in r.iter() if isinstance(d.tag, str) and d is not n
+            and not is_ancestor(n, d) and not is_ancestor(d, n)]
 
-    Returns {"container", "author", "date", "text", "score", "matched"} or None when no
-    rule returns at least as many nodes as the feed has comments."""
-    if not isinstance(roots, (list, tuple)):
-        roots = [roots]
-    feed = [c for c in feed or [] if normalize_text(c.get("content_text"))]
-    if not feed or not roots:
-        return None
-    targets = [normalize_text(c["content_text"]) for c in feed]
-    learned = _learn_text_rule(roots, targets)
-    if learned is None:
-        return None
-    text_rule, score, matched = learned
-    text_nodes = set(n for n, _ in matched)
-    pairs = [(_container_of(node, feed[j].get("author"), text_nodes), node, feed[j]) for node, j in matched]
-    containers = [c for c, _, _ in pairs]
-    # the container rule: selects every matched container, and as few other nodes as possible
+
+def _learn_container(roots, containers: list, text_rule: str) -> str | None:
+    """The group rule that selects every matched container, and as few other nodes as possible."""
     all_text = apply_all(roots, text_rule)
     best, best_key = None, None
     for rule in dict.fromkeys(r for c in containers[:8] for r in group_rules(c)):
@@ -217,49 +205,69 @@ def learn_comment_rule(roots, feed: list[dict]) -> dict | None:
         key = (covered, round(with_text / max(1, len(got)), 3), -len(got), -len(rule))
         if best_key is None or key > best_key:
             best, best_key = rule, key
+    return best
+
+
+def _author_node(c, n, f):
+    a = f.get("author")
+    if not a:
+        return None
+    hits = [d for d in _others(c, n) if node_text(d) and len(node_text(d)) <= len(a) + 40]
+    hits.sort(key=lambda d: -similarity(clean_author(node_text(d)), a))
+    return hits[0] if hits and similarity(clean_author(node_text(hits[0])), a) >= 0.5 else None
+
+
+def _learn_author(pairs) -> str | None:
+    cands = [r for c, n, f in pairs[:8] if _author_node(c, n, f) is not None
+             for r in relative_rules(c, _author_node(c, n, f))]
+    if not cands:
+        return None
+    return _best_relative(
+        [(c, f) for c, _, f in pairs],
+        lambda node, f: similarity(clean_author(node_text(node)), f.get("author")) if node is not None else 0,
+        list(dict.fromkeys(cands)))
+
+
+def _learn_date(pairs) -> str | None:
+    cands = []
+    for c, n, f in pairs[:8]:
+        for d in _others(c, n):
+            if (any(d.get(a) for a in DATE_ATTRS) or len(node_text(d)) <= 120) and \
+                    date_score(date_value(d), f.get("published")) > 0:
+                cands += relative_rules(c, d)
+    return _best_relative([(c, f) for c, _, f in pairs],
+                          lambda node, f: date_score(date_value(node), f.get("published")),
+                          list(dict.fromkeys(cands)))
+
+
+def learn_comment_rule(roots, feed: list[dict]) -> dict | None:
+    """A comment rule for the page(s) `roots` (lxml roots: a post and its comment pages),
+    learned from the post's feed comments ({"author", "published", "content_text"}).
+
+    Returns {"container", "author", "date", "text", "score", "matched"} or None when no
+    rule returns at least as many nodes as the feed has comments."""
+    if not isinstance(roots, (list, tuple)):
+        roots = [roots]
+    feed = [c for c in feed or [] if normalize_text(c.get("content_text"))]
+    if not feed or not roots:
+        return None
+    learned = _learn_text_rule(roots, [normalize_text(c["content_text"]) for c in feed])
+    if learned is None:
+        return None
+    text_rule, score, matched = learned
+    text_nodes = set(n for n, _ in matched)
+    pairs = [(_container_of(node, feed[j].get("author"), text_nodes), node, feed[j]) for node, j in matched]
+    best = _learn_container(roots, [c for c, _, _ in pairs], text_rule)
     if best is None:
         return None
-    cands = lambda pick: list(dict.fromkeys(r for c, n, f in pairs[:8] for r in relative_rules(c, pick(c, n, f))))
-
-    text_rel = _best_relative([(c, f) for c, _, f in pairs],
-                              lambda node, f: similarity(node_text(node), f["content_text"]) if node is not None else 0,
-                              cands(lambda c, n, f: n))
-
-    def author_node(c, n, f):
-        a = f.get("author")
-        if not a:
-            return None
-        hits = [d for r in region(c) for d in r.iter() if isinstance(d.tag, str) and d is not n
-                and not is_ancestor(n, d) and not is_ancestor(d, n)
-                and node_text(d) and len(node_text(d)) <= len(a) + 40]
-        hits.sort(key=lambda d: -similarity(clean_author(node_text(d)), a))
-        return hits[0] if hits and similarity(clean_author(node_text(hits[0])), a) >= 0.5 else None
-
-    author_pairs = [(c, n, f) for c, n, f in pairs if author_node(c, n, f) is not None]
-    author_rel = None
-    if author_pairs:
-        author_rel = _best_relative(
-            [(c, f) for c, _, f in pairs],
-            lambda node, f: similarity(clean_author(node_text(node)), f.get("author")) if node is not None else 0,
-            list(dict.fromkeys(r for c, n, f in author_pairs[:8] for r in relative_rules(c, author_node(c, n, f)))))
-
+    text_rel = _best_relative(
+        [(c, f) for c, _, f in pairs],
+        lambda node, f: similarity(node_text(node), f["content_text"]) if node is not None else 0,
+        list(dict.fromkeys(r for c, n, f in pairs[:8] for r in relative_rules(c, n))))
+    author_rel = _learn_author(pairs)
     affixes = _author_affixes([(node_text(first(c, author_rel)), f.get("author")) for c, _, f in pairs]) \
         if author_rel else {}
-
-    def date_nodes(c, n):
-        return [d for r in region(c) for d in r.iter() if isinstance(d.tag, str) and d is not n
-                and not is_ancestor(n, d) and not is_ancestor(d, n)
-                and (any(d.get(a) for a in DATE_ATTRS) or len(node_text(d)) <= 120)]
-
-    date_cands = []
-    for c, n, f in pairs[:8]:
-        for d in date_nodes(c, n):
-            if date_score(date_value(d), f.get("published")) > 0:
-                date_cands += relative_rules(c, d)
-    date_rel = _best_relative([(c, f) for c, _, f in pairs],
-                              lambda node, f: date_score(date_value(node), f.get("published")),
-                              list(dict.fromkeys(date_cands)))
-    return {"container": best, "author": author_rel, "date": date_rel, "text": text_rel or ".", **affixes,
+    return {"container": best, "author": author_rel, "date": _learn_date(pairs), "text": text_rel or ".", **affixes,
             "score": round(score, 4), "matched": len(matched)}
 
 
