@@ -16,7 +16,7 @@ import urllib.parse
 
 from lxml import etree
 
-from tasks.extract.comment_nodes import (
+from tasks.learn.comment_nodes import (
     HAS, MIN_SIMILARITY, SUB, clean_shown_author, date_value, depth, elements, first,
     in_region, is_ancestor, match_comments, similarity)
 from tasks.fetch.html import node_text

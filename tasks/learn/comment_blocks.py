@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tasks.extract.comment_nodes import DATE_ATTRS, date_value, elements, first, is_ancestor
+from tasks.learn.comment_nodes import DATE_ATTRS, date_value, elements, first, is_ancestor
 from tasks.fetch.html import node_text
 from tasks.learn.comment_rules import group_rules, relative_rules
 from tasks.learn.rules import apply_rule

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.extract.comment_nodes import (
+from tasks.learn.comment_nodes import (
     DATE_ATTRS, HAS, MIN_SIMILARITY, apply_all, class_tokens, date_score, date_value, first, is_ancestor, match_comments, pad,
     region, sim_sets, similarity, stable_id, tag_of)
 from tasks.fetch.html import node_text

@@ -33,7 +33,7 @@ from tasks.fetch.html import parse_html
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError, needs_js, page_words
 from workers.archive import post as archive
-from workers.runtime import Recent
+from workers.cache import Recent
 from workers.settings import RENDER_QUEUE, settings
 
 log = logging.getLogger("blogharvest")
