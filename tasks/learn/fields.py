@@ -24,6 +24,7 @@ import re
 from collections import defaultdict
 
 from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html
+from tasks.learn.spans import learn_span, span_key
 from tasks.learn.rules import (apply_rule, attribute_rules, element_rules, text_node_rules,
                          walk_scores)
 from tasks.text.similarity import bigrams, normalize_text
@@ -317,7 +318,8 @@ def learn_page(html, url: str | None, target: dict) -> dict:
                     if v > best_v:
                         best, best_v = i, v
             title_i = best
-            out["title"] = _field(element_rules(nodes[best]), scores[best])
+            out["title"] = _with_span(_field(element_rules(nodes[best]), scores[best]),
+                                      learn_span(nodes[best], [title_t]))
     if content_i >= 0:
         if _is_summary(target, content_t):
             content_i = _climb(tree, content_i, title_i)
@@ -349,7 +351,9 @@ def learn_page(html, url: str | None, target: dict) -> dict:
             if any(_contains_name(text, a) for a in authors):
                 rules = _rules_for(tree, c)
                 if rules:
-                    out["author"] = _field(rules, s) | {"source": author_source}
+                    named = [a for a in authors if _contains_name(text, a)]
+                    span = learn_span(nodes[c[0]] if c[1] == "elem" else text, named, author=True)
+                    out["author"] = _with_span(_field(rules, s) | {"source": author_source}, span)
                     break
 
     # date: best rendering similarity + closeness, and it must parse to the feed's day
@@ -404,6 +408,11 @@ def _contains_name(text: str, name: str) -> bool:
     return any(t[j:j + k] == n for j in range(len(t) - k + 1))
 
 
+def _with_span(field: dict | None, span: dict | None) -> dict | None:
+    """A page's rule with the span of its node's text that holds the value (tasks.learn.spans)."""
+    return field | {"span": span} if field and span else field
+
+
 def _field(rules: list[str], score: float) -> dict | None:
     if not rules:
         return None
@@ -425,6 +434,7 @@ def reduce_rules(page_rules: list) -> dict:
         scores = defaultdict(list)
         ranks = defaultdict(list)
         dayfirst = defaultdict(int)
+        spans = defaultdict(dict)  # rule -> span key -> [votes, span]
         extra = {}
         for p in pages:
             f = p.get(field)
@@ -439,6 +449,8 @@ def reduce_rules(page_rules: list) -> dict:
                     extra.setdefault(rule, {"source": f["source"]})
                 if f.get("dayfirst"):
                     dayfirst[rule] += 1
+                if f.get("span"):
+                    spans[rule].setdefault(span_key(f["span"]), [0, f["span"]])[0] += 1
         if not votes:
             out[field] = None
             continue
@@ -453,4 +465,9 @@ def reduce_rules(page_rules: list) -> dict:
                       "fallbacks": fallbacks} | extra.get(best, {})
         if dayfirst[best]:
             out[field]["dayfirst"] = True
+        # the span most pages of the best rule learned (a third at least: posts whose node
+        # holds the value alone, a title without a counter, vote for none)
+        top = max(spans[best].values(), key=lambda v: v[0], default=None)
+        if top and 3 * top[0] >= votes[best]:
+            out[field]["span"] = top[1]
     return out
