@@ -5,13 +5,15 @@
     FarmServer(blog, faults)                        serve it over loopback (tests/farm/server.py)
 
 Families: wordpress (classic WordPress), blogger, static (Hugo), spa (post bodies rendered
-by JavaScript from JSON), forum (a blog inside thousands of forum/wiki pages).
+by JavaScript from JSON), forum (a blog inside thousands of forum/wiki pages), bylines
+(field values inside bylines, titles with counters, authors only in JSON-LD or the feed).
 Pytest fixtures are in tests/farm/fixtures.py; `python -m tests.farm serve FAMILY` serves one.
 """
 from __future__ import annotations
 
 from .blog import Blog
 from .blogger import Blogger
+from .bylines import Bylines
 from .forum import Forum
 from .spa import SPA
 from .static import Static
@@ -23,6 +25,7 @@ FAMILIES: dict[str, type[Blog]] = {
     "static": Static,
     "spa": SPA,
     "forum": Forum,
+    "bylines": Bylines,
 }
 
 
