@@ -65,14 +65,15 @@ def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
         out["sources"] = sources
         return out
     md = page_metadata(root, url)
-    site = {s.casefold() for s in (md.get("site_name"), (blog or {}).get("title")) if s}
+    site = set(md["site_names"]) | {s.casefold() for s in (md.get("site_name"), (blog or {}).get("title")) if s}
     feed_title = html_to_text((entry or {}).get("title") or "") or None
     chain = {
         "title": [(s, (md["by_source"].get(s) or {}).get("title")) for s in _META_SOURCES]
         + [("feed", feed_title)],
-        "authors": [(s, _not_site((md["by_source"].get(s) or {}).get("authors") or [], site))
+        # metadata was checked against the site's names already; an entry's own author is trusted
+        "authors": [(s, _not_site((md["by_source"].get(s) or {}).get("authors") or [], set()))
                     for s in _META_SOURCES]
-        + [("feed", _not_site(_entry_authors(entry, lang), site))],
+        + [("feed", _not_site(_entry_authors(entry, lang), set()))],
         "published": [(s, (md["by_source"].get(s) or {}).get("published")) for s in _META_SOURCES]
         + [("feed", (entry or {}).get("published"))],
     }

@@ -19,7 +19,7 @@ from tasks.text.dates import parse_date
 from tasks.text.names import split_authors
 from tasks.text.similarity import normalize_text
 
-__all__ = ["page_metadata", "json_ld_objects", "SOURCES"]
+__all__ = ["page_metadata", "json_ld_objects", "site_names", "SOURCES"]
 
 SOURCES = ("jsonld", "microdata", "meta", "title_tag")
 _POST_TYPES = {"blogposting", "article", "newsarticle", "posting", "socialmediaposting", "reportagenewsarticle",
@@ -162,6 +162,13 @@ def _site_names(metas: dict, title_tag: str) -> set[str]:
     return names
 
 
+def site_names(root) -> set[str]:
+    """The site's own names, case-folded (og:site_name, application-name, the parts of
+    "Post | Site" in <title>): what an author never is."""
+    t = _TITLE(root)
+    return _site_names(_metas(root), node_text(t[0]) if t else "")
+
+
 def _authors_ok(names: list[str], site: set[str]) -> list[str]:
     out = []
     for n in names:
@@ -198,7 +205,9 @@ def page_metadata(root, url: str | None = None) -> dict:
         meta["published"] = date
     for name, got in (("jsonld", ld), ("microdata", md), ("meta", meta)):
         if "authors" in got:
-            got["authors"] = _authors_ok(got["authors"], site)
+            # a schema.org Person may be named like the blog ("Jane Doe", the blog of Jane Doe);
+            # a meta author that is the site's name is the site
+            got["authors"] = _authors_ok(got["authors"], site if name == "meta" else set())
             if not got["authors"]:
                 del got["authors"]
         if got:
@@ -206,7 +215,7 @@ def page_metadata(root, url: str | None = None) -> dict:
     if title_tag:
         by_source["title_tag"] = {"title": _TITLE_SEP.split(title_tag)[0] if site else title_tag}
 
-    out: dict = {"title": None, "authors": [], "published": None, "sources": {},
+    out: dict = {"title": None, "authors": [], "published": None, "sources": {}, "site_names": sorted(site),
                  "site_name": next((v[0] for k in _META_SITE[:2] if (v := metas.get(k))), None),
                  "by_source": by_source}
     for field in ("title", "authors", "published"):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from tasks.extract.metadata import site_names
 from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html
 from tasks.learn.spans import learn_span, span_key
 from tasks.learn.rules import (apply_rule, attribute_rules, element_rules, text_node_rules,
@@ -281,13 +282,16 @@ def learn_page(html, url: str | None, target: dict) -> dict:
     authors = [clean_author(a) for a in (target.get("authors") or [])]
     authors = [a for a in authors if a]
     author_source = "feed"
+    site = site_names(root)  # a feed-level or meta author that is the site's name is no author
+    if target.get("authors_from_feed"):
+        authors = [a for a in authors if a.casefold() not in site]
     if target.get("authors_from_feed") or not all(person_like(a) for a in authors):
         # a feed-level author is often the site's name or tagline: the page's own metadata wins
-        named = [a for a in page_authors(root, html) if person_like(a)]
+        named = [a for a in page_authors(root, html) if person_like(a) and a.casefold() not in site]
         if named and not (set(named) & set(authors)):
             authors, author_source = named, "page"
     if not authors:
-        authors, author_source = page_authors(root, html), "page"
+        authors, author_source = [a for a in page_authors(root, html) if a.casefold() not in site], "page"
     published = target.get("published")
     dates = renderings(published) if published else []
 
