@@ -321,9 +321,13 @@ def learn_page(html, url: str | None, target: dict) -> dict:
                     v = s + TITLE_TIE * tree.closeness(i, content_i if content_i >= 0 else None)
                     if v > best_v:
                         best, best_v = i, v
+            span = learn_span(nodes[best], [title_t])
+            if span is not None:
+                # "Title | Site" in <head> beats "Title<small>subtitle</small>" in the page on
+                # similarity; the body node that holds the title as a span is the post's own
+                best, span = _body_title(tree, scores, best, span, title_t)
             title_i = best
-            out["title"] = _with_span(_field(element_rules(nodes[best]), scores[best]),
-                                      learn_span(nodes[best], [title_t]))
+            out["title"] = _with_span(_field(element_rules(nodes[best]), scores[best]), span)
     if content_i >= 0:
         if _is_summary(target, content_t):
             content_i = _climb(tree, content_i, title_i)
@@ -401,6 +405,35 @@ def learn_page(html, url: str | None, target: dict) -> dict:
             rules, s, dayfirst = chosen
             out["date"] = _field(rules, s) | ({"dayfirst": True} if dayfirst else {})
     return out
+
+
+def _in_head(tree: _Tree, i: int) -> bool:
+    while i >= 0:
+        if tree.nodes[i].tag == "head":
+            return True
+        i = tree.parent[i]
+    return False
+
+
+def _body_title(tree: _Tree, scores: list, best: int, span: dict, title: str, tries: int = 40) -> tuple:
+    """(node, span) of the title: `best` unless it sits in <head> and a node of the body,
+    among the next most similar, holds the title whole or as a span."""
+    if not _in_head(tree, best):
+        return best, span
+    want = normalize_text(title).casefold()
+    # headings first (a breadcrumb "Home » Title" holds the title too), then by similarity
+    order = sorted((i for i, s in enumerate(scores) if s > 0.1),
+                   key=lambda i: (tree.nodes[i].tag not in ("h1", "h2", "h3"), -scores[i]))
+    for i in [i for i in order if not _in_head(tree, i)][:tries]:
+        text = normalize_text(node_text(tree.nodes[i])).casefold()
+        if want not in text:
+            continue
+        if text == want:
+            return i, None
+        inner = learn_span(tree.nodes[i], [title])
+        if inner is not None:
+            return i, inner
+    return best, span
 
 
 def _contains_name(text: str, name: str) -> bool:
