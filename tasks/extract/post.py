@@ -15,7 +15,7 @@ from lxml import etree
 from tasks.text.dates import parse_date
 from tasks.extract.fields import complete
 from tasks.fetch.html import html_to_text, node_text, parse_html, to_html
-from tasks.learn.fields import DAY_FIRST, clean_author, page_authors
+from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
 from tasks.learn.spans import apply_span
 from tasks.text.names import split_authors
 from tasks.learn.rules import apply_rule, first_match, first_matches, first_of
@@ -97,6 +97,8 @@ def _authors(found: list, span: dict | None, lang: str | None) -> list[str]:
     for node, text in found[:_MAX_AUTHORS]:
         value = apply_span(node, span, author=True) if span else None
         for name in split_authors(clean_author(value or text), lang):
+            if span and value is None and not person_like(name):
+                continue  # the byline's span does not fit this post: its whole text is no name
             if name and name not in names and len(name) <= 120:
                 names.append(name)
     return names[:_MAX_AUTHORS]

@@ -119,6 +119,30 @@ def _candidates(node, values: list[str]) -> list[dict]:
     return out
 
 
+_CONJ = {",", "&", "and", "und", "et", "y", "e", "i", "и", "en", "og", "och", "ja", "ve", "és", "și", "та"}
+_PARTICLE = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "bin", "ibn", "al", "el"}
+
+
+def _with_coauthors(text: str, value: str) -> str:
+    """`value` and the names that follow it in `text` ("Jane Doe" in "by Jane Doe and John
+    Roe on ..." -> "Jane Doe and John Roe"): the feed may name only the first author, the
+    span must cover every one."""
+    low = text.casefold()
+    s = low.find(value.casefold())
+    if s < 0:
+        return value
+    end = s + len(value)
+    tokens = re.findall(r",|[^\s,]+", text[end:])
+    pos, k = end, 0
+    while k + 1 < len(tokens) and tokens[k].casefold() in _CONJ and tokens[k + 1][:1].isupper():
+        j = k + 1
+        while j < len(tokens) and (tokens[j][:1].isupper() or tokens[j].casefold() in _PARTICLE):
+            j += 1
+        pos = text.index(tokens[j - 1], pos) + len(tokens[j - 1])
+        k = j
+    return text[s:pos]
+
+
 def learn_span(node, values: list[str], author: bool = False) -> dict | None:
     """The span of `node`'s text that holds `values` (a title; an author's name, or several
     names of one byline), or None when the whole text is the value or it is not there."""
@@ -126,6 +150,8 @@ def learn_span(node, values: list[str], author: bool = False) -> dict | None:
     if not values:
         return None
     text = _text(node)
+    if author and len(values) == 1:
+        values = [_with_coauthors(text, values[0])]
     whole = _clean(text, author)
     if _norm(whole) == _norm(" ".join(values)) or (len(values) > 1 and all(_norm(v) in _norm(whole) for v in values)
                                                    and len(_norm(whole)) <= len(_norm(" ".join(values))) + 10

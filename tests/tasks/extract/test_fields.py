@@ -67,3 +67,14 @@ def test_span_rule_extracts_byline_parts():
     assert got["authors"] == ["Anna Schmidt", "Paul Weber"]
     assert got["published"] == "2014-03-09"
     assert got["sources"] == {"title": "span", "content": "rule", "authors": "span", "published": "rule"}
+
+
+def test_a_byline_span_that_does_not_fit_gives_no_garbage_author():
+    ld = ('<script type="application/ld+json">{"@type": "BlogPosting", '
+          '"author": {"@type": "Person", "name": "Jane Doe"}}</script>')
+    page = ('<html><head>' + ld + '</head><body><h1 class="t">T</h1><div class="m">Posted on March 3, 2012 by '
+            'Jane Doe Leave a comment</div><div class="c"><p>Text.</p></div></body></html>')
+    rules = {"title": {"rule": "//*[@class='t']"}, "content": {"rule": "//*[@class='c']"},
+             "author": {"rule": "//*[@class='m']", "span": {"re": r"(?:^|\s)by\s*(.+?)\s*\d+(?:\s|$)"}}}
+    got = extract_post(page, None, rules)
+    assert got["authors"] == ["Jane Doe"] and got["sources"]["authors"] == "jsonld"

@@ -47,3 +47,9 @@ def test_no_span_when_the_value_is_absent():
 def test_span_that_does_not_fit_gives_none():
     span = learn_span(el("<h2>A title (2)</h2>"), ["A title"])
     assert apply_span(el("<h2>No counter here</h2>"), span) is None
+
+
+def test_an_author_span_covers_the_coauthors_the_feed_leaves_out():
+    span = learn_span(el("<p>By Jane Doe and John Roe on March 3, 2012</p>"), ["Jane Doe"], author=True)
+    assert apply_span(el("<p>By Ann Lee, Bo Ra and Cy Do on May 9, 2011</p>"), span, True) == "Ann Lee, Bo Ra and Cy Do"
+    assert apply_span(el("<p>By Ann Lee on May 9, 2011</p>"), span, True) == "Ann Lee"
