@@ -4,7 +4,8 @@ One family, five cases (option `case`, else drawn from the seed), each in the bl
 language (en, fr, es, de) and with one of three themes (class, id or bare markup):
 
 - "span": one byline node holds date, separator and author(s): "3 mars 2012 · par Marie
-  Dupont et Jean Martin" (a third of the posts have two authors);
+  Dupont et Jean Martin" (a third of the posts have two authors, whom the feed names
+  both or only the first);
 - "title_extra": the title node also holds a counter "Title (12)" or a subtitle element;
 - "jsonld": no author on the page but in its JSON-LD (meta author is the site's name);
 - "feed_author": no author on the page; the feed names one author for the whole blog
@@ -33,6 +34,7 @@ class Bylines(Static):
         self.case = self.options.get("case") or CASES[self.seed % len(CASES)]
         self.sep = r.choice(SEPS)
         self.subtitles = r.random() < 0.5
+        self.feed_first_author = r.random() < 0.5  # RSS feeds often name the first author only
         self.has_archives = True
         self.co: dict[int, Author] = {}
         if self.case == "feed_author":
@@ -101,7 +103,8 @@ class Bylines(Static):
         for p in self.newest[: self.feed_size]:
             who = ""
             if self.case not in ("jsonld", "feed_author"):
-                who = "".join(f"<dc:creator>{esc(n)}</dc:creator>" for n in self.names_of(p))
+                names = self.names_of(p)[:1] if self.feed_first_author else self.names_of(p)
+                who = "".join(f"<dc:creator>{esc(n)}</dc:creator>" for n in names)
             items.append(f"<item><title>{esc(p.title)}</title><link>{o}{p.path}</link>"
                          f"<pubDate>{T.rfc822(p.published)}</pubDate><guid>{o}{p.path}</guid>{who}"
                          f"<description>{esc(self.content(p, o))}</description></item>\n")
