@@ -115,13 +115,12 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
 
 
 JSON_LD_REL = "bh:json-ld"  # <link rel=... data-json=...> in <head>: the page's JSON-LD, kept off the text
-_LD_SCRIPTS = etree.XPath("//script[contains(translate(@type, 'LDJSON', 'ldjson'), 'ld+json')]")
 
 
 def _keep_json_ld(root) -> None:
     """Copy each JSON-LD block into an empty <link> in <head> (scripts are dropped, yet
     tasks.extract.metadata reads JSON-LD from the parsed tree; no text, no rule sees it)."""
-    scripts = _LD_SCRIPTS(root)
+    scripts = [s for s in root.iter("script") if "ld+json" in (s.get("type") or "").lower()]
     if not scripts:
         return
     head = root.find("head")

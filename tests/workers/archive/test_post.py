@@ -229,3 +229,16 @@ def test_no_warc_dir_means_no_warc_record(redis_server, site, tmp_path):
     archive.on_rendered(rt, cid, resp.url, {"url": resp.url, "html": resp.text})
     assert rt.downloader.recorder is None
     assert not list(tmp_path.rglob("*.warc.gz"))
+
+
+def test_record_with_sources_and_a_local_time_validates():
+    """`sources` per field and a published time without an offset (no zone invented) are valid."""
+    from tasks.archive.records import post_record
+    rec = post_record("http://b.test/p", "http://b.test/", {
+        "title": "T", "content_text": "x", "authors": ["Jane Doe", "John Roe"], "published": "2014-03-09T10:00:00",
+        "sources": {"title": "span", "content": "rule", "authors": "feed_blog", "published": "rule"}})
+    jsonschema.validate(rec, SCHEMA)
+    assert rec["sources"]["authors"] == "feed_blog"
+    rec["sources"]["title"] = "guess"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(rec, SCHEMA)
