@@ -21,8 +21,10 @@ SOURCES = ("rule", "span", "jsonld", "microdata", "meta", "feed", "feed_blog", "
 _META_SOURCES = ("jsonld", "microdata", "meta")
 
 
-def _not_site(names: list[str], site: set[str]) -> list[str]:
-    return [n for n in names if n and n.casefold() not in site and person_like(n)]
+def _not_site(names: list[str], site: set[str], strict: bool = True) -> list[str]:
+    """Names that are not the site's; from a weak source (`strict`: meta, page signs, the
+    feed's blog-wide author) only those that read as a person's name."""
+    return [n for n in names if n and n.casefold() not in site and (person_like(n) or not strict)]
 
 
 def blog_authors(feed: dict | None, entries: list[dict]) -> list[str]:
@@ -71,9 +73,9 @@ def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
         "title": [(s, (md["by_source"].get(s) or {}).get("title")) for s in _META_SOURCES]
         + [("feed", feed_title)],
         # metadata was checked against the site's names already; an entry's own author is trusted
-        "authors": [(s, _not_site((md["by_source"].get(s) or {}).get("authors") or [], set()))
+        "authors": [(s, _not_site((md["by_source"].get(s) or {}).get("authors") or [], set(), s == "meta"))
                     for s in _META_SOURCES]
-        + [("feed", _not_site(_entry_authors(entry, lang), set()))],
+        + [("feed", _not_site(_entry_authors(entry, lang), set(), False))],
         "published": [(s, (md["by_source"].get(s) or {}).get("published")) for s in _META_SOURCES]
         + [("feed", (entry or {}).get("published"))],
     }

@@ -78,3 +78,10 @@ def test_a_byline_span_that_does_not_fit_gives_no_garbage_author():
              "author": {"rule": "//*[@class='m']", "span": {"re": r"(?:^|\s)by\s*(.+?)\s*\d+(?:\s|$)"}}}
     got = extract_post(page, None, rules)
     assert got["authors"] == ["Jane Doe"] and got["sources"]["authors"] == "jsonld"
+
+
+def test_schema_org_people_and_entry_authors_need_not_look_like_names():
+    ld = '<script type="application/ld+json">{"@type": "BlogPosting", "author": {"@type": "Person", "name": "jane doe"}}</script>'
+    assert _complete(ld)["authors"] == ["jane doe"]
+    assert _complete("", {"authors": ["the kitchen crew"]})["authors"] == ["the kitchen crew"]
+    assert _complete('<meta name="author" content="the kitchen crew">')["authors"] == []
