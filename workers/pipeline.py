@@ -99,7 +99,8 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         raise CrawlFailed(f"the feed {feed_url} lists no post of this blog")
     st.save_entries(crawl_id, entries)
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries],
-                 feed_meta={"title": feed.get("title"), "authors": blog_authors(feed, entries)})
+                 feed_meta={"title": feed.get("title"), "language": feed.get("language"),
+                            "authors": blog_authors(feed, entries)})
     st.cache_page(crawl_id, home_url, {"url": home.url, "html": home.text})
 
     try:

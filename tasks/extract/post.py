@@ -165,9 +165,10 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     """`extract_post` on a page already parsed (rendered pages, the learner's checks).
 
     entry: the post's feed entry, if the feed lists it; blog: {"authors": the feed's
-    blog-wide author, "title": the feed's title} (tasks.extract.fields.complete)."""
+    blog-wide author, "title": the feed's title, "language": the feed's language, for
+    the word that joins authors where the page names none} (tasks.extract.fields.complete)."""
     title_rules, content_rules, author_rules, date_rules = (rules_of(rules, f) for f in FIELDS)
-    lang = (root.get("lang") or "").strip() or None
+    lang = (root.get("lang") or "").strip() or (blog or {}).get("language") or None
     sources: dict = {}
     # the title, content and date rules' first matches, in one walk over the page
     firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])

@@ -85,3 +85,12 @@ def test_schema_org_people_and_entry_authors_need_not_look_like_names():
     assert _complete(ld)["authors"] == ["jane doe"]
     assert _complete("", {"authors": ["the kitchen crew"]})["authors"] == ["the kitchen crew"]
     assert _complete('<meta name="author" content="the kitchen crew">')["authors"] == []
+
+
+def test_the_feed_language_joins_authors_where_the_page_names_none():
+    from tasks.extract.post import extract_root
+    page = '<html><body><h1>T</h1><p class="by">por Ana García y Luis Pérez</p><div class="c">x</div></body></html>'
+    rules = {"author": {"rule": "//*[@class='by']"}}
+    root = parse_html(page, "http://b.test/p")
+    assert extract_root(root, page, rules, None, {"language": "es"})["authors"] == ["Ana García", "Luis Pérez"]
+    assert extract_root(root, page, rules, None, {"language": "en"})["authors"] == ["Ana García y Luis Pérez"]
