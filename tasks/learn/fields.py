@@ -502,9 +502,10 @@ def reduce_rules(page_rules: list) -> dict:
                       "fallbacks": fallbacks} | extra.get(best, {})
         if dayfirst[best]:
             out[field]["dayfirst"] = True
-        # the span most pages of the best rule learned (a third at least: posts whose node
-        # holds the value alone, a title without a counter, vote for none)
+        # the span most pages of the best rule learned, if a fifth of them did (posts whose
+        # node holds the value alone, a title without a counter, vote for none; a span that
+        # does not fit a post leaves its text whole), twice unless the rule has two votes
         top = max(spans[best].values(), key=lambda v: v[0], default=None)
-        if top and 3 * top[0] >= votes[best]:
+        if top and 5 * top[0] >= votes[best] and (top[0] >= 2 or votes[best] <= 2):
             out[field]["span"] = top[1]
     return out

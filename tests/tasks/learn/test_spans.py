@@ -53,3 +53,27 @@ def test_an_author_span_covers_the_coauthors_the_feed_leaves_out():
     span = learn_span(el("<p>By Jane Doe and John Roe on March 3, 2012</p>"), ["Jane Doe"], author=True)
     assert apply_span(el("<p>By Ann Lee, Bo Ra and Cy Do on May 9, 2011</p>"), span, True) == "Ann Lee, Bo Ra and Cy Do"
     assert apply_span(el("<p>By Ann Lee on May 9, 2011</p>"), span, True) == "Ann Lee"
+
+
+def _page(title_html, byline):
+    return (f'<html lang="en"><head><title>x | Site</title></head><body><div class="post"><h1 class="t">{title_html}'
+            f'</h1><div class="meta">{byline}</div><div class="c"><p>{"Body words here. " * 30}</p></div></div>'
+            f'</body></html>')
+
+
+def test_learn_page_and_reduce_keep_the_span_beside_the_rule():
+    from tasks.learn.fields import learn_page, reduce_rules
+    pages = []
+    for k, (title, author, day) in enumerate([("First post", "Jane Doe", 3), ("Second one", "John Roe", 4),
+                                              ("Third thing", "Ann Lee", 5)]):
+        html = _page(f"{title} ({k + 2})", f"March {day}, 2012 · Jane Doe" if k == 0 else f"March {day}, 2012 · {author}")
+        target = {"title": title, "content": "<p>" + "Body words here. " * 30 + "</p>",
+                  "authors": ["Jane Doe" if k == 0 else author], "published": f"2012-03-0{day}T10:00:00+00:00"}
+        pages.append(learn_page(html, "http://b.test/p", target))
+    rules = reduce_rules(pages)
+    assert rules["title"]["span"] == {"re": r"^(.+?)\s*\(\d+\)$"}
+    assert rules["author"]["span"] == {"sep": "·", "index": -1}
+    from tasks.extract.post import extract_post
+    got = extract_post(_page("Fourth (17)", "May 9, 2013 · Bo Ra and Cy Do"), None, rules)
+    assert got["title"] == "Fourth" and got["authors"] == ["Bo Ra", "Cy Do"]
+    assert got["sources"]["title"] == "span" and got["sources"]["authors"] == "span"
