@@ -1,9 +1,11 @@
 """Apply a blog's learned rules to one post page (the cheap step done for every post).
 
-`extract_post` parses the page once and evaluates one compiled XPath per field. Where a
-rule finds nothing on a page (a post without a byline, an odd template), the page's own
-metadata fills the gap: og:title/h1 for the title, article:published_time, <time
-datetime> and JSON-LD for the date, meta author/rel=author for authors. `matches_entry`
+`extract_post` parses the page once and evaluates one compiled XPath per field, and cuts
+the value out of its node where the learner found it shares the node with other text
+(tasks.learn.spans). Where a rule finds nothing on a page (a post without a byline, an
+odd template), the fallback chain fills the gap: JSON-LD, microdata, meta tags, the feed
+entry, h1/<time datetime>/rel=author, the feed's blog-wide author
+(tasks.extract.fields); the record says which source gave each field. `matches_entry`
 is update_crawl's check that the stored rules still extract what the feed says.
 """
 from __future__ import annotations
@@ -90,18 +92,20 @@ def _select_first(root, rules: list[str], elements: bool = False, firsts=None) -
     return None, ""
 
 
-def _authors(found: list, span: dict | None, lang: str | None) -> list[str]:
+def _authors(found: list, span: dict | None, lang: str | None) -> tuple[list[str], bool]:
     """The names the author rule's nodes give: each node's span (tasks.learn.spans) or
-    whole text, without "By", split into a list (tasks.text.names)."""
-    names = []
+    whole text, without "By", split into a list (tasks.text.names); and whether a span
+    gave them."""
+    names, spanned = [], False
     for node, text in found[:_MAX_AUTHORS]:
         value = apply_span(node, span, author=True) if span else None
+        spanned = spanned or value is not None
         for name in split_authors(clean_author(value or text), lang):
             if span and value is None and not person_like(name):
                 continue  # the byline's span does not fit this post: its whole text is no name
             if name and name not in names and len(name) <= 120:
                 names.append(name)
-    return names[:_MAX_AUTHORS]
+    return names[:_MAX_AUTHORS], spanned
 
 
 def _machine_date(el) -> str | None:
@@ -181,9 +185,10 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
     if text:
         sources["content"] = "rule"
-    authors = _authors(_select(root, author_rules), _span(rules, "author"), lang) if author_rules else []
+    authors, spanned = _authors(_select(root, author_rules), _span(rules, "author"), lang) \
+        if author_rules else ([], False)
     if authors:
-        sources["authors"] = "span" if _span(rules, "author") else "rule"
+        sources["authors"] = "span" if spanned else "rule"
     published = _date(root, date_rules, _date_lang(root, rules), firsts)
     if published:
         sources["published"] = "rule"
