@@ -158,8 +158,23 @@ def _site_names(metas: dict, title_tag: str) -> set[str]:
     names = {v.casefold() for k in _META_SITE for v in metas.get(k, [])}
     if title_tag:
         names.add(title_tag.casefold())
-        names.update(p.casefold() for p in _TITLE_SEP.split(title_tag)[1:])  # "Post | Site"
+        parts = _TITLE_SEP.split(title_tag)
+        if len(parts) > 1:
+            names.add(parts[-1].casefold())  # "Post | Site"
     return names
+
+
+def _without_site(title: str | None, site: set[str]) -> str | None:
+    """A title without its " | Site" (or "Site - ") part, the site being one of `site`."""
+    if not title:
+        return title
+    parts = _TITLE_SEP.split(title)
+    if len(parts) > 1:
+        if parts[-1].casefold() in site:
+            return title[: title.rfind(parts[-1])].rstrip(" |·•»-–—") or title
+        if parts[0].casefold() in site:
+            return title[len(parts[0]):].lstrip(" |·•»-–—") or title
+    return title
 
 
 def site_names(root) -> set[str]:
@@ -192,7 +207,10 @@ def page_metadata(root, url: str | None = None) -> dict:
     ld = _from_objects(json_ld_objects(root))
     md = _from_objects([dict(o, **{"@type": o.get("type")}) for o in _microdata(root, url)])
     meta: dict = {}
-    title = next((v[0] for k in _META_TITLE if (v := metas.get(k))), None)
+    # the site's declared name, else the last part of <title>, is cut from titles
+    declared = {v.casefold() for k in _META_SITE for v in metas.get(k, [])}
+    cut = declared or (site - {title_tag.casefold()})
+    title = _without_site(next((v[0] for k in _META_TITLE if (v := metas.get(k))), None), cut)
     if title:
         meta["title"] = title
     # one citation_author per author, often "Last, First": not a list to split
@@ -213,7 +231,7 @@ def page_metadata(root, url: str | None = None) -> dict:
         if got:
             by_source[name] = got
     if title_tag:
-        by_source["title_tag"] = {"title": _TITLE_SEP.split(title_tag)[0] if site else title_tag}
+        by_source["title_tag"] = {"title": _without_site(title_tag, cut)}
 
     out: dict = {"title": None, "authors": [], "published": None, "sources": {}, "site_names": sorted(site),
                  "site_name": next((v[0] for k in _META_SITE[:2] if (v := metas.get(k))), None),

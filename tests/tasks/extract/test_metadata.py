@@ -67,3 +67,13 @@ def test_nothing_known():
 def test_broken_json_ld_is_skipped():
     html = '<html><head><script type="application/ld+json">{"headline": </script></head><body>x</body></html>'
     assert page_metadata(parse_html(html), None)["title"] is None
+
+
+def test_titles_lose_the_site_name_only():
+    html = """<html><head><title>Part one - the start | Cool Site</title><meta property="og:site_name" content="Cool Site">
+    <meta property="og:title" content="Part one - the start | Cool Site"></head><body></body></html>"""
+    md = page_metadata(parse_html(html), None)
+    assert md["title"] == "Part one - the start"
+    assert md["by_source"]["title_tag"]["title"] == "Part one - the start"
+    html = "<html><head><title>Cool Site » A post</title><meta property='og:site_name' content='Cool Site'></head></html>"
+    assert page_metadata(parse_html(html), None)["by_source"]["title_tag"]["title"] == "A post"
