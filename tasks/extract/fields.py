@@ -39,7 +39,8 @@ def blog_authors(feed: dict | None, entries: list[dict]) -> list[str]:
         return []
     title = ((feed or {}).get("title") or "").casefold()
     name = names.pop()
-    return [name] if person_like(name) and name.casefold() != title and name.casefold() not in title else []
+    # "Jane Doe's notes" is Jane Doe's blog: only a name that is the title itself is the site
+    return [name] if person_like(name) and name.casefold() != title else []
 
 
 def _entry_authors(entry: dict | None, lang: str | None) -> list[str]:

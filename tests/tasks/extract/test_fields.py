@@ -94,3 +94,7 @@ def test_the_feed_language_joins_authors_where_the_page_names_none():
     root = parse_html(page, "http://b.test/p")
     assert extract_root(root, page, rules, None, {"language": "es"})["authors"] == ["Ana García", "Luis Pérez"]
     assert extract_root(root, page, rules, None, {"language": "en"})["authors"] == ["Ana García y Luis Pérez"]
+
+
+def test_a_blog_named_after_its_author_keeps_the_author():
+    assert blog_authors({"title": "Ann Lee's notes"}, [{"authors": ["Ann Lee"]}]) == ["Ann Lee"]
