@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 
 from tasks.discover import feeds as feedlib
 from tasks.discover.announced import archive_widget_total
+from tasks.extract.fields import blog_authors
 from tasks.extract.post import extract_post, extract_root, matches_entry, rule_of
 from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
@@ -125,7 +126,9 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     if not entries:
         raise CrawlFailed(f"the feed {feed_url} lists no post of this blog")
     st.save_entries(crawl_id, entries)
-    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries])
+    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries],
+                 feed_meta={"title": feed.get("title"), "language": feed.get("language"),
+                            "authors": blog_authors(feed, entries)})
     st.cache_page(crawl_id, home_url, {"url": home.url, "html": home.text})
 
     try:
@@ -334,7 +337,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
     others += [canonical(u) for u in feed_links(root, page["url"], home)]
 
     result = {"url": url, "post": post}
-    extracted = extract_root(root, page["html"], rules) if post else None
+    extracted = extract_root(root, page["html"], rules, entry, blog.get("feed_meta"), page["url"]) if post else None
     if post and entry is None and not _reads_as_post(extracted, rules, pattern, home):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
     if post:

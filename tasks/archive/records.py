@@ -35,6 +35,10 @@ def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
         "media": media or [],
         "crawled_at": crawled_at or now_iso(),
         "rules": {f: (rules or {}).get(f) for f in ("title", "content", "author", "date")},
+        # which source filled each field (tasks.extract.fields): rule, span, jsonld, microdata,
+        # meta, feed, feed_blog, page; a field nothing filled is absent
+        "sources": {f: v for f, v in (extracted.get("sources") or {}).items()
+                    if f in ("title", "content", "authors", "published")},
     }
 
 

@@ -7,7 +7,8 @@
 Families: wordpress (classic WordPress), blogger, static (Hugo), spa (post bodies rendered
 by JavaScript from JSON), forum (a blog inside thousands of forum/wiki pages), threaded
 (comments in the page only, no comment feed) and widget (comments from an unknown script
-widget behind "load more"), tests/farm/comments.py.
+widget behind "load more"), tests/farm/comments.py, and bylines (field values inside
+bylines, titles with counters, authors only in JSON-LD or the feed), tests/farm/bylines.py.
 Pytest fixtures are in tests/farm/fixtures.py; `python -m tests.farm serve FAMILY` serves one.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from .blog import Blog
 from .blogger import Blogger
 from .comments import Threaded, Widget
+from .bylines import Bylines
 from .forum import Forum
 from .spa import SPA
 from .static import Static
@@ -28,6 +30,7 @@ FAMILIES: dict[str, type[Blog]] = {
     "forum": Forum,
     "threaded": Threaded,
     "widget": Widget,
+    "bylines": Bylines,
 }
 
 

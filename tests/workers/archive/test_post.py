@@ -259,3 +259,16 @@ def test_a_cluster_worker_packages_a_finished_crawl_as_wacz(redis_server, site, 
         pages = [json.loads(x) for x in z.read("pages/pages.jsonl").decode().splitlines()[1:]]
     assert sorted((p["url"], p["title"]) for p in pages) == [(posts[0], "Post 1"), (posts[1], "Post 2")]
     assert sorted(os.listdir(warc_dir)) == parts  # the shared directory is the workers': untouched
+
+
+def test_record_with_sources_and_a_local_time_validates():
+    """`sources` per field and a published time without an offset (no zone invented) are valid."""
+    from tasks.archive.records import post_record
+    rec = post_record("http://b.test/p", "http://b.test/", {
+        "title": "T", "content_text": "x", "authors": ["Jane Doe", "John Roe"], "published": "2014-03-09T10:00:00",
+        "sources": {"title": "span", "content": "rule", "authors": "feed_blog", "published": "rule"}})
+    jsonschema.validate(rec, SCHEMA)
+    assert rec["sources"]["authors"] == "feed_blog"
+    rec["sources"]["title"] = "guess"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(rec, SCHEMA)
