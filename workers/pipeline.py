@@ -56,7 +56,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     except FetchError as e:
         raise CrawlFailed(f"home page unreachable: {e}") from e
     home_url = canonical(home.url)
-    feed, feed_url, tried, fallback = None, None, [], None
+    feed, feed_url, tried, fallback, skipped = None, None, [], None, []
     for candidate in feedlib.discover_feeds(home.text, home.url)[:15]:
         # the first clean feed listing posts of this blog wins; a broken (bozo) one, or one
         # listing nothing of this blog, only if no later candidate does better
@@ -74,6 +74,8 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
             break
         if fallback is None or (ours and not fallback[2]):
             fallback = (got, candidate, ours)
+        if got.get("bozo"):
+            skipped.append((candidate, got["bozo"]))
         tried.append(f"{candidate}: " + (f"malformed feed ({got['bozo']})" if got.get("bozo")
                                          else "lists no post of this blog"))
     if feed is None and fallback is not None:
@@ -84,6 +86,9 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         raise CrawlFailed(f"no readable feed found from {url} (tried {len(tried)} candidates)")
     if feed.get("bozo"):
         st.add_error(crawl_id, feed_url, "feed", f"malformed feed, partly read: {feed['bozo']}")
+    for candidate, why in skipped[:3]:
+        if candidate != feed_url:
+            st.add_error(crawl_id, candidate, "feed", f"malformed feed, skipped for {feed_url}: {why}")
 
     entries, seen = [], set()
 
