@@ -332,8 +332,10 @@ def process(rt, crawl_id: str, url: str) -> dict:
     if post:
         if extracted.get("title") or extracted.get("content_text"):
             record = post_record(url, home, extracted, rules=_rule_strings(rules),
-                                 comments=comments.comments_for(rt, crawl_id, url, entry, page, root),
-                                 media=archive.media_for(rt, crawl_id, url, extracted, entry))
+                                 comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
+                                                rt, crawl_id, url, entry, page, root),
+                                 media=_part(rt, crawl_id, url, "media", [], archive.media_for,
+                                             rt, crawl_id, url, extracted, entry))
             digest = content_hash(record)
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
                                      output_unchanged=not options.get("update")) \
@@ -377,6 +379,22 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
         if refitted:
             _rescore(rt, crawl_id, model)
     rt.state.enqueue(crawl_id, scored)
+
+
+def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
+    """A part of a post (its comments, its media) whose failure is reported and leaves the
+    post without it, never losing the post. Redis being away is not the part's fault: raised."""
+    import redis
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    try:
+        return fn(*args)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, SoftTimeLimitExceeded):
+        raise
+    except Exception as e:
+        log.exception("%s of %s failed", what, url)
+        rt.state.add_error(crawl_id, url, f"{what}_error", f"{type(e).__name__}: {e} (the post is kept without its {what})")
+        return default
 
 
 def _untrapped(rt, crawl_id: str, urls: list[str], variants: bool = True) -> list[str]:

@@ -251,3 +251,25 @@ def test_hostile_pages_are_page_errors_and_traps_end_the_crawl_done(crawl, farm_
     found = {r["url"] for r in records}
     assert o + posts[-3].path in found  # read despite its rot13 charset
     assert len(found & {o + p.path for p in posts[:-2]}) >= 17
+
+
+def test_a_failing_part_of_a_post_is_reported_and_the_post_kept(rt):
+    """Media or comments raising anything but a Redis outage: reported, the post keeps going."""
+    import redis
+
+    from workers import pipeline
+
+    cid = rt.state.create_crawl("http://part-test.example/", None, {})
+
+    def broken(*_a):
+        raise LookupError("unknown encoding: rot13")
+
+    assert pipeline._part(rt, cid, "http://part-test.example/p", "media", [], broken) == []
+    [e] = rt.state.errors(cid)
+    assert e["kind"] == "media_error" and "rot13" in e["message"]
+
+    def redis_down(*_a):
+        raise redis.exceptions.ConnectionError("away")
+
+    with pytest.raises(redis.exceptions.ConnectionError):
+        pipeline._part(rt, cid, "http://part-test.example/p", "comments", None, redis_down)

@@ -240,3 +240,14 @@ def test_feed_size_is_capped(monkeypatch):
     with pytest.raises(feeds.FeedError) as e:
         feeds.parse_feed(b"<rss>" + b" " * 2000 + b"</rss>", "http://example.org/feed")
     assert "exceeds" in str(e.value)
+
+
+@pytest.mark.parametrize("declared,header", [("utf-7", None), ("utf-8", "rot13"), ("utf-8", "base64"),
+                                             ("UTF7", None)])
+def test_feed_in_a_refused_codec_is_read_as_text(declared, header):
+    from tasks.discover.feeds import parse_feed
+
+    data = (f'<?xml version="1.0" encoding="{declared}"?><rss version="2.0"><channel><title>T +ADw-b+AD4-</title>'
+            f'<link>http://e.org/</link><item><title>a</title><link>http://e.org/a</link></item></channel></rss>').encode()
+    feed = parse_feed(data, "http://e.org/feed", f"application/rss+xml; charset={header}" if header else None)
+    assert feed["title"] == "T +ADw-b+AD4-" and feed["entries"][0]["url"] == "http://e.org/a"

@@ -103,6 +103,7 @@ def test_browser_requests_to_private_addresses_are_refused(guarded_pool, secret,
         out = guarded_pool.render(site.url + "post", max_clicks=0)
     assert "public words" in out["html"]
     assert "TOP-SECRET" not in out["html"] and "LEAK:TOP" not in out["html"]
+    assert "data-bh-frame-src" not in out["html"]  # a refused comment frame is not inlined at all
     assert sum(secret.hits.values()) == before, "the browser reached the private server"
     assert any(r["url"].startswith(site.url + "post") for r in out["resources"])
     assert not any("169.254" in r["url"] or f":{secret.port}" in r["url"] for r in out["resources"])
