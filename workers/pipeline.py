@@ -70,7 +70,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         raise CrawlFailed(f"home page unreachable: {e}") from e
     home_url = canonical(home.url)
     _announced(st, crawl_id, home)
-    feed, feed_url, tried, fallback = None, None, [], None
+    feed, feed_url, tried, fallback, skipped = None, None, [], None, []
     for candidate in feedlib.discover_feeds(home.text, home.url)[:15]:
         # the first clean feed listing posts of this blog wins; a broken (bozo) one, or one
         # listing nothing of this blog, only if no later candidate does better
@@ -88,6 +88,8 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
             break
         if fallback is None or (ours and not fallback[2]):
             fallback = (got, candidate, ours)
+        if got.get("bozo"):
+            skipped.append((candidate, got["bozo"]))
         tried.append(f"{candidate}: " + (f"malformed feed ({got['bozo']})" if got.get("bozo")
                                          else "lists no post of this blog"))
     if feed is None and fallback is not None:
@@ -98,6 +100,9 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         raise CrawlFailed(f"no readable feed found from {url} (tried {len(tried)} candidates)")
     if feed.get("bozo"):
         st.add_error(crawl_id, feed_url, "feed", f"malformed feed, partly read: {feed['bozo']}")
+    for candidate, why in skipped[:3]:
+        if candidate != feed_url:
+            st.add_error(crawl_id, candidate, "feed", f"malformed feed, skipped for {feed_url}: {why}")
 
     entries, seen = [], set()
 
@@ -343,8 +348,10 @@ def process(rt, crawl_id: str, url: str) -> dict:
     if post:
         if extracted.get("title") or extracted.get("content_text"):
             record = post_record(url, home, extracted, rules=_rule_strings(rules),
-                                 comments=comments.comments_for(rt, crawl_id, url, entry, page, root),
-                                 media=archive.media_for(rt, crawl_id, url, extracted, entry))
+                                 comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
+                                                rt, crawl_id, url, entry, page, root),
+                                 media=_part(rt, crawl_id, url, "media", [], archive.media_for,
+                                             rt, crawl_id, url, extracted, entry))
             digest = content_hash(record)
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
                                      output_unchanged=not options.get("update")) \
@@ -388,6 +395,22 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
         if refitted:
             _rescore(rt, crawl_id, model)
     rt.state.enqueue(crawl_id, scored)
+
+
+def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
+    """A part of a post (its comments, its media) whose failure is reported and leaves the
+    post without it, never losing the post. Redis being away is not the part's fault: raised."""
+    import redis
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    try:
+        return fn(*args)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, SoftTimeLimitExceeded):
+        raise
+    except Exception as e:
+        log.exception("%s of %s failed", what, url)
+        rt.state.add_error(crawl_id, url, f"{what}_error", f"{type(e).__name__}: {e} (the post is kept without its {what})")
+        return default
 
 
 def _untrapped(rt, crawl_id: str, urls: list[str], variants: bool = True) -> list[str]:

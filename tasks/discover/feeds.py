@@ -149,6 +149,36 @@ def refuse_entities(data: bytes, url: str, content_type: str | None = None) -> N
                 raise FeedError(f"{url}: the document declares DTD entities (refused: entity expansion)")
 
 
+_XML_ENCODING = re.compile(rb"""^(\s*<\?xml\b[^>]*?)\s+encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']""")
+
+
+def _refused_charsets(data: bytes, content_type: str | None) -> tuple[bytes, str | None]:
+    """A feed declaring a codec no page may be in (UTF-7, rot13, base64: tasks/fetch/charset.py)
+    is handed to feedparser as UTF-8 text, read the way the fetcher reads pages; else unchanged."""
+    import codecs
+
+    from tasks.fetch.charset import decode, text_codec
+
+    m = _XML_ENCODING.match(data[:1024])
+    labels = [_charset(content_type), m.group(2).decode("ascii") if m else None]
+
+    def refused(label):
+        if not label or text_codec(label):
+            return False
+        try:
+            codecs.lookup(label)
+        except LookupError:
+            return False  # unknown: feedparser falls back by itself
+        return True
+
+    if not any(refused(label) for label in labels):
+        return data, content_type
+    if m:
+        data = data[:m.start(2) - 1].rsplit(b"encoding", 1)[0].rstrip() + data[m.end():]
+    text = decode(data, None)
+    return text.encode("utf-8"), "application/xml; charset=utf-8"
+
+
 def _charset(content_type: str | None) -> str | None:
     m = re.search(r"charset=([\w.:-]+)", content_type or "", re.I)
     return m.group(1) if m else None
@@ -162,6 +192,7 @@ def _parse(data: bytes | str, url: str, content_type: str | None = None):
     if len(data) > MAX_FEED_BYTES:
         raise FeedError(f"{url}: feed of {len(data)} bytes exceeds {MAX_FEED_BYTES}")
     refuse_entities(data, url, content_type)
+    data, content_type = _refused_charsets(data, content_type)
     if _looks_binary(data):
         raise FeedError(f"{url}: binary data, not a feed")
     # Say "XML" so that feedparser trusts the XML declaration and defaults to UTF-8

@@ -2,7 +2,7 @@
 
 The page budget bounds a trapped crawl, but only after it has spent the budget on the trap.
 These limits refuse such URLs before they are queued: a URL too long, a path too deep, a path
-repeating its own segments (`/a/b/a/b/a/b/`, relative links resolving on themselves), and too
+repeating its own segments (`/blog/blog/`, `/a/b/a/b/`: relative links resolving on themselves), and too
 many query variants of one path (`/calendar?month=...`, `?sid=...`); the last needs a count
 across the crawl, kept by the caller (workers/state.py), so it is `variant_key` here.
 """
@@ -40,6 +40,9 @@ def trap_reason(url: str, limits: TrapLimits = DEFAULT) -> str | None:
     if counts and max(counts.values()) >= limits.max_repeats:
         seg, n = counts.most_common(1)[0]
         return f"path repeats the segment {seg[:40]!r} {n} times"
+    for a, b in zip(segments, segments[1:]):
+        if a == b and not a.isdigit():  # /blog/blog/: a relative link resolved on itself (/03/03/ is a date)
+            return f"path repeats the segment {a[:40]!r} back to back"
     if _repeated_run(segments, limits.max_repeats - 1):
         return "path repeats a run of segments"
     return None

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from tasks.fetch.html import html_to_text, parse_html, node_text
+from tasks.fetch.browser_procs import _MemoryWatch, _first_existing, _is_timeout, _kill, _process_tree
 from tasks.fetch.guard import AllowPrivate
 from tasks.fetch.page_scripts import (_CLEAN, _CLICK, _FRAMES, _INSTRUMENT, _SETTLE, _SIGNATURE, _SPENT,
                                       _STATUS, _WAIT_SELECTOR, DOM_SIZE)
@@ -107,53 +108,6 @@ class _Session:
     @property
     def id(self) -> str:
         return self.driver.session_id
-
-
-def _first_existing(paths) -> str | None:
-    for p in paths:
-        if os.path.exists(p):
-            return p
-    return None
-
-
-def _process_tree(pid: int) -> list[int]:
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil is optional
-        return [pid]
-    try:
-        p = psutil.Process(pid)
-        return [pid] + [c.pid for c in p.children(recursive=True)]
-    except psutil.Error:
-        return []
-
-
-def _kill(pids: list[int]) -> None:
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover
-        return
-    procs = []
-    for pid in pids:
-        try:
-            procs.append(psutil.Process(pid))
-        except psutil.Error:
-            pass
-    for p in procs:
-        try:
-            p.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(procs, timeout=5)
-
-
-def _is_timeout(exc: BaseException) -> bool:
-    from selenium.common.exceptions import TimeoutException
-
-    if isinstance(exc, TimeoutException):
-        return True
-    text = f"{type(exc).__name__} {exc}".lower()
-    return "timed out" in text or "timeout" in text
 
 
 class BrowserPool:
@@ -418,6 +372,8 @@ class BrowserPool:
         frame_html = []
         if frames:
             for i, (el, src) in enumerate(drv.execute_script(_FRAMES, list(frames), 5) or []):
+                if s.proxy is not None and s.proxy.refused_top(src):
+                    continue  # the guard refused the frame: nothing of it goes into the page
                 drv.switch_to.frame(el)
                 try:
                     drv.execute_script(_INSTRUMENT)
@@ -445,46 +401,6 @@ class BrowserPool:
         return {"url": final, "html": html, "clicks": clicks, "elapsed": round(time.monotonic() - t0, 3),
                 "status": status, "session": s.id, "resources": fetched["resources"],
                 "refused": fetched["refused"], "resources_dropped": fetched["dropped"]}
-
-
-class _MemoryWatch:
-    """While a page renders, look at the resident memory of each of the session's processes
-    every quarter second; one past `limit` bytes (a renderer holding a DOM bomb) gets the
-    browser killed, and the render fails as "too_large". Per process, not summed: shared
-    pages are counted in every process's RSS."""
-
-    def __init__(self, s: _Session, limit: int):
-        self.s, self.limit = s, limit
-        self._stop = threading.Event()
-
-    def __enter__(self):
-        if self.s.pids and self.limit:
-            threading.Thread(target=self._run, name="renderer-memory", daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-
-    def _run(self) -> None:
-        try:
-            import psutil
-        except ImportError:  # pragma: no cover
-            return
-        procs = {}
-        while not self._stop.wait(0.25):
-            pids = _process_tree(self.s.pids[0])
-            for pid in pids:
-                try:
-                    p = procs.get(pid) or procs.setdefault(pid, psutil.Process(pid))
-                    if p.memory_info().rss > self.limit:
-                        break
-                except psutil.Error:
-                    continue
-            else:
-                continue
-            self.s.over_memory = True
-            _kill(pids[1:])  # the browser; its driver then reports the crash
-            return
 
 
 def _inline_frames(html: str, frames: list) -> str:

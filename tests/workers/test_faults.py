@@ -114,7 +114,8 @@ def test_broken_main_feed_reported_and_the_blog_still_crawled(cluster, kind):
         info, records = cluster.crawl(site.url, timeout=90, js="never")
     assert info["state"] == "done", info
     feed_errors = [e for e in info["error_report"] if e["kind"] == "feed"]
-    assert feed_errors and "malformed feed, partly read" in feed_errors[0]["message"], info["error_report"]
+    # reported; read partly, or (issue 19) skipped for a clean candidate (WordPress serves /feed too)
+    assert feed_errors and "malformed feed" in feed_errors[0]["message"], info["error_report"]
     assert {r["url"] for r in records} == {site.origin + p.path for p in blog.posts}
     note(f"feed fault: {kind} main feed", f"/feed/ served {kind}, 20-post blog",
          "feed problem in the report; entries read; every post still crawled",

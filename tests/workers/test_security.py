@@ -221,3 +221,55 @@ def test_query_variants_per_path_are_bounded(rt, monkeypatch):
         pipeline._queue_links(rt, cid, [], urls, {"order": "bfs"})
     queued = [u for u, _ in rt.state.frontier(cid)]
     assert sum("/calendar/" in u for u in queued) == 10 and sum("/list/" in u for u in queued) == 3
+
+
+# ------------------------------------------------------------------ a whole hostile crawl
+
+@pytest.mark.slow
+def test_hostile_pages_are_page_errors_and_traps_end_the_crawl_done(crawl, farm_blog):
+    """One blog, every hostile page at once, through real workers: the crawl ends "done" (not
+    failed, not budget_exhausted), each hostile page is that page's error, the rest is archived."""
+    from tests.farm import make_blog
+
+    blog = make_blog("wordpress", seed=19, n_posts=20)
+    posts = blog.posts  # oldest first; the feed lists the newest
+    hostile = {posts[-1].path: fault("bad_location"), posts[-2].path: fault("many_headers"),
+               posts[-3].path: fault("charset", charset="rot13"), "/robots.txt": fault("charset", charset="base64"),
+               "/": fault("extra_link", href="/trap/"), "/trap/*": fault("deep_trap")}
+    site = farm_blog("wordpress", seed=19, n_posts=20, faults=hostile)
+    info, records = crawl(site.url, js="never", timeout=240)
+    assert info["state"] == "done", info
+    kinds = {}
+    for e in info["error_report"]:
+        kinds.setdefault(e["url"], set()).add(e["kind"])
+    o = site.origin
+    assert "bad_url" in kinds.get(o + posts[-1].path, set()), kinds
+    assert "bad_response" in kinds.get(o + posts[-2].path, set()), kinds
+    assert info["trapped"] > 0 and any("trap" in k for k in kinds.values())
+    trap_pages = [t for t in site.hits if t.startswith("/trap/")]
+    assert 0 < len(trap_pages) < 200, len(trap_pages)
+    found = {r["url"] for r in records}
+    assert o + posts[-3].path in found  # read despite its rot13 charset
+    assert len(found & {o + p.path for p in posts[:-2]}) >= 17
+
+
+def test_a_failing_part_of_a_post_is_reported_and_the_post_kept(rt):
+    """Media or comments raising anything but a Redis outage: reported, the post keeps going."""
+    import redis
+
+    from workers import pipeline
+
+    cid = rt.state.create_crawl("http://part-test.example/", None, {})
+
+    def broken(*_a):
+        raise LookupError("unknown encoding: rot13")
+
+    assert pipeline._part(rt, cid, "http://part-test.example/p", "media", [], broken) == []
+    [e] = rt.state.errors(cid)
+    assert e["kind"] == "media_error" and "rot13" in e["message"]
+
+    def redis_down(*_a):
+        raise redis.exceptions.ConnectionError("away")
+
+    with pytest.raises(redis.exceptions.ConnectionError):
+        pipeline._part(rt, cid, "http://part-test.example/p", "comments", None, redis_down)

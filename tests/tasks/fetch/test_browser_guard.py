@@ -20,6 +20,12 @@ _missing = [n for n in ("chromium", "chromedriver")
 browser = [pytest.mark.browser,
            pytest.mark.skipif(bool(_missing), reason=f"headless browser tests need {', '.join(_missing)}")]
 
+
+def browser_test(fn):
+    for mark in browser:
+        fn = mark(fn)
+    return fn
+
 PAGE = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>p</title></head>'
         '<body><article><p>public words of a blog post</p></article></body></html>')
 
@@ -90,6 +96,7 @@ def guarded_pool(secret):
     p.close()
 
 
+@browser_test
 @pytest.mark.parametrize("target", ["secret", "metadata", "localhost-name", "backslash"])
 def test_browser_requests_to_private_addresses_are_refused(guarded_pool, secret, target):
     pytest.importorskip("selenium")
@@ -103,11 +110,13 @@ def test_browser_requests_to_private_addresses_are_refused(guarded_pool, secret,
         out = guarded_pool.render(site.url + "post", max_clicks=0)
     assert "public words" in out["html"]
     assert "TOP-SECRET" not in out["html"] and "LEAK:TOP" not in out["html"]
+    assert "data-bh-frame-src" not in out["html"]  # a refused comment frame is not inlined at all
     assert sum(secret.hits.values()) == before, "the browser reached the private server"
     assert any(r["url"].startswith(site.url + "post") for r in out["resources"])
     assert not any("169.254" in r["url"] or f":{secret.port}" in r["url"] for r in out["resources"])
 
 
+@browser_test
 def test_browser_page_itself_refused(guarded_pool, secret):
     guarded_pool.holder["allow"] = lambda url: False
     with pytest.raises(RenderError) as e:
@@ -116,6 +125,7 @@ def test_browser_page_itself_refused(guarded_pool, secret):
     assert secret.hits["/top"] == 0
 
 
+@browser_test
 def test_redirect_inside_the_browser_is_checked_again(guarded_pool, secret):
     routes = {"/post": Reply(200, PAGE.replace("</body>", '<iframe src="/hop?disqus.com/embed/comments"></iframe></body>')),
               "/hop": Reply(302, "", headers={"Location": secret.url + "after-redirect"})}
@@ -126,6 +136,7 @@ def test_redirect_inside_the_browser_is_checked_again(guarded_pool, secret):
     assert any(r["status"] == 302 for r in out["resources"])
 
 
+@browser_test
 def test_rendered_dom_size_is_capped(guarded_pool):
     with blog({"/bomb": fault("dom_bomb", size=12_000_000)}) as site:
         guarded_pool.holder["allow"] = only(site)
@@ -135,6 +146,7 @@ def test_rendered_dom_size_is_capped(guarded_pool):
         assert "public words" in guarded_pool.render(site.url + "fine", max_clicks=0)["html"]  # still usable
 
 
+@browser_test
 def test_renderer_memory_is_bounded():
     if _missing:
         pytest.skip("no browser")
@@ -145,12 +157,3 @@ def test_renderer_memory_is_bounded():
                 p.render(site.url + "bomb", max_clicks=0)
             assert e.value.kind == "too_large", e.value
             assert "public words" in p.render(site.url + "ok", max_clicks=0)["html"]
-
-
-for _name, _fn in list(globals().items()):
-    if _name.startswith("test_browser") or _name in ("test_redirect_inside_the_browser_is_checked_again",
-                                                     "test_rendered_dom_size_is_capped",
-                                                     "test_renderer_memory_is_bounded"):
-        for _m in browser:
-            _fn = _m(_fn)
-        globals()[_name] = _fn
