@@ -1,0 +1,49 @@
+"""Posts recognised by their template, beyond every learned URL pattern.
+
+A feed that covers one section, or a blog that changed its slug scheme, teaches a post
+pattern that misses posts. Such a page is still a post when the blog's learned rules
+find on it what they found on the training posts: a title, a content block that the
+content rule selects alone (a listing repeats it), and a date where the blog's posts
+show one. Listing pages and pages below a post's URL never pass (tasks.discover.canonical).
+"""
+from __future__ import annotations
+
+from tasks.extract.post import rule_of
+from tasks.learn.rules import apply_rule
+
+__all__ = ["dated_blog", "template_post", "MIN_CONTENT_CHARS"]
+
+MIN_CONTENT_CHARS = 80  # a post says something; an empty shell of the template does not
+
+
+def dated_blog(rules: dict | None) -> bool:
+    """Do the blog's posts show a date (the date rule held on most training pages)?"""
+    date = (rules or {}).get("date")
+    return isinstance(date, dict) and float(date.get("share") or 0) >= 0.6
+
+
+def template_post(root, extracted: dict | None, rules: dict | None) -> bool:
+    """Whether a page outside the post patterns is a post of the blog's template."""
+    if not extracted or not rules:
+        return False
+    if not (extracted.get("title") and len(extracted.get("content_text") or "") >= MIN_CONTENT_CHARS):
+        return False
+    if dated_blog(rules) and not extracted.get("published"):
+        return False  # an /about/ page in the post template, without a date
+    content = rule_of(rules, "content")
+    if not content:
+        return False
+    try:
+        hits = [n for n in apply_rule(root, content) if not isinstance(n, str)]
+    except Exception:  # a rule that no longer compiles on this page: no evidence
+        return False
+    if len(hits) != 1:
+        return False  # nothing in the post's place, or one per listed post (a listing)
+    title = rule_of(rules, "title")
+    if title:
+        try:
+            if len(apply_rule(root, title)) > 2:
+                return False  # several titles: a listing of excerpts
+        except Exception:
+            return False
+    return True
