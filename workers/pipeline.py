@@ -331,7 +331,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
                                      output_unchanged=not options.get("update"), source=ctx.get("source")) \
                 if _in_window(record, options, ctx["since"]) and discovered.first_of_body(
-                    rt, crawl_id, record, result) else False
+                    rt, crawl_id, record, result, pattern, entry) else False
             if changed:
                 archive.on_record(rt, crawl_id, record, page)
             result["record"] = changed

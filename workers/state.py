@@ -455,6 +455,14 @@ class State:
             return url
         return self.r.hget(k.bodies, key) or url
 
+    def take_body(self, crawl_id: str, key: str, old: str, new: str) -> None:
+        """`new` holds the body from now on; `old` leaves the crawl's output (one record per post)."""
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.hset(k.bodies, key, new)
+            p.srem(k.posts, old)
+            p.execute()
+
     # ------------------------------------------------------------ politeness
     def robots(self, host: str) -> str | None:
         return self.r.get(f"bh:robots:{{{host}}}")

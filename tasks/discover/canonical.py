@@ -117,7 +117,7 @@ def under_post(url: str, is_post) -> bool:
     return False
 
 
-def body_key(title: str | None, text: str | None, min_chars: int = 200) -> str | None:
+def body_key(title: str | None, text: str | None, min_chars: int = 40) -> str | None:
     """A key two URLs of the same post share (title and text, normalised); None where the
     text is too short to tell two posts apart (then no two records are merged)."""
     body = normalize_text(text or "")

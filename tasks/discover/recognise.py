@@ -9,17 +9,30 @@ show one. Listing pages and pages below a post's URL never pass (tasks.discover.
 from __future__ import annotations
 
 from tasks.extract.post import rule_of
+from tasks.fetch.html import node_text
 from tasks.learn.rules import apply_rule
 
 __all__ = ["dated_blog", "template_post", "MIN_CONTENT_CHARS"]
 
 MIN_CONTENT_CHARS = 80  # a post says something; an empty shell of the template does not
+RELIABLE_SHARE = 0.6  # a field whose rule won this share of the training votes is part of the template
 
 
 def dated_blog(rules: dict | None) -> bool:
     """Do the blog's posts show a date (the date rule held on most training pages)?"""
-    date = (rules or {}).get("date")
-    return isinstance(date, dict) and float(date.get("share") or 0) >= 0.6
+    return _reliable(rules, "date")
+
+
+def _reliable(rules: dict, field: str) -> bool:
+    v = (rules or {}).get(field)
+    return isinstance(v, dict) and bool(v.get("rule")) and float(v.get("share") or 0) >= RELIABLE_SHARE
+
+
+def _selects_text(root, rule: str | None) -> bool:
+    try:
+        return any((n.strip() if isinstance(n, str) else node_text(n)) for n in apply_rule(root, rule)[:3])
+    except Exception:
+        return False
 
 
 def template_post(root, extracted: dict | None, rules: dict | None) -> bool:
@@ -30,6 +43,9 @@ def template_post(root, extracted: dict | None, rules: dict | None) -> bool:
         return False
     if dated_blog(rules) and not extracted.get("published"):
         return False  # an /about/ page in the post template, without a date
+    for field in ("title", "date", "author"):  # what held on most training posts holds here too
+        if _reliable(rules, field) and not _selects_text(root, rule_of(rules, field)):
+            return False  # (a page of the site, in the post template, without a byline or date)
     content = rule_of(rules, "content")
     if not content:
         return False

@@ -45,6 +45,8 @@ def settle(rt, crawl_id: str, url: str, final_url: str, root, raw, rules: dict, 
     """(post, extracted, record url) of a parsed page."""
     st = rt.state
     record_url = page_canonical(root, final_url, home)
+    if pattern and is_post(url, pattern) and not is_post(record_url, pattern):
+        record_url = url  # the blog's permalink scheme (from its feed) over a canonical outside it
     if record_url != url:
         st.r.sadd(rt.keys(crawl_id).seen, record_url)  # the post is read here: not fetched again
     if post and entry is None and is_listing(record_url, home):
@@ -70,13 +72,22 @@ def _support(rt, crawl_id: str, url: str, home: str) -> None:
         rt.state.r.hincrby(rt.keys(crawl_id).patterns, shape, 1)
 
 
-def first_of_body(rt, crawl_id: str, record: dict, result: dict) -> bool:
-    """Whether this record is the first for its body (else another URL holds the post)."""
+def first_of_body(rt, crawl_id: str, record: dict, result: dict, pattern: str | None = None,
+                  entry: dict | None = None) -> bool:
+    """Whether this record is the one for its body. Another URL holding the same post keeps
+    it, unless this URL is the blog's permalink (a feed entry or the learned pattern) and
+    that one is not (a legacy `?p=N` copy recognised by its template): then this one takes over."""
     key = body_key(record.get("title"), record.get("content_text"))
     if key is None:
         return True
-    owner = rt.state.claim_body(crawl_id, key, record["url"])
-    if owner != record["url"]:
-        result["duplicate_of"] = owner
-        return False
-    return True
+    url = record["url"]
+    owner = rt.state.claim_body(crawl_id, key, url)
+    if owner == url:
+        return True
+    mine = entry is not None or bool(pattern and is_post(url, pattern))
+    if mine and not (pattern and is_post(owner, pattern)) and rt.state.entry(crawl_id, owner) is None:
+        rt.state.take_body(crawl_id, key, owner, url)
+        result["replaced"] = owner
+        return True
+    result["duplicate_of"] = owner
+    return False
