@@ -105,13 +105,16 @@ def is_listing(url: str, home: str) -> bool:
     return bool(_SECTION_INDEX.match(segs[-1]))  # /blog/, /posts/, /archives/
 
 
-def under_post(url: str, is_post) -> bool:
+def under_post(url: str, is_post, home: str | None = None) -> bool:
     """A page whose URL extends a post's URL (an attachment, a comment page, a per-post
-    feed): part of that post, never a post of its own."""
+    feed): part of that post, never a post of its own. Ancestors that are listings (a date
+    archive that a root-slug pattern takes in) are no posts."""
     p = urlsplit(url)
     segs = [s for s in (p.path or "/").split("/") if s]
     for k in range(len(segs) - 1, 0, -1):
         parent = urlunsplit((p.scheme, p.netloc, "/" + "/".join(segs[:k]) + "/", "", ""))
+        if home and is_listing(parent, home):
+            continue
         if is_post(parent) or is_post(parent.rstrip("/")):
             return True
     return False

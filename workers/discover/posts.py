@@ -55,7 +55,7 @@ def settle(rt, crawl_id: str, url: str, final_url: str, root, raw, rules: dict, 
         return post, extracted, record_url
     if is_listing(url, home) or is_listing(record_url, home):
         return False, extracted, url
-    if pattern and under_post(url, lambda u: is_post(u, pattern)):
+    if pattern and under_post(url, lambda u: is_post(u, pattern), home):
         return False, extracted, url  # an attachment or comment page of a post
     extracted = extract_root(root, raw, rules)
     if not template_post(root, extracted, rules):
