@@ -84,7 +84,8 @@ def looks_like_sitemap(content: bytes) -> bool:
         except zlib.error:
             return False
     head = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    return bool(re.match(rb"(?:<\?[^>]*>\s*|<!--.*?-->\s*)*<(?:\w+:)?(?:urlset|sitemapindex)\b", head, re.S))
+    return bool(re.match(rb"(?:<\?[^>]*>\s*|<!--.*?-->\s*|<!doctype[^\[>]*(?:\[.*?\])?\s*>\s*)*"
+                         rb"<(?:\w+:)?(?:urlset|sitemapindex)\b", head, re.S))
 
 
 _PARSER_ARGS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
