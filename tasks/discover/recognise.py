@@ -3,8 +3,8 @@
 A feed that covers one section, or a blog that changed its slug scheme, teaches a post
 pattern that misses posts. Such a page is still a post when the blog's learned rules
 find on it what they found on the training posts: a title, a content block that the
-content rule selects alone (a listing repeats it), and a date where the blog's posts
-show one. Listing pages and pages below a post's URL never pass (tasks.discover.canonical).
+content rule selects alone (a listing repeats it), and a date. A blog whose posts show
+no date reliably has no template recognition: its pages would pass for posts. Listing pages and pages below a post's URL never pass (tasks.discover.canonical).
 """
 from __future__ import annotations
 
@@ -41,8 +41,9 @@ def template_post(root, extracted: dict | None, rules: dict | None) -> bool:
         return False
     if not (extracted.get("title") and len(extracted.get("content_text") or "") >= MIN_CONTENT_CHARS):
         return False
-    if dated_blog(rules) and not extracted.get("published"):
-        return False  # an /about/ page in the post template, without a date
+    if not dated_blog(rules) or not extracted.get("published"):
+        # posts without dates cannot be told from the site's pages (/about/) by their template
+        return False
     for field in ("title", "date", "author"):  # what held on most training posts holds here too
         if _reliable(rules, field) and not _selects_text(root, rule_of(rules, field)):
             return False  # (a page of the site, in the post template, without a byline or date)

@@ -40,8 +40,9 @@ def test_another_template_is_no_post():
     assert not check(f"<html><body><h1>A title</h1><article>{BODY}</article></body></html>")
 
 
-def test_unreliable_date_rule_is_not_required():
+def test_no_recognition_without_a_reliable_date_rule():
+    """Undated posts look like the site's pages: nothing is recognised by template then."""
     rules = dict(RULES, date={"rule": "//*[@class='post-date']", "share": 0.3})
-    html = post(date=False)
+    html = post()
     root = parse_html(html, "https://b.test/x/")
-    assert template_post(root, extract_root(root, html, rules), rules)
+    assert not template_post(root, extract_root(root, html, rules), rules)
