@@ -334,6 +334,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
                     rt, crawl_id, record, result, pattern, entry) else False
             if changed:
                 archive.on_record(rt, crawl_id, record, page)
+            discovered.still_first(rt, crawl_id, record, result)  # issue 15: a permalink took the post over
             result["record"] = changed
         else:
             st.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")

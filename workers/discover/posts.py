@@ -91,3 +91,16 @@ def first_of_body(rt, crawl_id: str, record: dict, result: dict, pattern: str | 
         return True
     result["duplicate_of"] = owner
     return False
+
+
+def still_first(rt, crawl_id: str, record: dict, result: dict) -> None:
+    """After saving: if a permalink took this body over meanwhile (two workers on two URLs
+    of one post), this URL leaves the output. The taker sets the owner before removing the
+    old URL, and this check follows the save, so one of the two always removes it."""
+    key = body_key(record.get("title"), record.get("content_text"))
+    if key is None or "duplicate_of" in result:
+        return
+    owner = rt.state.r.hget(rt.keys(crawl_id).bodies, key)
+    if owner and owner != record["url"]:
+        rt.state.r.srem(rt.keys(crawl_id).posts, record["url"])
+        result["replaced_by"] = owner
