@@ -2,7 +2,6 @@
 through real Celery worker processes and a real Redis, scored with the eval harness's scorer."""
 from __future__ import annotations
 
-
 import pytest
 
 from tests.conftest import score
