@@ -24,6 +24,8 @@ from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, 
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
 from workers.archive import post as archive
+from workers.discover import posts as discovered
+from workers.discover import sources
 from workers.extract import comments
 from workers.fetch import rendering
 
@@ -221,7 +223,9 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
     seeds = {blog["home"]: SEED_PRIORITY}
     for u in blog.get("entry_urls") or []:
         seeds.setdefault(u, POST_PRIORITY)
+    st.mark_sources(crawl_id, list(blog.get("entry_urls") or []), "feed")  # issue 15: sources
     st.enqueue(crawl_id, seeds)
+    sources.seed(rt, crawl_id, blog["home"])  # issue 15: sitemaps, popped like seeds
     dispatch(rt, crawl_id, send)
 
 
@@ -315,7 +319,12 @@ def process(rt, crawl_id: str, url: str) -> dict:
         return {"url": url, "error": "gave_up"}
     blog, options, entry = ctx["blog"], ctx["options"], ctx["entry"]
     rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
-    post = entry is not None or bool(pattern and is_post(url, pattern))
+    if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
+        return sources.process(rt, crawl_id, url, ctx["sitemap"], ctx,
+                               lambda urls: _queue_links(rt, crawl_id, *split_links(urls, home, lambda u: bool(
+                                   (rx := discovered.link_pattern(pattern, ctx["patterns"])) and is_post(u, rx))),
+                                   options))
+    post = entry is not None or (bool(pattern and is_post(url, pattern)) and not discovered.listing(url, home))
 
     if options.get("update") and post and entry is None and _settled(st, crawl_id, url):
         st.mark_done(crawl_id, url)
@@ -338,26 +347,32 @@ def process(rt, crawl_id: str, url: str) -> dict:
 
     root = parse_html(page["html"], page["url"])
     links = extract_links(root, page["url"])  # canonical already
-    posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
+    link_rx = discovered.link_pattern(pattern, ctx.get("patterns"))  # issue 15: further patterns
+    posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)))
     others += [canonical(u) for u in feed_links(root, page["url"], home)]
 
     result = {"url": url, "post": post}
     extracted = extract_root(root, page["html"], rules, entry, blog.get("feed_meta"), page["url"]) if post else None
     if post and entry is None and not _reads_as_post(extracted, rules, pattern, home):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
+    # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
+    post, extracted, record_url = discovered.settle(rt, crawl_id, url, page["url"], root, page["html"], rules,
+                                                     pattern, home, post, entry, extracted, result)
     if post:
         if extracted.get("title") or extracted.get("content_text"):
-            record = post_record(url, home, extracted, rules=_rule_strings(rules),
+            record = post_record(record_url, home, extracted, rules=_rule_strings(rules),
                                  comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
                                                 rt, crawl_id, url, entry, page, root),
                                  media=_part(rt, crawl_id, url, "media", [], archive.media_for,
                                              rt, crawl_id, url, extracted, entry))
             digest = content_hash(record)
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
-                                     output_unchanged=not options.get("update")) \
-                if _in_window(record, options, ctx["since"]) else False
+                                     output_unchanged=not options.get("update"), source=ctx.get("source")) \
+                if _in_window(record, options, ctx["since"]) and discovered.first_of_body(
+                    rt, crawl_id, record, result, pattern, entry) else False
             if changed:
                 archive.on_record(rt, crawl_id, record, page)
+            discovered.still_first(rt, crawl_id, record, result)  # issue 15: a permalink took the post over
             result["record"] = changed
         else:
             st.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")

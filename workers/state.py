@@ -43,7 +43,8 @@ def url_key(url: str) -> str:
     return hashlib.sha1(url.encode()).hexdigest()[:16]
 
 
-MAX_SAMPLES = 5000  # training samples of the priority model kept per blog
+MAX_SAMPLES = 5000
+SOURCES = ("feed", "sitemap", "links")  # discovery sources counted per crawl (status --json)  # training samples of the priority model kept per blog
 
 
 class Keys:
@@ -69,15 +70,22 @@ class Keys:
         self.errors = f"{c}:errors"  # list: JSON error entries (the crawl's report)
         self.entries = f"{c}:entries"  # hash: post url -> feed entry JSON (training pairs)
         self.pages = f"{c}:pages"  # hash: url -> cached page (fetched for learning)
+        # discovery sources (issue 15)
+        self.sitemaps = f"{c}:sitemaps"  # hash: sitemap url -> JSON {"guessed", "next"} (what to try after it)
+        self.sources = f"{c}:sources"  # hash: url -> the source that found it (feed, sitemap); none: links
+        self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
+        self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
 
     def working(self) -> list[str]:
         """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
-                self.entries, self.pages, f"{self.crawl}:variants"]
+                self.entries, self.pages, f"{self.crawl}:variants",
+                self.sitemaps, self.sources, self.bodies]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
-                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace"]
+                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace",
+                self.sitemaps, self.sources, self.bodies]
 
 
 # Queue the urls not seen before: SADD to the seen set, ZADD to the frontier, as one step.
@@ -200,6 +208,7 @@ class State:
         info["warnings"] = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("warning:")}
         info["announced"] = {k.split(":", 1)[1]: int(v) for k, v in raw.items() if k.startswith("announced:")}
         info["options"] = json.loads(raw.get("options") or "{}")
+        info["sources"] = {src: int(raw.get(f"found_{src}", 0) or 0) for src in SOURCES}
         return info
 
     def since(self, crawl_id: str) -> str | None:
@@ -362,8 +371,13 @@ class State:
             p.hgetall(k.blog)
             p.hget(k.entries, url)
             p.hget(k.pages, url)
-            done, (state, options, since), attempts, blog, entry, page = p.execute()
-        return {"done": bool(done), "state": state, "options": json.loads(options or "{}"),
+            p.hget(k.sitemaps, url)
+            p.hget(k.sources, url)
+            p.hgetall(k.patterns)
+            done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns = p.execute()
+        return {"sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
+                "patterns": patterns or {},
+                "done": bool(done), "state": state, "options": json.loads(options or "{}"),
                 "since": since or None, "attempts": attempts,
                 "blog": {f: json.loads(v) for f, v in blog.items()},
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
@@ -430,7 +444,7 @@ class State:
 
     # ------------------------------------------------------------ records
     def save_record(self, crawl_id: str, record: dict, digest: str, stream_maxlen: int,
-                    output_unchanged: bool = True) -> bool:
+                    output_unchanged: bool = True, source: str | None = None) -> bool:
         """Store a post's record; returns True when it is new or changed (then it is streamed).
 
         The stream entry is written before the digest: a worker that dies in between leaves
@@ -446,9 +460,12 @@ class State:
         with self.r.pipeline() as p:
             p.hset(k.records, url, data)
             p.hset(k.hashes, url, digest)
-            if changed or output_unchanged:  # an update crawl outputs new and changed posts only
+            listed = changed or output_unchanged  # an update crawl outputs new and changed posts only
+            if listed:
                 p.sadd(k.posts, url)
-            p.execute()
+            added = p.execute()[-1] if listed else 0
+        if source in SOURCES and added == 1:  # counted once per post of the crawl's output
+            self.r.hincrby(k.crawl, f"found_{source}", 1)
         return changed
 
     def record(self, crawl_id: str, url: str) -> dict | None:
@@ -468,6 +485,40 @@ class State:
 
     def post_count(self, crawl_id: str) -> int:
         return self.r.scard(Keys(crawl_id).posts)
+
+    # ------------------------------------------------------------ discovery sources (issue 15)
+    def add_sitemaps(self, crawl_id: str, sitemaps: dict[str, dict]) -> list[str]:
+        """Remember sitemap urls (url -> {"guessed", "next"}); returns those new to the crawl."""
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            for u, meta in sitemaps.items():
+                p.hsetnx(k.sitemaps, u, json.dumps(meta))
+            fresh = p.execute()
+        return [u for u, new in zip(sitemaps, fresh) if new]
+
+    def mark_sources(self, crawl_id: str, urls: list[str], source: str) -> None:
+        """The source that found each url first (later finds do not change it)."""
+        if urls:
+            k = Keys(crawl_id)
+            with self.r.pipeline(transaction=False) as p:
+                for u in urls:
+                    p.hsetnx(k.sources, u, source)
+                p.execute()
+
+    def claim_body(self, crawl_id: str, key: str, url: str) -> str:
+        """The post url that holds this body (title + text): `url` if none did before."""
+        k = Keys(crawl_id)
+        if self.r.hsetnx(k.bodies, key, url):
+            return url
+        return self.r.hget(k.bodies, key) or url
+
+    def take_body(self, crawl_id: str, key: str, old: str, new: str) -> None:
+        """`new` holds the body from now on; `old` leaves the crawl's output (one record per post)."""
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.hset(k.bodies, key, new)
+            p.srem(k.posts, old)
+            p.execute()
 
     # ------------------------------------------------------------ politeness
     def robots(self, host: str) -> str | None:
