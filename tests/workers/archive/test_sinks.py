@@ -289,3 +289,25 @@ def test_write_jsonl_is_one_record_a_line(tmp_path):
     assert sinks.write_jsonl(recs, path) == 3
     assert [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] == recs
     assert not (tmp_path / "out.jsonl.part").exists()
+
+
+def test_assemble_from_a_shared_directory_keeps_the_crawls_window(state, site, tmp_path):
+    """A cluster's shared BLOGHARVEST_WARC_DIR holds every crawl's records: a window of time
+    picks this crawl's, and the workers' files stay where they are."""
+    from datetime import datetime
+
+    shared = tmp_path / "shared"
+    roller = warc.WarcRoller(str(shared), prefix="worker")
+    get = lambda p: fetch(site.url + p, allow_private=True)
+    before, p1, p2 = get("post/1/"), get("post/2/"), get("post/3/")
+    for r in (before, p1, p2):
+        roller.write(warc.request_record(r), warc.response_record(r))
+    at = lambda r: datetime.fromisoformat(r.fetched_at.replace("Z", "+00:00")).timestamp()
+    window = (at(p1) - 0.0001, at(p2) + 0.0001)
+    assert at(before) < window[0]
+    out = tmp_path / "crawl.warc.gz"
+    rec = post_record(p1.url, site.url, {"title": "Post 1"})
+    summary = sinks.assemble_warc(str(shared), str(out), [rec], state, ["c"], remove_parts=False, window=window)
+    uris = [r["uri"] for r in read_warc(out) if r["type"] == "response"]
+    assert uris == [p1.url, p2.url] and summary["pages"][0]["url"] == p1.url
+    assert os.listdir(shared) == [os.path.basename(roller.path)]
