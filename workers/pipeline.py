@@ -11,12 +11,14 @@ from typing import Callable
 from urllib.parse import urljoin
 
 from tasks.discover import feeds as feedlib
+from tasks.discover.announced import archive_widget_total
 from tasks.extract.post import extract_post, extract_root, matches_entry, rule_of
 from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.discover.priority import LinkEstimator
 from tasks.archive.records import content_hash, post_record
+from tasks.discover.traps import DEFAULT as TRAP_LIMITS, trap_reason, variant_key
 from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
@@ -44,7 +46,18 @@ class CrawlFailed(Exception):
 
 def _read_feed(rt, url: str) -> dict:
     resp = rt.downloader.get(url)
-    return feedlib.parse_feed(resp.content, resp.url)
+    return feedlib.parse_feed(resp.content, resp.url, resp.content_type)
+
+
+def _announced(st, crawl_id: str, home) -> None:
+    """The post count the home page's archive widget announces (report, progress ETA)."""
+    try:
+        total = archive_widget_total(parse_html(home.text, home.url))
+    except Exception:  # a count is a nicety: a page it cannot read costs nothing else
+        log.debug("no archive count on %s", home.url, exc_info=True)
+        return
+    if total:
+        st.announce(crawl_id, "archive widget", total)
 
 
 def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
@@ -55,14 +68,29 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     except FetchError as e:
         raise CrawlFailed(f"home page unreachable: {e}") from e
     home_url = canonical(home.url)
-    feed, feed_url, tried = None, None, []
+    _announced(st, crawl_id, home)
+    feed, feed_url, tried, fallback = None, None, [], None
     for candidate in feedlib.discover_feeds(home.text, home.url)[:15]:
+        # the first clean feed listing posts of this blog wins; a broken (bozo) one, or one
+        # listing nothing of this blog, only if no later candidate does better
         try:
-            feed = _read_feed(rt, candidate)
-            feed_url = candidate
-            break
+            got = _read_feed(rt, candidate)
         except (FetchError, feedlib.FeedError) as e:
             tried.append(f"{candidate}: {e}")
+            continue
+        except Exception as e:  # a feed no parser copes with is that candidate's error
+            tried.append(f"{candidate}: {type(e).__name__}: {e}")
+            continue
+        ours = any(e.get("url") and in_scope(canonical(e["url"]), home_url) for e in got.get("entries", []))
+        if ours and not got.get("bozo"):
+            feed, feed_url = got, candidate
+            break
+        if fallback is None or (ours and not fallback[2]):
+            fallback = (got, candidate, ours)
+        tried.append(f"{candidate}: " + (f"malformed feed ({got['bozo']})" if got.get("bozo")
+                                         else "lists no post of this blog"))
+    if feed is None and fallback is not None:
+        feed, feed_url = fallback[0], fallback[1]
     if feed is None:
         for t in tried[:3]:
             st.add_error(crawl_id, url, "feed", t)
@@ -181,7 +209,7 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
     if st.state_of(crawl_id) != "running":
         return
     blog = st.blog(crawl_id)
-    st.r.hset(rt.keys(crawl_id).crawl, "phase", "traverse")
+    st.set_phase(crawl_id, "traverse")
     seeds = {blog["home"]: SEED_PRIORITY}
     for u in blog.get("entry_urls") or []:
         seeds.setdefault(u, POST_PRIORITY)
@@ -338,7 +366,8 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
                  samples: int | None = None) -> None:
     """Posts first; other pages by their estimated number of post links (kNN).
     The option order=bfs queues everything first come, first served (the baseline
-    the benchmark compares the kNN order with)."""
+    the benchmark compares the kNN order with). Trap-like links are left out first."""
+    posts, others = _untrapped(rt, crawl_id, posts, variants=False), _untrapped(rt, crawl_id, others)
     if (options if options is not None else rt.state.options(crawl_id)).get("order") == "bfs":
         fresh = list(dict.fromkeys(posts + others))
         top = rt.state.next_sequence(crawl_id, len(fresh))
@@ -356,6 +385,28 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
         if refitted:
             _rescore(rt, crawl_id, model)
     rt.state.enqueue(crawl_id, scored)
+
+
+def _untrapped(rt, crawl_id: str, urls: list[str], variants: bool = True) -> list[str]:
+    """`urls` without the trap-like ones (tasks/discover/traps.py): too long, too deep, self-
+    repeating paths, and (`variants`; not for post links: `?p=123` permalinks) past the crawl's
+    limit of query variants per path (new urls only)."""
+    st = rt.state
+    keep, keyed = [], []
+    for u in dict.fromkeys(urls):
+        why = trap_reason(u)
+        if why:
+            st.note_trap(crawl_id, u, why)
+            continue
+        keep.append(u)
+    if not variants:
+        return keep
+    fresh = st.unseen(crawl_id, [u for u in keep if variant_key(u)])
+    keyed = [(u, variant_key(u)) for u in fresh]
+    over = st.admit_variants(crawl_id, keyed, TRAP_LIMITS.max_query_variants)
+    for u in over:
+        st.note_trap(crawl_id, u, f"more than {TRAP_LIMITS.max_query_variants} query variants of its path")
+    return [u for u in keep if u not in over]
 
 
 def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: str) -> dict:

@@ -1,4 +1,4 @@
-"""The post record other programs rely on (DESIGN.md "Record"), its id and content hash."""
+"""The post record other programs rely on (docs/records.md), its id and content hash."""
 from __future__ import annotations
 
 import datetime as dt

@@ -79,7 +79,8 @@ _DRIVERS = ("/usr/bin/chromedriver",)
 
 
 class RenderError(RuntimeError):
-    """A page could not be rendered; `kind` is "timeout", "crash", "network" or "too_large"."""
+    """A page could not be rendered; `kind` is "timeout", "crash", "network", "too_large" or
+    "unavailable" (no browser on this machine: rendering is off, not a page's fault)."""
 
     def __init__(self, kind: str, url: str, message: str):
         super().__init__(f"render {kind}: {url}: {message}")
@@ -244,8 +245,9 @@ class BrowserPool:
             drv = webdriver.Remote(command_executor=self.remote_url, options=o)
             s = _Session(drv, None)
         else:
-            if not self.binary or not self.driver_path:
-                raise RenderError("crash", "-", "no Chromium or chromedriver found (install chromium and "
+            if not (self.binary and os.path.exists(self.binary) and self.driver_path
+                    and os.path.exists(self.driver_path)):
+                raise RenderError("unavailable", "-", "no Chromium or chromedriver found (install chromium and "
                                                 "chromium-driver, or set SELENIUM_REMOTE_URL)")
             profile = tempfile.mkdtemp(prefix="bh-chromium-")
             o.binary_location = self.binary

@@ -5,13 +5,16 @@
     FarmServer(blog, faults)                        serve it over loopback (tests/farm/server.py)
 
 Families: wordpress (classic WordPress), blogger, static (Hugo), spa (post bodies rendered
-by JavaScript from JSON), forum (a blog inside thousands of forum/wiki pages).
+by JavaScript from JSON), forum (a blog inside thousands of forum/wiki pages), threaded
+(comments in the page only, no comment feed) and widget (comments from an unknown script
+widget behind "load more"), tests/farm/comments.py.
 Pytest fixtures are in tests/farm/fixtures.py; `python -m tests.farm serve FAMILY` serves one.
 """
 from __future__ import annotations
 
 from .blog import Blog
 from .blogger import Blogger
+from .comments import Threaded, Widget
 from .forum import Forum
 from .spa import SPA
 from .static import Static
@@ -23,6 +26,8 @@ FAMILIES: dict[str, type[Blog]] = {
     "static": Static,
     "spa": SPA,
     "forum": Forum,
+    "threaded": Threaded,
+    "widget": Widget,
 }
 
 

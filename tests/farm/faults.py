@@ -38,6 +38,9 @@ Hostile kinds (the security suite, docs/security.md):
     dom_bomb          the normal page plus a script appending `size` bytes of text to the DOM (size=30_000_000)
     set_cookie        the normal page with `count` large cookies set for the host (count=40, size=3000)
     require_no_cookie 431 when the request carries any Cookie header, else the normal page
+    extra_link        the normal page plus a link to `href` (a way into a trap)
+    deep_trap         a page linking one level deeper (`PATH<n>/`) and to its own path `repeat`ed:
+                      an endless tree of pages, for any path under the fault's prefix
 """
 from __future__ import annotations
 
@@ -75,6 +78,8 @@ KINDS = {
     "dom_bomb": "page whose script grows the DOM to `size` bytes",
     "set_cookie": "normal page setting many large cookies",
     "require_no_cookie": "431 when any Cookie header is sent",
+    "extra_link": "normal page plus a link to `href`",
+    "deep_trap": "endless ever-deeper pages under a prefix",
 }
 
 
@@ -194,6 +199,13 @@ def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None 
     if k == "entity_bomb":
         return Reply(200, entity_bomb(int(f.get("size", 100_000)), int(f.get("refs", 5_000))),
                      content_type="application/rss+xml; charset=utf-8")
+    if k == "deep_trap":
+        path = target.split("?", 1)[0]
+        n = path.rstrip("/").count("/")
+        links = (f'<a href="{path}d{n}/">deeper</a> <a href="{path}{path.strip("/").split("/")[-1]}/">again</a> '
+                 f'<a href="{path}?month={n + 1}">next month</a>')
+        return Reply(200, f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Archive {n}</title></head>"
+                          f"<body><h1>Archive level {n}</h1><p>{links}</p></body></html>")
     if k == "require_no_cookie":
         if (headers or {}).get("cookie"):
             return Reply(431, error_page(431, "Request Header Fields Too Large"))
@@ -203,6 +215,9 @@ def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None 
     if rep is None:
         return Reply(404, error_page(404, "Not Found"))
     body = rep.encoded()
+    if k == "extra_link":
+        link = f'<p><a href="{f.get("href", "/trap/")}">archive</a></p>'.encode()
+        return Reply(rep.status, body.replace(b"</body>", link + b"</body>", 1), dict(rep.headers), rep.content_type)
     if k == "many_headers":
         extra = {f"X-Filler-{i}": str(i) for i in range(int(f.get("count", 150)))}
         return Reply(rep.status, body, dict(rep.headers, **extra), rep.content_type)

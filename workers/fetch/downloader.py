@@ -19,7 +19,7 @@ import requests
 
 from tasks.fetch.http import FetchError, Response, fetch, normalize_url
 from tasks.fetch.robots import RobotsPolicy
-from workers.runtime import Recent
+from workers.cache import Recent
 from workers.settings import Settings
 from workers.state import State
 
