@@ -3,7 +3,7 @@
 Every worker process appends to its own WARC files (one roller per process, shared by
 its threads) in BLOGHARVEST_WARC_DIR; `crawl --warc FILE` then assembles the parts its
 embedded workers wrote into one file. Which response record captured a URL is kept in
-Redis (`bh:warc:{<url key>}`), so any worker can point a post's metadata record at the
+Redis (`bh:capture:{<url key>}`), so any worker can point a post's metadata record at the
 capture another worker made.
 """
 from __future__ import annotations
