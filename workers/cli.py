@@ -46,10 +46,10 @@ def cmd_crawl(a) -> int:
     urls = [u if "://" in u else "http://" + u for u in a.urls]
     options = {"max_pages": a.max_pages, "js": a.js}
     if _env_redis():
-        if a.warc:
+        if (a.warc or a.wacz) and not os.environ.get("BLOGHARVEST_WARC_DIR"):
             print("blogharvest: on a cluster each worker writes its captures into its own "
-                  "BLOGHARVEST_WARC_DIR; --warc gets the warcinfo and the records' metadata only",
-                  file=sys.stderr)
+                  "BLOGHARVEST_WARC_DIR; set it here too (a shared volume) for --warc/--wacz to hold them, "
+                  "else they get the warcinfo and the records' metadata only", file=sys.stderr)
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet,
                           report=a.report,
                           wacz=a.wacz)

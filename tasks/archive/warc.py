@@ -260,7 +260,7 @@ def resource_response(item: dict | Response, default_date: str | None = None) ->
                     content_type=(ctype or "").split(";")[0].strip().lower() or None, encoding="utf-8",
                     request_headers=[tuple(h) for h in request_headers],
                     fetched_at=item.get("fetched_at") or default_date or _now(),
-                    method=item.get("method") or "GET")
+                    method=item.get("method") or "GET", protocol=item.get("protocol") or "HTTP/1.1")
 
 
 def exchange_records(resp: Response | dict) -> bytes:

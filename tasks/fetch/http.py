@@ -66,6 +66,7 @@ class Response:
     fetched_at: str = ""  # ISO 8601 UTC with microseconds (the WARC-Date)
     protocol: str = "HTTP/1.1"  # for the archived status line
     method: str = "GET"
+    hops: list = field(default_factory=list)  # the redirects as served: [{"url", "status", "reason", "headers", "request_headers", "fetched_at", "protocol", "method"}] (for the WARC)
 
     def header(self, name: str, default: str | None = None) -> str | None:
         """First value of a header, case-insensitive."""
@@ -87,6 +88,7 @@ class Response:
         d["headers"] = [list(h) for h in self.headers]
         d["request_headers"] = [list(h) for h in self.request_headers]
         d["redirects"] = list(self.redirects)
+        d["hops"] = [dict(h) for h in self.hops]
         return d
 
     @classmethod
@@ -304,6 +306,7 @@ def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
     previous = getattr(_local, "guard", None)
     _local.guard = guard
     redirects: list[str] = []
+    hops: list[dict] = []
     seen: set[str] = set()
     current = url
     try:
@@ -329,8 +332,11 @@ def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
             try:
                 location = _location(r) if r.status_code in REDIRECT_CODES else None
                 if location is None or not follow_redirects:
-                    return _finish(r, guard, timeout, max_bytes, redirects, start, fetched_at,
+                    resp = _finish(r, guard, timeout, max_bytes, redirects, start, fetched_at,
                                    raise_for_status)
+                    resp.hops = hops
+                    return resp
+                hops.append(_hop(r, fetched_at if not hops else None))
             finally:
                 r.close()
             try:
@@ -432,6 +438,22 @@ def _finish(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int,
         encoding=detect_encoding(content, ctype), request_headers=request_headers,
         redirects=list(redirects), elapsed=round(time.monotonic() - start, 6),
         fetched_at=fetched_at, protocol=_protocol(r), method=req.method or "GET")
+
+
+def _request_headers(r: requests.Response) -> list:
+    req = r.request
+    host = urllib.parse.urlsplit(req.url).netloc.rsplit("@", 1)[-1]
+    return [("Host", host)] + [(k, v) for k, v in req.headers.items() if k.lower() != "host"]
+
+
+def _hop(r: requests.Response, fetched_at: str | None) -> dict:
+    """A redirect as served (status, headers; its body is not read), for the WARC: replay of
+    the URL a blog links then redirects as the blog did."""
+    return {"url": r.url, "status": r.status_code, "reason": r.reason or "",
+            "headers": [list(h) for h in _raw_headers(r)],
+            "request_headers": [list(h) for h in _request_headers(r)],
+            "fetched_at": fetched_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "protocol": _protocol(r), "method": r.request.method or "GET"}
 
 
 def _raw_headers(r: requests.Response) -> list:

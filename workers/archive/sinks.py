@@ -3,7 +3,7 @@
 Every worker process appends to its own WARC files (one roller per process, shared by
 its threads) in BLOGHARVEST_WARC_DIR; `crawl --warc FILE` then assembles the parts its
 embedded workers wrote into one file. Which response record captured a URL is kept in
-Redis (`bh:warc:{<url key>}`), so any worker can point a post's metadata record at the
+Redis (`bh:capture:{<url key>}`), so any worker can point a post's metadata record at the
 capture another worker made.
 """
 from __future__ import annotations
@@ -99,6 +99,8 @@ def warc_recorder(settings, state=None):
             from workers.state import State
 
             st = holder["state"] = State.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
+        if getattr(resp, "hops", None):  # the redirects it took, as served: replay of the linked URL redirects too
+            warc_roller(settings).write(warc.resources_records(resp.hops))
         key = capture_key(resp.url)
         digest = warc.payload_digest(resp)
         before = st.r.hgetall(key) if revisit else {}
