@@ -17,8 +17,9 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from tasks.fetch.http import FetchError
 from workers.app import app
-from workers import pipeline
+from workers import heal, limits, pipeline
 from workers.fetch import rendering
+from workers.fetch.patience import COUNTDOWN_MAX, HostBusy, defer_page, remembering
 from workers.start import send_page, start_crawl
 from workers.runtime import runtime
 
@@ -31,6 +32,10 @@ REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 # process_url goes on to the next best page itself, at most this many pages and seconds
 CHAIN_PAGES = 16
 CHAIN_SECONDS = 30.0
+BUSY_RETRIES = 100_000  # a busy host (politeness) is no failure: its retries are not counted as such
+
+heal.connect(app)  # heartbeats, holds and the sweep inside every worker (workers/heal.py)
+limits.connect(app)  # task deadlines that hold in the threads pool (workers/limits.py)
 
 
 @app.task(name="blogharvest.new_crawl", bind=True, max_retries=3, **IDEMPOTENT)
@@ -39,23 +44,31 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
     """Start (or resume) a crawl of the blog at `url`; returns the crawl id at once."""
     rt = runtime()
     crawl_id = rt.state.create_crawl(url, since, options or {}, crawl_id)
-    phase = rt.state.r.hget(rt.keys(crawl_id).crawl, "phase")
+    state, phase = rt.state.r.hmget(rt.keys(crawl_id).crawl, ["state", "phase"])
+    if state in ("done", "failed"):  # a late copy of the message (restored, redelivered)
+        return crawl_id
     if phase in ("traverse",):
         pipeline.dispatch(rt, crawl_id, send=send_page)
         return crawl_id
-    rt.state.set_state(crawl_id, "running")
+    if state != "running":
+        rt.state.set_state(crawl_id, "running")
     rt.state.set_phase(crawl_id, "discover")
+    patient, memo = remembering(rt, crawl_id)  # a retry after HostBusy goes on where this one stopped
     try:
-        plan = pipeline.discover(rt, crawl_id, url, since)
+        plan = pipeline.discover(patient, crawl_id, url, since)
     except pipeline.CrawlFailed as e:
         rt.state.set_state(crawl_id, "failed", str(e))
         return crawl_id
+    except HostBusy as e:  # politeness: discovery goes on at the host's next turn, no thread sleeps
+        raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
-        raise self.retry(countdown=10)  # the state is unreachable: try the step again later
+        heal.wait_for_redis(rt.state.r)
+        raise self.retry(countdown=1)  # the state is reachable again: the step from its start
     except Exception as e:  # a bug or a page we could not handle: say so, never hang the crawl
         log.exception("discovery of %s failed", url)
         _fail(rt, crawl_id, url, e)
         return crawl_id
+    memo.forget()
     if plan["learn"]:
         rt.state.set_phase(crawl_id, "learn")
         header = [learn_page.si(crawl_id, e["url"]) for e in plan["entries"]]
@@ -82,7 +95,11 @@ def learn_page(self, crawl_id: str, url: str) -> dict:
     except SoftTimeLimitExceeded:
         rt.state.add_error(crawl_id, url, "timeout", "rule learning exceeded its time limit")
         return {"url": url, "error": "timeout"}
+    except HostBusy as e:  # a retry keeps the chord membership; the thread goes to other work
+        raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
+        if heal.wait_for_redis(rt.state.r):
+            raise self.retry(countdown=1)
         raise
     except Exception as e:  # one bad training page must not stop the chord: it just has no vote
         log.exception("learning on %s failed", url)
@@ -98,6 +115,8 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
         rules = pipeline.reduce(rt, crawl_id, results)
         pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
     except REDIS_DOWN:
+        if heal.wait_for_redis(rt.state.r):
+            raise self.retry(countdown=1)
         raise
     except Exception as e:
         log.exception("reducing the rules of %s failed", crawl_id)
@@ -119,22 +138,40 @@ def process_url(self, crawl_id: str, url: str) -> dict:
         return (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) == mine
 
     for _ in range(CHAIN_PAGES - 1):
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or "deferred" in out:
             break
         url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep)
         if url is None:
             return out
-        _page(self, rt, crawl_id, url, first=False)
-    pipeline.dispatch(rt, crawl_id, send=send_page)
+        heal.hold_page(rt.state.r, crawl_id, url)  # no message carries it: the sweep must know
+        try:
+            out = _page(self, rt, crawl_id, url, first=False)
+        finally:
+            heal.release_page(rt.state.r, crawl_id, url)
+    _ride_out(rt, lambda: pipeline.dispatch(rt, crawl_id, send=send_page))
     return out
+
+
+def _ride_out(rt, step, tries: int = 3):
+    """Run an idempotent step; a Redis outage is waited out (backoff) and the step run again."""
+    for attempt in range(tries):
+        try:
+            return step()
+        except REDIS_DOWN:
+            if attempt == tries - 1 or not heal.wait_for_redis(rt.state.r):
+                raise
 
 
 def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     """Process one page; a transient fetch error is retried later with backoff, by Celery
-    for the task's own page, by a new message for a page the task went on to."""
+    for the task's own page, by a new message for a page the task went on to; a busy host
+    (politeness) defers the page; a Redis outage is waited out and the page read again."""
     retries = task.request.retries if first else 0
     try:
-        return pipeline.process(rt, crawl_id, url)
+        return _ride_out(rt, lambda: pipeline.process(rt, crawl_id, url))
+    except HostBusy as e:
+        _ride_out(rt, lambda: defer_page(rt, crawl_id, url, e.wait, send_page))
+        return {"url": url, "deferred": e.wait}
     except FetchError as e:
         if e.transient and retries < task.max_retries:
             countdown = min(300.0, e.retry_after or (2 ** retries) * 2.0)
@@ -149,7 +186,7 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
         pipeline.page_failed(rt, crawl_id, url, "timeout", "page processing exceeded its time limit")
         return {"url": url, "error": "timeout"}
     except REDIS_DOWN:
-        raise  # Redis is away, not the page at fault: it stays in flight and the sweep re-sends it
+        raise  # Redis away for minutes, not the page at fault: it stays in flight and the sweep re-sends it
     except Exception as e:  # a bad page must not stop the crawl: report it and go on
         log.exception("page %s failed", url)
         pipeline.page_failed(rt, crawl_id, url, "error", f"{type(e).__name__}: {e}")

@@ -21,9 +21,11 @@ from tasks.archive.records import content_hash, post_record
 from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
+from workers import limits
 from workers.archive import post as archive
 from workers.extract import comments
 from workers.fetch import rendering
+from workers.fetch.patience import HostBusy
 
 log = logging.getLogger("blogharvest")
 
@@ -115,6 +117,8 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
 
     try:
         rendering.decide(rt, crawl_id, entries[:MAX_TRAINING], {})
+    except HostBusy:  # politeness: the task does discovery again at the host's next turn
+        raise
     except Exception as e:  # without a decision the pages are read as served
         log.exception("--js auto decision for %s failed", url)
         st.add_error(crawl_id, url, "render", f"could not decide on rendering: {type(e).__name__}: {e}")
@@ -169,6 +173,7 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
         page = {"url": resp.url, "html": resp.text}
         st.cache_page(crawl_id, url, page)
     page = rendering.page(rt, crawl_id, url, page)
+    limits.check()  # the task's deadline (threads pool: Celery's limits do not hold there)
     rules = learn_page(page["html"], page["url"], _target(entry))
     return {"url": url, "rules": rules}
 

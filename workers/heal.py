@@ -1,0 +1,305 @@
+"""A cluster that heals itself: worker heartbeats, what each worker holds, and a sweep that
+runs inside every worker, so a dead worker's work resumes within seconds with workers alone.
+
+Without this, a SIGKILLed worker's messages wait in the broker's unacked set for the
+visibility timeout (11 minutes) and only beat or the CLI's follower ever sweeps. Here:
+
+- every worker process writes a heartbeat (`bh:workers`, Redis clock) every BEAT_EVERY s;
+- a worker notes in its holds hash each blogharvest message it receives (with the broker's
+  delivery tag) and each page it keeps for itself (process_url's chain), and forgets them
+  when done;
+- every worker runs the sweep on a timer thread, one at a time (a Redis lock): a worker
+  silent for DEAD_AFTER s is dead; its messages go back to their queue (kombu's own
+  restore of one delivery tag, chord headers and all, so a chord of rule learning goes
+  on), its kept pages are sent again, and it is forgotten. The same sweep hands out the
+  pages whose politeness wait is over (workers.fetch.patience) and, less often, runs the
+  crawl recovery that beat ran (stale pages, idle crawls finished).
+
+Every step a message runs is idempotent (docs/state.md), so a message sent again by the
+sweep and also restored later by the broker costs a look at the done set, nothing more.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+
+import redis
+
+log = logging.getLogger("blogharvest")
+
+HEARTBEATS = "bh:workers"  # zset: worker id -> last heartbeat (Redis clock)
+EVENTS = "bh:heal:events"  # list: JSON of each reclaim (tests measure recovery from it)
+LOCK = "bh:lock:heal"  # one sweeper at a time across the cluster
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+SKIP = {"blogharvest.sweep"}  # messages not worth reclaiming
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+
+
+BEAT_EVERY = _env_float("BLOGHARVEST_BEAT_EVERY", 2.0)
+DEAD_AFTER = _env_float("BLOGHARVEST_DEAD_AFTER", 20.0)  # > any Redis pause we ride out (10 s)
+SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 5.0)
+RECOVER_EVERY = _env_float("BLOGHARVEST_RECOVER_EVERY", 30.0)
+
+# Made at import, in the worker's main process, so prefork children inherit the same id;
+# the pid and a nonce keep a restarted worker of the same name apart from its dead self.
+WORKER_ID = f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
+
+
+def holds_key(worker_id: str) -> str:
+    return f"bh:worker:{{{worker_id}}}:holds"
+
+
+def redis_now(r) -> float:
+    s, us = r.time()
+    return s + us / 1e6
+
+
+# ------------------------------------------------------------------ what a worker holds
+
+def hold_message(r, request) -> None:
+    """A blogharvest message this worker received (an ETA one too): noted with its delivery tag."""
+    name = getattr(request, "name", "") or ""
+    if not name.startswith("blogharvest.") or name in SKIP:
+        return
+    try:
+        tag = request.message.delivery_tag
+    except AttributeError:
+        tag = None
+    if not tag:
+        return
+    args = list(getattr(request, "args", None) or [])
+    r.hset(holds_key(WORKER_ID), request.id, json.dumps({"name": name, "tag": tag, "args": args[:2]}))
+
+
+def release_message(r, task_id: str) -> None:
+    r.hdel(holds_key(WORKER_ID), task_id)
+
+
+def _page_field(crawl_id: str, url: str) -> str:
+    return f"page {crawl_id} {url}"
+
+
+def hold_page(r, crawl_id: str, url: str) -> None:
+    """A page process_url keeps for itself (no message of its own carries it)."""
+    r.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
+
+
+def release_page(r, crawl_id: str, url: str) -> None:
+    r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url))
+
+
+# ------------------------------------------------------------------ heartbeats and the sweep
+
+def beat(r, worker_id: str = WORKER_ID) -> float:
+    now = redis_now(r)
+    r.zadd(HEARTBEATS, {worker_id: now})
+    return now
+
+
+def dead_workers(r, now: float, dead_after: float = DEAD_AFTER) -> list[str]:
+    return [w for w in r.zrangebyscore(HEARTBEATS, "-inf", now - dead_after) if w != WORKER_ID]
+
+
+def _restore(app, tag: str) -> None:
+    """The message of delivery tag `tag` back to the head of its queue, out of the unacked set
+    (so the broker will not deliver it a second time when the visibility timeout ends)."""
+    with app.connection_for_write() as conn:
+        conn.default_channel.qos.restore_by_tag(tag, leftmost=True)
+
+
+def reclaim(app, rt, worker_id: str, send) -> int:
+    """Hand a dead worker's messages and kept pages to the living; then forget the worker."""
+    r, st = rt.state.r, rt.state
+    key = holds_key(worker_id)
+    n = 0
+    for field, raw in r.hgetall(key).items():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            entry = {}
+        if entry.get("tag"):
+            _restore(app, entry["tag"])
+            n += 1
+        elif entry.get("url"):
+            cid, url = entry["crawl"], entry["url"]
+            k = rt.keys(cid)
+            if r.hexists(k.inflight, url) and not r.sismember(k.done, url):
+                st.touch_inflight(cid, [url])
+                send(cid, url)
+                n += 1
+        r.hdel(key, field)  # one by one: a sweeper dying midway repeats nothing
+    r.zrem(HEARTBEATS, worker_id)
+    r.delete(key)
+    event = {"worker": worker_id, "reclaimed": n, "at": redis_now(r), "by": WORKER_ID}
+    with r.pipeline() as p:
+        p.rpush(EVENTS, json.dumps(event))
+        p.ltrim(EVENTS, -1000, -1)
+        p.execute()
+    log.warning("worker %s is silent: %d of its messages and pages handed out again", worker_id, n)
+    return n
+
+
+def events(r) -> list[dict]:
+    return [json.loads(e) for e in r.lrange(EVENTS, 0, -1)]
+
+
+def recover_crawls(rt, send) -> int:
+    """What beat's sweep did: stale pages of running crawls sent again, idle crawls finished."""
+    from workers import pipeline
+
+    n = 0
+    for cid in list(rt.state.list_crawls(2000)):
+        if rt.state.state_of(cid) == "running":
+            n += pipeline.recover(rt, cid, send=send)
+    return n
+
+
+def sweep(app, rt, send, recover: bool = False) -> dict:
+    """One pass, if no other worker is sweeping: reclaim the dead, release due pages."""
+    from workers.fetch import patience
+
+    r = rt.state.r
+    token = uuid.uuid4().hex
+    if not r.set(LOCK, token, nx=True, px=int(max(SWEEP_EVERY, 5.0) * 4000)):
+        return {}
+    try:
+        now = redis_now(r)
+        out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead_workers(r, now)),
+               "released": patience.release_due(rt, send, now)}
+        if recover:
+            out["recovered"] = recover_crawls(rt, send)
+        return out
+    finally:
+        if r.get(LOCK) == token:
+            r.delete(LOCK)
+
+
+class Healer(threading.Thread):
+    """The worker's timer thread: heartbeat, and the sweep on a short period. A Redis outage
+    is waited out with backoff; the thread never ends while the worker lives."""
+
+    def __init__(self, app, rt, send):
+        super().__init__(name="blogharvest-heal", daemon=True)
+        self.app, self.rt, self.send = app, rt, send
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        wait, next_sweep, next_recover = BEAT_EVERY, 0.0, time.monotonic() + RECOVER_EVERY
+        while True:
+            try:
+                beat(self.rt.state.r)
+                now = time.monotonic()
+                if now >= next_sweep:
+                    next_sweep = now + SWEEP_EVERY
+                    recover = now >= next_recover
+                    if recover:
+                        next_recover = now + RECOVER_EVERY
+                    self.sweep(recover)
+                wait = BEAT_EVERY
+            except REDIS_DOWN as e:
+                wait = min(10.0, max(0.5, wait * 2))
+                log.warning("heal: Redis unreachable (%s); again in %.1f s", type(e).__name__, wait)
+            except Exception:  # the thread must outlive any bug of one pass
+                log.exception("heal: sweep failed")
+                wait = BEAT_EVERY
+            if self.stopped.wait(wait):
+                return
+
+    def sweep(self, recover: bool) -> None:
+        sweep(self.app, self.rt, self.send, recover=recover)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        try:  # a worker that stops warm leaves nothing held: the next sweep forgets it at once
+            self.rt.state.r.zadd(HEARTBEATS, {WORKER_ID: 0})
+        except REDIS_DOWN:
+            pass
+
+
+# ------------------------------------------------------------------ wiring into a worker
+
+_healer: Healer | None = None
+
+
+def start(app, rt, send) -> Healer:
+    global _healer
+    if _healer is None or not _healer.is_alive():
+        try:
+            beat(rt.state.r)  # alive before the first message arrives
+        except REDIS_DOWN:
+            pass
+        _healer = Healer(app, rt, send)
+        _healer.start()
+    return _healer
+
+
+def stop() -> None:
+    if _healer is not None:
+        _healer.stop()
+
+
+def connect(app) -> None:
+    """Celery signals: start the healer when the worker is ready, note messages as they arrive
+    and as they end, stop on shutdown. Errors here never stop a message (Redis away: the
+    broker's visibility timeout still recovers it)."""
+    from celery import signals
+
+    def rt():
+        from workers.runtime import runtime
+
+        return runtime()
+
+    def on_ready(sender=None, **_):
+        from workers.start import send_page
+
+        start(app, rt(), send_page)
+
+    def on_received(sender=None, request=None, **_):
+        try:
+            hold_message(rt().state.r, request)
+        except Exception:
+            log.debug("heal: could not note a received message", exc_info=True)
+
+    def on_postrun(sender=None, task_id=None, **_):
+        if getattr(sender, "name", "").startswith("blogharvest."):
+            try:
+                release_message(rt().state.r, task_id)
+            except Exception:
+                log.debug("heal: could not forget a finished message", exc_info=True)
+
+    def on_shutdown(sender=None, **_):
+        stop()
+
+    signals.worker_ready.connect(on_ready, weak=False)
+    signals.task_received.connect(on_received, weak=False)
+    signals.task_postrun.connect(on_postrun, weak=False)
+    signals.worker_shutdown.connect(on_shutdown, weak=False)
+
+
+# ------------------------------------------------------------------ riding out a Redis outage
+
+def wait_for_redis(r, patience: float = 120.0) -> bool:
+    """Wait (backoff 0.2 s -> 5 s) until Redis answers again; False after `patience` seconds.
+    A step that met a Redis outage then runs again: every step is idempotent."""
+    deadline = time.monotonic() + patience
+    pause = 0.2
+    while True:
+        try:
+            r.ping()
+            return True
+        except REDIS_DOWN:
+            if time.monotonic() + pause > deadline:
+                return False
+            time.sleep(pause)  # backoff while Redis restarts (not politeness: the worker has nothing to do)
+            pause = min(5.0, pause * 2)
