@@ -148,15 +148,16 @@ def process_url(self, crawl_id: str, url: str) -> dict:
             out = _page(self, rt, crawl_id, url, first=False)
         finally:
             heal.release_page(rt.state.r, crawl_id, url)
-    _ride_out(rt, lambda: pipeline.dispatch(rt, crawl_id, send=send_page))
+    _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page))
     return out
 
 
 def _ride_out(rt, step, tries: int = 3):
-    """Run an idempotent step; a Redis outage is waited out (backoff) and the step run again."""
+    """Run an idempotent step; a Redis outage is waited out (backoff) and the step run again
+    (`step(again)`: again is true on a re-run)."""
     for attempt in range(tries):
         try:
-            return step()
+            return step(attempt > 0)
         except REDIS_DOWN:
             if attempt == tries - 1 or not heal.wait_for_redis(rt.state.r):
                 raise
@@ -168,9 +169,9 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     (politeness) defers the page; a Redis outage is waited out and the page read again."""
     retries = task.request.retries if first else 0
     try:
-        return _ride_out(rt, lambda: pipeline.process(rt, crawl_id, url))
+        return _ride_out(rt, lambda again: pipeline.process(rt, crawl_id, url, count=not again))
     except HostBusy as e:
-        _ride_out(rt, lambda: defer_page(rt, crawl_id, url, e.wait, send_page))
+        _ride_out(rt, lambda again: defer_page(rt, crawl_id, url, e.wait, send_page))
         return {"url": url, "deferred": e.wait}
     except FetchError as e:
         if e.transient and retries < task.max_retries:

@@ -165,8 +165,9 @@ def recover_crawls(rt, send) -> int:
     return n
 
 
-def sweep(app, rt, send, recover: bool = False) -> dict:
-    """One pass, if no other worker is sweeping: reclaim the dead, release due pages."""
+def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
+    """One pass, if no other worker is sweeping: reclaim the dead (when `judge`: this worker
+    has reached Redis without a break for DEAD_AFTER s), release due pages."""
     from workers.fetch import patience
 
     r = rt.state.r
@@ -175,7 +176,8 @@ def sweep(app, rt, send, recover: bool = False) -> dict:
         return {}
     try:
         now = redis_now(r)
-        out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead_workers(r, now)),
+        dead = dead_workers(r, now) if judge else []
+        out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, send, now)}
         if recover:
             out["recovered"] = recover_crawls(rt, send)
@@ -187,7 +189,11 @@ def sweep(app, rt, send, recover: bool = False) -> dict:
 
 class Healer(threading.Thread):
     """The worker's timer thread: heartbeat, and the sweep on a short period. A Redis outage
-    is waited out with backoff; the thread never ends while the worker lives."""
+    is waited out with backoff; the thread never ends while the worker lives.
+
+    Silence is only taken for death when this worker itself reached Redis without a break
+    for DEAD_AFTER seconds: after a Redis restart or pause every worker was silent, and
+    the others need as long as this one to be heard again."""
 
     def __init__(self, app, rt, send):
         super().__init__(name="blogharvest-heal", daemon=True)
@@ -196,19 +202,23 @@ class Healer(threading.Thread):
 
     def run(self) -> None:
         wait, next_sweep, next_recover = BEAT_EVERY, 0.0, time.monotonic() + RECOVER_EVERY
+        steady_since = last_ok = time.monotonic()
         while True:
             try:
                 beat(self.rt.state.r)
                 now = time.monotonic()
+                if now - last_ok > 2 * BEAT_EVERY + 3.0:  # a break: Redis was away (or we were)
+                    steady_since = now
+                last_ok = now
                 if now >= next_sweep:
                     next_sweep = now + SWEEP_EVERY
                     recover = now >= next_recover
                     if recover:
                         next_recover = now + RECOVER_EVERY
-                    self.sweep(recover)
+                    self.sweep(recover, judge=now - steady_since >= DEAD_AFTER)
                 wait = BEAT_EVERY
             except REDIS_DOWN as e:
-                wait = min(10.0, max(0.5, wait * 2))
+                wait = min(BEAT_EVERY, max(0.25, wait * 2))  # heard again soon after Redis returns
                 log.warning("heal: Redis unreachable (%s); again in %.1f s", type(e).__name__, wait)
             except Exception:  # the thread must outlive any bug of one pass
                 log.exception("heal: sweep failed")
@@ -216,8 +226,8 @@ class Healer(threading.Thread):
             if self.stopped.wait(wait):
                 return
 
-    def sweep(self, recover: bool) -> None:
-        sweep(self.app, self.rt, self.send, recover=recover)
+    def sweep(self, recover: bool, judge: bool) -> None:
+        sweep(self.app, self.rt, self.send, recover=recover, judge=judge)
 
     def stop(self) -> None:
         self.stopped.set()

@@ -283,10 +283,11 @@ def _looks_html(resp) -> bool:
     return False
 
 
-def process(rt, crawl_id: str, url: str) -> dict:
+def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
+    """One page of the traversal; `count` false: the same delivery run again (Redis outage)."""
     st = rt.state
     k = rt.keys(crawl_id)
-    ctx = st.page_context(crawl_id, url)
+    ctx = st.page_context(crawl_id, url, count)
     if ctx["done"]:
         return {"url": url, "skipped": "done"}
     if ctx["state"] != "running":
