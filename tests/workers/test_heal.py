@@ -295,3 +295,49 @@ def test_crawl_delay_deferrals_finish_politely_and_in_order(make_cluster):
          "B ends before A; A ends with every post; A's requests >= 3 s apart",
          f"B done while A was {slow_at_normal_end['phase']} ({slow_at_normal_end['pages']} pages); A done, "
          f"{len(slow_blog.posts)}/{len(slow_blog.posts)} posts, {len(times)} requests, smallest gap {min(gaps):.2f} s")
+
+
+@pytest.mark.slow
+def test_cli_follower_outlives_a_redis_restart(make_cluster, tmp_path):
+    """`blogharvest crawl` against a cluster (REDIS_URL): Redis restarted mid-crawl; the
+    follower waits it out, the crawl ends `done` and the output has every post once."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    c = make_cluster(n=2, concurrency=2)
+    blog = WordPress(seed=39, n_posts=30, feed_size=10)
+    out = tmp_path / "posts.jsonl"
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, REDIS_URL=c.url, BLOGHARVEST_ALLOW_PRIVATE="1", PYTHONPATH=str(root))
+    with FarmServer(blog) as site:
+        proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "crawl", site.url, "--out", str(out),
+                                 "--js", "never"], env=env, cwd=str(root), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            cid = None
+
+            def started(_=None):
+                nonlocal cid
+                cid = next(iter(c.state.list_crawls(1)), None)
+                return cid
+            from tests.conftest import wait_for
+
+            wait_for(started, 60, "the follower's crawl")
+            before = _mid_traversal(c, cid)
+            c.restart_redis()
+            _, err = proc.communicate(timeout=RECOVERY + 60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 0, err[-2000:]
+    records = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    urls = [r["url"] for r in records]
+    assert len(urls) == len(set(urls))
+    assert {u[len(site.origin):] for u in urls} == {p.path for p in blog.posts}
+    assert c.state.crawl_info(cid)["state"] == "done"
+    note("restart Redis under the CLI follower", f"`blogharvest crawl URL` with REDIS_URL of a 2-worker cluster; "
+         f"Redis restarted at {before['pages']} pages", "the follower waits the outage out; crawl done; every post "
+         "once in --out", f"exit 0; {len(records)}/30 posts in the output, none twice; crawl done")

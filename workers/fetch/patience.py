@@ -40,7 +40,11 @@ def defer_page(rt, crawl_id: str, url: str, wait: float, send) -> None:
     so the stale sweep leaves it alone meanwhile)."""
     r = rt.state.r
     due = _now(r) + wait
-    r.hset(Keys(crawl_id).inflight, url, due)
+    k = Keys(crawl_id)
+    with r.pipeline() as p:
+        p.hset(k.inflight, url, due)
+        p.hincrby(f"{k.crawl}:attempts", url, -1)  # a wait for politeness is not a failed delivery
+        p.execute()
     if wait <= COUNTDOWN_MAX:
         send(crawl_id, url, countdown=wait)
     else:
