@@ -60,6 +60,7 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         rt.state.set_state(crawl_id, "failed", str(e))
         return crawl_id
     except HostBusy as e:  # politeness: discovery goes on at the host's next turn, no thread sleeps
+        memo.keep()
         raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
         heal.wait_for_redis(rt.state.r)
@@ -168,10 +169,17 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     for the task's own page, by a new message for a page the task went on to; a busy host
     (politeness) defers the page; a Redis outage is waited out and the page read again."""
     retries = task.request.retries if first else 0
+    patient, memo = remembering(rt, crawl_id, url)  # a deferred page's next run reuses its fetches
     try:
-        return _ride_out(rt, lambda again: pipeline.process(rt, crawl_id, url, count=not again))
+        out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again))
+        memo.forget()
+        return out
     except HostBusy as e:
-        _ride_out(rt, lambda again: defer_page(rt, crawl_id, url, e.wait, send_page))
+        def defer(again):
+            memo.keep()
+            defer_page(rt, crawl_id, url, e.wait, send_page)
+
+        _ride_out(rt, defer)
         return {"url": url, "deferred": e.wait}
     except FetchError as e:
         if e.transient and retries < task.max_retries:

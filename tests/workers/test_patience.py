@@ -71,15 +71,23 @@ def test_remembering_replays_responses_and_errors(rt, monkeypatch):
                         content=b"<html>hi</html>", content_type="text/html", encoding="utf-8")
 
     monkeypatch.setattr(rt.downloader, "get", get)
-    proxy, memo = patience.remembering(rt, "abcdef123456-patience3")
-    memo.forget()
-    for _ in range(2):
+    cid = "abcdef123456-patience3"
+
+    def step():
+        proxy, memo = patience.remembering(rt, cid, "http://x.test/")
         assert proxy.downloader.get("http://x.test/").content == b"<html>hi</html>"
         with pytest.raises(FetchError):
             proxy.downloader.get("http://x.test/bad")
-    assert calls == ["http://x.test/", "http://x.test/bad"]  # the second run fetched nothing
-    assert proxy.state is rt.state  # everything else is the runtime's
+        assert proxy.state is rt.state  # everything else is the runtime's
+        return memo
+
+    step().forget()  # done: nothing was written to Redis
+    assert calls == ["http://x.test/", "http://x.test/bad"]
+    step().keep()  # deferred: its fetches kept for the next run
+    memo = step()  # ... which fetches nothing again
+    assert calls == ["http://x.test/", "http://x.test/bad"] * 2
     memo.forget()
+    assert not rt.state.r.exists(memo.key)
 
 
 def test_deadline_check():

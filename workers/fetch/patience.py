@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from tasks.fetch.http import FetchError, Response
-from workers.state import Keys
+from workers.state import Keys, url_key
 
 DELAYED = "bh:delayed"  # zset: JSON [crawl id, url] -> due time (Redis clock)
 COUNTDOWN_MAX = 60.0  # waits up to this go out as countdown messages; longer ones to the delayed set
@@ -69,16 +69,26 @@ def delayed(rt) -> list[tuple[str, str, float]]:
 
 
 class Remembering:
-    """A downloader for a step that HostBusy interrupts and that runs again from its start:
-    the responses (and fetch errors) it had are kept in Redis for the next run."""
+    """A downloader for a step that HostBusy interrupts and that runs again from its start
+    (discovery, one page with its comment feeds and media): what it fetched is kept in the
+    process while the step runs, written to Redis only when the step is deferred (`keep`),
+    and read back by the step's next run, which so gets at least one request further."""
 
-    def __init__(self, rt, crawl_id: str):
+    def __init__(self, rt, crawl_id: str, scope: str | None = None):
         self.downloader, self.r = rt.downloader, rt.state.r
-        self.key = f"{Keys(crawl_id).crawl}:fetched"
+        self.key = f"{Keys(crawl_id).crawl}:fetched" + (f":{url_key(scope)}" if scope else "")
+        self.kept: dict[str, str] | None = None  # field -> JSON, loaded on first use
+        self.stored = False
+
+    def _load(self) -> dict:
+        if self.kept is None:
+            self.kept = self.r.hgetall(self.key) or {}
+            self.stored = bool(self.kept)
+        return self.kept
 
     def get(self, url: str, **kw) -> Response:
         field = json.dumps([url, sorted(kw.items())])
-        raw = self.r.hget(self.key, field)
+        raw = self._load().get(field)
         if raw:
             d = json.loads(raw)
             if "error" in d:
@@ -87,19 +97,26 @@ class Remembering:
         try:
             resp = self.downloader.get(url, **kw)
         except FetchError as e:
-            self._keep(field, {"error": e.to_dict()})
+            self.kept[field] = json.dumps({"error": e.to_dict()})
             raise
-        self._keep(field, resp.to_dict())
+        self.kept[field] = json.dumps(resp.to_dict())
         return resp
 
-    def _keep(self, field: str, value: dict) -> None:
-        with self.r.pipeline() as p:
-            p.hset(self.key, field, json.dumps(value))
-            p.expire(self.key, REMEMBER_TTL)
-            p.execute()
+    def keep(self) -> None:
+        """The step is deferred: what it fetched goes to Redis for its next run."""
+        if self.kept:
+            with self.r.pipeline() as p:
+                p.hset(self.key, mapping=self.kept)
+                p.expire(self.key, REMEMBER_TTL)
+                p.execute()
+            self.stored = True
 
     def forget(self) -> None:
-        self.r.delete(self.key)
+        """The step is done: nothing kept for it any more."""
+        if self.stored:
+            self.r.delete(self.key)
+            self.stored = False
+        self.kept = None
 
     def __getattr__(self, name):
         return getattr(self.downloader, name)
@@ -115,7 +132,7 @@ class _Runtime:
         return getattr(self._rt, name)
 
 
-def remembering(rt, crawl_id: str):
+def remembering(rt, crawl_id: str, scope: str | None = None):
     """(runtime whose downloader remembers, the memory) for a step run again after HostBusy."""
-    memo = Remembering(rt, crawl_id)
+    memo = Remembering(rt, crawl_id, scope)
     return _Runtime(rt, memo), memo
