@@ -231,10 +231,6 @@ class Healer(threading.Thread):
 
     def stop(self) -> None:
         self.stopped.set()
-        try:  # a worker that stops warm leaves nothing held: the next sweep forgets it at once
-            self.rt.state.r.zadd(HEARTBEATS, {WORKER_ID: 0})
-        except REDIS_DOWN:
-            pass
 
 
 # ------------------------------------------------------------------ wiring into a worker
@@ -261,7 +257,7 @@ def stop() -> None:
 
 def connect(app) -> None:
     """Celery signals: start the healer when the worker is ready, note messages as they arrive
-    and as they end, stop on shutdown. Errors here never stop a message (Redis away: the
+    and as they end. Errors here never stop a message (Redis away: the
     broker's visibility timeout still recovers it)."""
     from celery import signals
 
@@ -288,13 +284,11 @@ def connect(app) -> None:
             except Exception:
                 log.debug("heal: could not forget a finished message", exc_info=True)
 
-    def on_shutdown(sender=None, **_):
-        stop()
-
     signals.worker_ready.connect(on_ready, weak=False)
     signals.task_received.connect(on_received, weak=False)
     signals.task_postrun.connect(on_postrun, weak=False)
-    signals.worker_shutdown.connect(on_shutdown, weak=False)
+    # no hook at shutdown: the thread beats (it is a daemon) until the process ends, so
+    # nothing of a warm shutdown's last tasks is handed out while they still run
 
 
 # ------------------------------------------------------------------ riding out a Redis outage
