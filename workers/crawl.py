@@ -169,6 +169,7 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     for the task's own page, by a new message for a page the task went on to; a busy host
     (politeness) defers the page; a Redis outage is waited out and the page read again."""
     retries = task.request.retries if first else 0
+    limits.start(task.soft_time_limit or app.conf.task_soft_time_limit)  # each page of a chain its own
     patient, memo = remembering(rt, crawl_id, url)  # a deferred page's next run reuses its fetches
     try:
         out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again))

@@ -315,6 +315,7 @@ def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
             return {"url": url, "error": "not_html"}
         page = {"url": resp.url, "html": resp.text}
     page = rendering.page(rt, crawl_id, url, page)
+    limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
     final = canonical(page["url"])
     if final != url:
         st.r.sadd(k.seen, final)

@@ -341,3 +341,28 @@ def test_cli_follower_outlives_a_redis_restart(make_cluster, tmp_path):
     note("restart Redis under the CLI follower", f"`blogharvest crawl URL` with REDIS_URL of a 2-worker cluster; "
          f"Redis restarted at {before['pages']} pages", "the follower waits the outage out; crawl done; every post "
          "once in --out", f"exit 0; {len(records)}/30 posts in the output, none twice; crawl done")
+
+
+def test_soft_deadline_holds_in_the_threads_pool(make_cluster):
+    """Celery's soft limit means nothing to the threads pool; the task's own deadline does:
+    with a 3 s limit, a post served in 4 s is reported `timeout` (checked after its fetch)
+    and the crawl goes on to every other post."""
+    from tests.farm.faults import fault
+
+    c = make_cluster(n=1, concurrency=2, env={"BLOGHARVEST_SOFT_TIME_LIMIT": "3", "BLOGHARVEST_HARD_TIME_LIMIT": "6",
+                                              "BLOGHARVEST_REQUEST_TIMEOUT": "10"})
+    blog = WordPress(seed=40, n_posts=40, feed_size=5)
+    slow_post = blog.posts[0]  # the oldest: beyond the paged feed, so learning never reads it
+    with FarmServer(blog, {slow_post.path: fault("slow", seconds=4)}) as site:
+        cid = c.enqueue(site.url, js="never")
+        info = _wait(c, cid, 180, None)
+        records = c.state.crawl_records(cid)
+        errors = c.state.errors(cid)
+    assert info["state"] == "done", info
+    got = {r["url"][len(site.origin):] for r in records}
+    assert got == {p.path for p in blog.posts} - {slow_post.path}
+    timeouts = [e for e in errors if e["kind"] == "timeout"]
+    assert [e["url"][len(site.origin):] for e in timeouts] == [slow_post.path], errors
+    note("task deadline in the threads pool", "soft limit 3 s, threads pool; one post of 40 served in 4 s "
+         "(request timeout 10 s)", "that post reported `timeout`, every other post saved",
+         f"done; {len(records)}/39 other posts; report: {timeouts[0]['message']}")
