@@ -91,12 +91,19 @@ def _page_field(crawl_id: str, url: str) -> str:
 
 
 def hold_page(r, crawl_id: str, url: str) -> None:
-    """A page process_url keeps for itself (no message of its own carries it)."""
-    r.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
+    """A page process_url keeps for itself (no message of its own carries it). Best effort:
+    with Redis away, the page is still in flight and the stale sweep hands it out later."""
+    try:
+        r.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
+    except REDIS_DOWN:
+        log.warning("heal: could not note page %s as held", url)
 
 
 def release_page(r, crawl_id: str, url: str) -> None:
-    r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url))
+    try:
+        r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url))
+    except REDIS_DOWN:  # a dead worker's stale note costs one look at the done set
+        log.warning("heal: could not forget page %s as held", url)
 
 
 # ------------------------------------------------------------------ heartbeats and the sweep
