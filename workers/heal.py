@@ -291,7 +291,11 @@ def connect(app) -> None:
             except Exception:
                 log.debug("heal: could not forget a finished message", exc_info=True)
 
+    def on_shutting_down(**_):
+        SHUTTING_DOWN.set()
+
     signals.worker_ready.connect(on_ready, weak=False)
+    signals.worker_shutting_down.connect(on_shutting_down, weak=False)
     signals.task_received.connect(on_received, weak=False)
     signals.task_postrun.connect(on_postrun, weak=False)
     # no hook at shutdown: the thread beats (it is a daemon) until the process ends, so
@@ -300,17 +304,22 @@ def connect(app) -> None:
 
 # ------------------------------------------------------------------ riding out a Redis outage
 
+SHUTTING_DOWN = threading.Event()  # the worker is stopping: no waiting for Redis then
+
+
 def wait_for_redis(r, patience: float = 120.0) -> bool:
-    """Wait (backoff 0.2 s -> 5 s) until Redis answers again; False after `patience` seconds.
-    A step that met a Redis outage then runs again: every step is idempotent."""
+    """Wait (backoff 0.2 s -> 5 s) until Redis answers again; False after `patience` seconds,
+    or at once when the worker is shutting down (its Redis may be gone for good, as when an
+    embedded crawl ends). A step that met a Redis outage then runs again: steps are idempotent."""
     deadline = time.monotonic() + patience
     pause = 0.2
-    while True:
+    while not SHUTTING_DOWN.is_set():
         try:
             r.ping()
             return True
         except REDIS_DOWN:
             if time.monotonic() + pause > deadline:
                 return False
-            time.sleep(pause)  # backoff while Redis restarts (not politeness: the worker has nothing to do)
+            SHUTTING_DOWN.wait(pause)  # backoff while Redis restarts (not politeness: nothing to do meanwhile)
             pause = min(5.0, pause * 2)
+    return False
