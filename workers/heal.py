@@ -119,10 +119,11 @@ def dead_workers(r, now: float, dead_after: float = DEAD_AFTER) -> list[str]:
 
 
 def _restore(app, tag: str) -> None:
-    """The message of delivery tag `tag` back to the head of its queue, out of the unacked set
-    (so the broker will not deliver it a second time when the visibility timeout ends)."""
+    """The message of delivery tag `tag` back to the head of its queue (kombu publishes with
+    LPUSH and takes with BRPOP: the right end is next), out of the unacked set, so the broker
+    will not deliver it a second time when the visibility timeout ends."""
     with app.connection_for_write() as conn:
-        conn.default_channel.qos.restore_by_tag(tag, leftmost=True)
+        conn.default_channel.qos.restore_by_tag(tag, leftmost=False)
 
 
 def reclaim(app, rt, worker_id: str, send) -> int:
