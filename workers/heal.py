@@ -33,6 +33,7 @@ import redis
 log = logging.getLogger("blogharvest")
 
 HEARTBEATS = "bh:workers"  # zset: worker id -> last heartbeat (Redis clock)
+# bh:worker:{id}:holds  hash: "task id#retries" -> {name, tag, args}; "page C URL" -> {crawl, url}
 EVENTS = "bh:heal:events"  # list: JSON of each reclaim (tests measure recovery from it)
 LOCK = "bh:lock:heal"  # one sweeper at a time across the cluster
 REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -79,11 +80,19 @@ def hold_message(r, request) -> None:
     if not tag:
         return
     args = list(getattr(request, "args", None) or [])
-    r.hset(holds_key(WORKER_ID), request.id, json.dumps({"name": name, "tag": tag, "args": args[:2]}))
+    retries = (getattr(request, "request_dict", None) or {}).get("retries") or 0
+    r.hset(holds_key(WORKER_ID), _message_field(request.id, retries),
+           json.dumps({"name": name, "tag": tag, "args": args[:2]}))
 
 
-def release_message(r, task_id: str) -> None:
-    r.hdel(holds_key(WORKER_ID), task_id)
+def _message_field(task_id: str, retries: int) -> str:
+    """A retry is a new message with the same task id (and one more retry): the pair tells them
+    apart, so a retry received before its predecessor has ended is not forgotten with it."""
+    return f"{task_id}#{int(retries or 0)}"
+
+
+def release_message(r, task_id: str, retries: int = 0) -> None:
+    r.hdel(holds_key(WORKER_ID), _message_field(task_id, retries))
 
 
 def _page_field(crawl_id: str, url: str) -> str:
@@ -118,12 +127,17 @@ def dead_workers(r, now: float, dead_after: float = DEAD_AFTER) -> list[str]:
     return [w for w in r.zrangebyscore(HEARTBEATS, "-inf", now - dead_after) if w != WORKER_ID]
 
 
-def _restore(app, tag: str) -> None:
+def _restore(app, tag: str) -> bool:
     """The message of delivery tag `tag` back to the head of its queue (kombu publishes with
     LPUSH and takes with BRPOP: the right end is next), out of the unacked set, so the broker
     will not deliver it a second time when the visibility timeout ends."""
     with app.connection_for_write() as conn:
-        conn.default_channel.qos.restore_by_tag(tag, leftmost=False)
+        qos = conn.default_channel.qos
+        with qos.channel.conn_or_acquire() as client:
+            unacked = bool(client.hexists(qos.unacked_key, tag))  # else acked: nothing to restore
+        if unacked:
+            qos.restore_by_tag(tag, leftmost=False)
+        return unacked
 
 
 def reclaim(app, rt, worker_id: str, send) -> int:
@@ -137,8 +151,7 @@ def reclaim(app, rt, worker_id: str, send) -> int:
         except ValueError:
             entry = {}
         if entry.get("tag"):
-            _restore(app, entry["tag"])
-            n += 1
+            n += _restore(app, entry["tag"])
         elif entry.get("url"):
             cid, url = entry["crawl"], entry["url"]
             k = rt.keys(cid)
@@ -288,7 +301,7 @@ def connect(app) -> None:
     def on_postrun(sender=None, task_id=None, **_):
         if getattr(sender, "name", "").startswith("blogharvest."):
             try:
-                release_message(rt().state.r, task_id)
+                release_message(rt().state.r, task_id, getattr(sender.request, "retries", 0))
             except Exception:
                 log.debug("heal: could not forget a finished message", exc_info=True)
 
