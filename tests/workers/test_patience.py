@@ -119,3 +119,23 @@ def test_heartbeats_and_holds(state):
     heal.release_page(r, "abcdef123456-c", "http://x.test/p")
     assert r.hlen(heal.holds_key(heal.WORKER_ID)) == 0
     r.zrem(heal.HEARTBEATS, "other/1/x")
+
+
+class _Received:
+    """What heal reads of a received message (celery.worker.request.Request's attributes)."""
+
+    def __init__(self, task_id: str, retries: int, tag: str):
+        self.id, self.name, self.args = task_id, "blogharvest.learn_page", ["abcdef123456-c", "http://x.test/"]
+        self.request_dict = {"retries": retries}
+        self.message = type("M", (), {"delivery_tag": tag})()
+
+
+def test_a_retry_received_before_its_predecessor_ended_stays_held(state):
+    r, key = state.r, heal.holds_key(heal.WORKER_ID)
+    r.delete(key)
+    heal.hold_message(r, _Received("t1", 0, "tag-a"))
+    heal.hold_message(r, _Received("t1", 1, "tag-b"))  # the retry, same task id
+    heal.release_message(r, "t1", 0)  # the first delivery ends after the retry arrived
+    assert [json.loads(v)["tag"] for v in r.hvals(key)] == ["tag-b"]
+    heal.release_message(r, "t1", 1)
+    assert r.hlen(key) == 0
