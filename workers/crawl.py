@@ -17,10 +17,12 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from tasks.fetch.http import FetchError
 from workers.app import app
-from workers import pipeline, validate
+from workers import heal, limits, pipeline, validate
 from workers.fetch import rendering
+from workers.fetch.patience import COUNTDOWN_MAX, HostBusy, defer_page, remembering
 from workers.start import send_page, start_crawl
 from workers.runtime import runtime
+from workers.state import ENDED
 
 log = logging.getLogger("blogharvest")
 
@@ -31,6 +33,10 @@ REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 # process_url goes on to the next best page itself, at most this many pages and seconds
 CHAIN_PAGES = 16
 CHAIN_SECONDS = 30.0
+BUSY_RETRIES = 100_000  # a busy host (politeness) is no failure: its retries are not counted as such
+
+heal.connect(app)  # heartbeats, holds and the sweep inside every worker (workers/heal.py)
+limits.connect(app)  # task deadlines that hold in the threads pool (workers/limits.py)
 
 
 @app.task(name="blogharvest.new_crawl", bind=True, max_retries=3, **IDEMPOTENT)
@@ -42,24 +48,33 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
     rt = runtime()
     url, since, crawl_id, options = _checked_crawl_args(rt, url, since, crawl_id, options)
     crawl_id = rt.state.create_crawl(url, since, options or {}, crawl_id)
-    phase = rt.state.r.hget(rt.keys(crawl_id).crawl, "phase")
+    state, phase = rt.state.r.hmget(rt.keys(crawl_id).crawl, ["state", "phase"])
+    if state in ENDED:  # a late copy of the message (restored, redelivered)
+        return crawl_id
     if phase in ("traverse",):
         pipeline.dispatch(rt, crawl_id, send=send_page)
         return crawl_id
-    rt.state.set_state(crawl_id, "running")
+    if state != "running":
+        rt.state.set_state(crawl_id, "running")
     rt.state.set_phase(crawl_id, "discover")
+    patient, memo = remembering(rt, crawl_id)  # a retry after HostBusy goes on where this one stopped
     try:
         with rt.downloader.crawl(crawl_id):
-            plan = pipeline.discover(rt, crawl_id, url, since)
+            plan = pipeline.discover(patient, crawl_id, url, since)
     except pipeline.CrawlFailed as e:
         rt.state.set_state(crawl_id, "failed", str(e))
         return crawl_id
+    except HostBusy as e:  # politeness: discovery goes on at the host's next turn, no thread sleeps
+        memo.keep()
+        raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
-        raise self.retry(countdown=10)  # the state is unreachable: try the step again later
+        heal.wait_for_redis(rt.state.r)
+        raise self.retry(countdown=1)  # the state is reachable again: the step from its start
     except Exception as e:  # a bug or a page we could not handle: say so, never hang the crawl
         log.exception("discovery of %s failed", url)
         _fail(rt, crawl_id, url, e)
         return crawl_id
+    memo.forget()
     if plan["learn"]:
         rt.state.set_phase(crawl_id, "learn")
         header = [learn_page.si(crawl_id, e["url"]) for e in plan["entries"]]
@@ -123,7 +138,11 @@ def learn_page(self, crawl_id: str, url: str) -> dict:
     except SoftTimeLimitExceeded:
         rt.state.add_error(crawl_id, url, "timeout", "rule learning exceeded its time limit")
         return {"url": url, "error": "timeout"}
+    except HostBusy as e:  # a retry keeps the chord membership; the thread goes to other work
+        raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
+        if heal.wait_for_redis(rt.state.r):
+            raise self.retry(countdown=1)
         raise
     except Exception as e:  # one bad training page must not stop the chord: it just has no vote
         log.exception("learning on %s failed", url)
@@ -142,6 +161,8 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
             rules = pipeline.reduce(rt, crawl_id, results)
             pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
     except REDIS_DOWN:
+        if heal.wait_for_redis(rt.state.r):
+            raise self.retry(countdown=1)
         raise
     except Exception as e:
         log.exception("reducing the rules of %s failed", crawl_id)
@@ -165,23 +186,50 @@ def process_url(self, crawl_id: str, url: str) -> dict:
         return (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) == mine
 
     for _ in range(CHAIN_PAGES - 1):
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or "deferred" in out:
             break
         url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep)
         if url is None:
             return out
-        _page(self, rt, crawl_id, url, first=False)
-    pipeline.dispatch(rt, crawl_id, send=send_page)
+        heal.hold_page(rt.state.r, crawl_id, url)  # no message carries it: the sweep must know
+        try:
+            out = _page(self, rt, crawl_id, url, first=False)
+        finally:
+            heal.release_page(rt.state.r, crawl_id, url)
+    _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page))
     return out
+
+
+def _ride_out(rt, step, tries: int = 3):
+    """Run an idempotent step; a Redis outage is waited out (backoff) and the step run again
+    (`step(again)`: again is true on a re-run)."""
+    for attempt in range(tries):
+        try:
+            return step(attempt > 0)
+        except REDIS_DOWN:
+            if attempt == tries - 1 or not heal.wait_for_redis(rt.state.r):
+                raise
 
 
 def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     """Process one page; a transient fetch error is retried later with backoff, by Celery
-    for the task's own page, by a new message for a page the task went on to."""
+    for the task's own page, by a new message for a page the task went on to; a busy host
+    (politeness) defers the page; a Redis outage is waited out and the page read again."""
     retries = task.request.retries if first else 0
+    limits.start(task.soft_time_limit or app.conf.task_soft_time_limit)  # each page of a chain its own
+    patient, memo = remembering(rt, crawl_id, url)  # a deferred page's next run reuses its fetches
     try:
         with rt.downloader.crawl(crawl_id):
-            return pipeline.process(rt, crawl_id, url)
+            out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again))
+        memo.forget()
+        return out
+    except HostBusy as e:
+        def defer(again):
+            memo.keep()
+            defer_page(rt, crawl_id, url, e.wait, send_page)
+
+        _ride_out(rt, defer)
+        return {"url": url, "deferred": e.wait}
     except FetchError as e:
         if e.transient and retries < task.max_retries:
             countdown = min(300.0, e.retry_after or (2 ** retries) * 2.0)
@@ -196,7 +244,7 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
         pipeline.page_failed(rt, crawl_id, url, "timeout", "page processing exceeded its time limit")
         return {"url": url, "error": "timeout"}
     except REDIS_DOWN:
-        raise  # Redis is away, not the page at fault: it stays in flight and the sweep re-sends it
+        raise  # Redis away for minutes, not the page at fault: it stays in flight and the sweep re-sends it
     except Exception as e:  # a bad page must not stop the crawl: report it and go on
         log.exception("page %s failed", url)
         pipeline.page_failed(rt, crawl_id, url, "error", f"{type(e).__name__}: {e}")

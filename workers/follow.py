@@ -13,6 +13,25 @@ from workers.start import send_page, start_crawl
 from workers.state import ENDED as FINAL  # done, failed, budget_exhausted
 
 SWEEP_EVERY = 15.0
+REDIS_PATIENCE = 600.0  # a Redis outage the follower rides out (backoff) before it gives up
+
+
+def _retrying(step, what: str, quiet: bool = False):
+    """Run a step that only reads (or writes idempotently); while Redis is unreachable (a restart,
+    a pause) wait with backoff and run it again, so the follower outlives short outages."""
+    import redis
+
+    down = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+    deadline, pause = time.monotonic() + REDIS_PATIENCE, 0.5
+    while True:
+        try:
+            return step()
+        except down as e:
+            if time.monotonic() + pause > deadline:
+                raise
+            _log(f"Redis unreachable while {what} ({type(e).__name__}); again in {pause:.1f} s", quiet)
+            time.sleep(pause)  # backoff while Redis restarts
+            pause = min(10.0, pause * 2)
 
 
 def enqueue(url: str, since: str | None, options: dict, resume: bool = False) -> str:
@@ -74,9 +93,13 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     except KeyboardInterrupt:
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         return 130
-    for cid in ids:
-        st.set_phase(cid, "write", current=False)
-    records = [r for cid in ids for r in st.crawl_records(cid)]
+
+    def collect():
+        for cid in ids:
+            st.set_phase(cid, "write", current=False)
+        return [r for cid in ids for r in st.crawl_records(cid)]
+
+    records = _retrying(collect, "reading the records", quiet)
     if out:
         write_jsonl(records, out)
     _archive(rt, ids, urls, records, warc, wacz, warc_parts, embedded is not None, quiet)
@@ -188,7 +211,7 @@ def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
     said: set = set()
     try:
         while True:
-            infos = [st.crawl_info(cid) for cid in ids]
+            infos = _retrying(lambda: [st.crawl_info(cid) for cid in ids], "following the crawl", quiet)
             now = time.time()
             _warnings(infos, said)
             for i in infos:
@@ -205,9 +228,9 @@ def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
                 return infos
             if time.monotonic() - last_sweep > SWEEP_EVERY:
                 last_sweep = time.monotonic()
-                for i in infos:
+                for i in infos:  # (the workers sweep too, workers/heal.py: this is a second pair of hands)
                     if i["state"] == "running":
-                        pipeline.recover(rt, i["crawl_id"], send_page)
+                        _retrying(lambda: pipeline.recover(rt, i["crawl_id"], send_page), "sweeping", quiet)
             time.sleep(0.25)  # a display refresh, not synchronisation
     finally:
         if progress:

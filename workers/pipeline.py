@@ -23,11 +23,13 @@ from tasks.discover.traps import DEFAULT as TRAP_LIMITS, trap_reason, variant_ke
 from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
+from workers import limits
 from workers.archive import post as archive
 from workers.discover import posts as discovered
 from workers.discover import sources
 from workers.extract import comments
 from workers.fetch import rendering
+from workers.fetch.patience import HostBusy
 
 log = logging.getLogger("blogharvest")
 
@@ -140,6 +142,8 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
 
     try:
         rendering.decide(rt, crawl_id, entries[:MAX_TRAINING], {})
+    except HostBusy:  # politeness: the task does discovery again at the host's next turn
+        raise
     except Exception as e:  # without a decision the pages are read as served
         log.exception("--js auto decision for %s failed", url)
         st.add_error(crawl_id, url, "render", f"could not decide on rendering: {type(e).__name__}: {e}")
@@ -194,6 +198,7 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
         page = {"url": resp.url, "html": resp.text}
         st.cache_page(crawl_id, url, page)
     page = rendering.page(rt, crawl_id, url, page)
+    limits.check()  # the task's deadline (threads pool: Celery's limits do not hold there)
     rules = learn_page(page["html"], page["url"], _target(entry))
     return {"url": url, "rules": rules}
 
@@ -305,10 +310,11 @@ def _looks_html(resp) -> bool:
     return False
 
 
-def process(rt, crawl_id: str, url: str) -> dict:
+def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
+    """One page of the traversal; `count` false: the same delivery run again (Redis outage)."""
     st = rt.state
     k = rt.keys(crawl_id)
-    ctx = st.page_context(crawl_id, url)
+    ctx = st.page_context(crawl_id, url, count)
     if ctx["done"]:
         return {"url": url, "skipped": "done"}
     if ctx["state"] != "running":
@@ -341,6 +347,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
             return {"url": url, "error": "not_html"}
         page = {"url": resp.url, "html": resp.text}
     page = rendering.page(rt, crawl_id, url, page)
+    limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
     final = canonical(page["url"])
     if final != url:
         st.r.sadd(k.seen, final)

@@ -361,13 +361,14 @@ class State:
         return self._dispatch(keys=[k.frontier, k.inflight, k.crawl],
                               args=[parallelism, time.time(), max_pages])
 
-    def page_context(self, crawl_id: str, url: str) -> dict:
-        """What processing one page needs to know, read in one round trip; counts the delivery."""
+    def page_context(self, crawl_id: str, url: str, count: bool = True) -> dict:
+        """What processing one page needs to know, read in one round trip; counts the delivery
+        (not when `count` is false: the same delivery read again after a Redis outage)."""
         k = Keys(crawl_id)
         with self.r.pipeline(transaction=False) as p:
             p.sismember(k.done, url)
             p.hmget(k.crawl, ["state", "options", "since"])
-            p.hincrby(f"{k.crawl}:attempts", url, 1)
+            p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
             p.hgetall(k.blog)
             p.hget(k.entries, url)
             p.hget(k.pages, url)

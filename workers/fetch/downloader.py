@@ -20,6 +20,8 @@ import requests
 from tasks.fetch.http import FetchError, Response, fetch, normalize_url
 from tasks.fetch.robots import RobotsPolicy
 from workers.cache import Recent
+from workers import limits
+from workers.fetch.patience import HostBusy
 from workers.settings import Settings
 from workers.state import State
 
@@ -54,7 +56,10 @@ redis.call('HSET', KEYS[1], 'holder', '', 'next', string.format('%.6f', now + ga
 redis.call('PEXPIRE', KEYS[1], math.floor(gap * 1000) + 60000)
 return 1
 """
-MAX_POLITENESS_WAIT = 600.0  # beyond this the host is too busy for this task: a timeout error
+# (issue 20) a task waits at most this long in all for a host's turn; a turn farther away
+# raises HostBusy and the step is done later (workers.fetch.patience): no thread sleeps
+# through a Crawl-delay while other blogs wait for it
+INLINE_WAIT = 2.0
 
 
 # Cookies belong to one crawl: a jar per crawl id (a worker thread serves many blogs, and one
@@ -122,9 +127,9 @@ class Downloader:
             wait = float(self._take_turn(keys=[key], args=[token, lease, min(gap, 0.05)]))
             if wait <= 0:
                 break
-            if time.monotonic() - start + wait > MAX_POLITENESS_WAIT:
-                raise FetchError("timeout", host, f"no turn for host {host} within {MAX_POLITENESS_WAIT:g} s")
-            time.sleep(wait)  # politeness: until the host's next turn, then ask again
+            if time.monotonic() - start + wait > INLINE_WAIT:  # (issue 20) no long sleep in a worker
+                raise HostBusy(host, max(wait, gap, 1.0))
+            time.sleep(wait)  # a short politeness gap: until the host's next turn, then ask again
         try:
             yield
         finally:
@@ -204,6 +209,7 @@ class Downloader:
         "bad_url" for a URL the guard's parser refuses).
         revisit=True (update crawls): archive an unchanged payload as a WARC revisit record."""
         url = normalize_url(url)
+        limits.check()  # (issue 20) the task's deadline, checked before every request
         robots = None
         if obey_robots:
             robots = self.robots(url)

@@ -1,0 +1,141 @@
+"""Politeness without sleeping (workers/fetch/patience.py), task deadlines (workers/limits.py)
+and riding out Redis (workers/heal.py), on the test Redis."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis
+from celery.exceptions import SoftTimeLimitExceeded
+
+from tasks.fetch.http import FetchError
+from workers import heal, limits
+from workers.fetch import patience
+from workers.fetch.downloader import INLINE_WAIT, Downloader
+from workers.redis_server import free_port
+from workers.state import Keys
+
+
+@pytest.fixture
+def rt(state):
+    from workers.runtime import runtime
+
+    state.r.delete(patience.DELAYED)
+    yield runtime()
+    state.r.delete(patience.DELAYED)
+
+
+def test_long_wait_goes_to_the_delayed_set_and_comes_back_when_due(rt):
+    sent = []
+    cid = "abcdef123456-patience1"
+    patience.defer_page(rt, cid, "http://x.test/a", 600.0, lambda *a, **kw: sent.append((a, kw)))
+    assert sent == []  # 600 s: no message waits that long in a worker
+    [(c, u, due)] = patience.delayed(rt)
+    assert (c, u) == (cid, "http://x.test/a")
+    # still in flight, its time set to when it is due: the stale sweep leaves it alone meanwhile
+    assert float(rt.state.r.hget(Keys(cid).inflight, u)) == pytest.approx(due)
+    assert patience.release_due(rt, lambda *a: sent.append(a), now=due - 1) == 0
+    assert patience.release_due(rt, lambda *a: sent.append(a), now=due + 1) == 1
+    assert sent == [(cid, "http://x.test/a")] and patience.delayed(rt) == []
+
+
+def test_short_wait_is_a_countdown_message(rt):
+    sent = []
+    patience.defer_page(rt, "abcdef123456-patience2", "http://x.test/b", 3.0,
+                        lambda *a, **kw: sent.append((a, kw)))
+    assert sent == [(("abcdef123456-patience2", "http://x.test/b"), {"countdown": 3.0})]
+    assert patience.delayed(rt) == []
+
+
+def test_a_far_turn_raises_host_busy_instead_of_sleeping(rt):
+    dl = Downloader(rt.state, rt.settings)
+    host = f"busy-{free_port()}.test"
+    with dl.turn(host, 600.0):
+        pass  # one request: the host's next turn is 600 s away
+    with pytest.raises(patience.HostBusy) as e:
+        with dl.turn(host, 600.0):
+            pytest.fail("got a turn 600 s early")
+    assert e.value.wait > INLINE_WAIT
+
+
+def test_remembering_replays_responses_and_errors(rt, monkeypatch):
+    from tasks.fetch.http import Response
+
+    calls = []
+
+    def get(url, **kw):
+        calls.append(url)
+        if "bad" in url:
+            raise FetchError("http_status", url, "HTTP 500", status=500)
+        return Response(url=url, status=200, reason="OK", headers=[("content-type", "text/html")],
+                        content=b"<html>hi</html>", content_type="text/html", encoding="utf-8")
+
+    monkeypatch.setattr(rt.downloader, "get", get)
+    cid = "abcdef123456-patience3"
+
+    def step():
+        proxy, memo = patience.remembering(rt, cid, "http://x.test/")
+        assert proxy.downloader.get("http://x.test/").content == b"<html>hi</html>"
+        with pytest.raises(FetchError):
+            proxy.downloader.get("http://x.test/bad")
+        assert proxy.state is rt.state  # everything else is the runtime's
+        return memo
+
+    step().forget()  # done: nothing was written to Redis
+    assert calls == ["http://x.test/", "http://x.test/bad"]
+    step().keep()  # deferred: its fetches kept for the next run
+    memo = step()  # ... which fetches nothing again
+    assert calls == ["http://x.test/", "http://x.test/bad"] * 2
+    memo.forget()
+    assert not rt.state.r.exists(memo.key)
+
+
+def test_deadline_check():
+    limits.start(None)
+    limits.check()  # no deadline: nothing
+    limits.start(60)
+    limits.check()
+    assert 59 < limits.remaining() <= 60
+    limits.start(-1)  # already past
+    with pytest.raises(SoftTimeLimitExceeded):
+        limits.check()
+    limits.clear()
+    assert limits.remaining() is None
+
+
+def test_wait_for_redis_gives_up_after_its_patience():
+    r = redis.Redis(port=free_port(), socket_connect_timeout=0.2)
+    assert heal.wait_for_redis(r, patience=0.5) is False
+
+
+def test_heartbeats_and_holds(state):
+    r = state.r
+    now = heal.beat(r, "other/1/x")
+    assert "other/1/x" in heal.dead_workers(r, now + heal.DEAD_AFTER + 1)
+    assert "other/1/x" not in heal.dead_workers(r, now + 1)
+    heal.hold_page(r, "abcdef123456-c", "http://x.test/p")
+    assert json.loads(r.hget(heal.holds_key(heal.WORKER_ID), "page abcdef123456-c http://x.test/p")) == {
+        "crawl": "abcdef123456-c", "url": "http://x.test/p"}
+    heal.release_page(r, "abcdef123456-c", "http://x.test/p")
+    assert r.hlen(heal.holds_key(heal.WORKER_ID)) == 0
+    r.zrem(heal.HEARTBEATS, "other/1/x")
+
+
+class _Received:
+    """What heal reads of a received message (celery.worker.request.Request's attributes)."""
+
+    def __init__(self, task_id: str, retries: int, tag: str):
+        self.id, self.name, self.args = task_id, "blogharvest.learn_page", ["abcdef123456-c", "http://x.test/"]
+        self.request_dict = {"retries": retries}
+        self.message = type("M", (), {"delivery_tag": tag})()
+
+
+def test_a_retry_received_before_its_predecessor_ended_stays_held(state):
+    r, key = state.r, heal.holds_key(heal.WORKER_ID)
+    r.delete(key)
+    heal.hold_message(r, _Received("t1", 0, "tag-a"))
+    heal.hold_message(r, _Received("t1", 1, "tag-b"))  # the retry, same task id
+    heal.release_message(r, "t1", 0)  # the first delivery ends after the retry arrived
+    assert [json.loads(v)["tag"] for v in r.hvals(key)] == ["tag-b"]
+    heal.release_message(r, "t1", 1)
+    assert r.hlen(key) == 0

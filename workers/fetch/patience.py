@@ -1,0 +1,138 @@
+"""Politeness that never sleeps in a worker: when a host's next turn is farther than a task
+may wait (a Crawl-delay of minutes, a host busy with other crawls), the step is done later
+and the worker's thread goes to other blogs.
+
+- `HostBusy` is what the downloader raises instead of sleeping past `INLINE_WAIT`;
+- a page of the traversal is deferred: a countdown message for short waits, the delayed
+  set in Redis (`bh:delayed`, due times on the Redis clock) for long ones, so no message
+  waits for hours in a worker's memory nor past the broker's visibility timeout; the
+  heal sweep (workers.heal) sends the pages that fall due;
+- discovery, run again from its start by the retried task, reads what it already fetched
+  from Redis (`Remembering`), so each retry gets one request further.
+"""
+from __future__ import annotations
+
+import json
+
+from tasks.fetch.http import FetchError, Response
+from workers.state import Keys, url_key
+
+DELAYED = "bh:delayed"  # zset: JSON [crawl id, url] -> due time (Redis clock)
+COUNTDOWN_MAX = 60.0  # waits up to this go out as countdown messages; longer ones to the delayed set
+REMEMBER_TTL = 86400
+
+
+class HostBusy(Exception):
+    """The host's next turn is `wait` seconds away, more than a task may wait for it."""
+
+    def __init__(self, host: str, wait: float):
+        super().__init__(f"host {host} busy for {wait:.1f} s (politeness)")
+        self.host, self.wait = host, float(wait)
+
+
+def _now(r) -> float:
+    s, us = r.time()
+    return s + us / 1e6
+
+
+def defer_page(rt, crawl_id: str, url: str, wait: float, send) -> None:
+    """Process `url` again in `wait` seconds; it stays in flight (its time set to when it is due,
+    so the stale sweep leaves it alone meanwhile)."""
+    r = rt.state.r
+    due = _now(r) + wait
+    k = Keys(crawl_id)
+    with r.pipeline() as p:
+        p.hset(k.inflight, url, due)
+        p.hincrby(f"{k.crawl}:attempts", url, -1)  # a wait for politeness is not a failed delivery
+        p.execute()
+    if wait <= COUNTDOWN_MAX:
+        send(crawl_id, url, countdown=wait)
+    else:
+        r.zadd(DELAYED, {json.dumps([crawl_id, url]): due})
+
+
+def release_due(rt, send, now: float | None = None, limit: int = 500) -> int:
+    """Send the deferred pages whose time has come (the heal sweep runs this, one sweeper at a time)."""
+    r = rt.state.r
+    now = _now(r) if now is None else now
+    n = 0
+    for member in r.zrangebyscore(DELAYED, "-inf", now, start=0, num=limit):
+        if r.zrem(DELAYED, member):
+            crawl_id, url = json.loads(member)
+            send(crawl_id, url)
+            n += 1
+    return n
+
+
+def delayed(rt) -> list[tuple[str, str, float]]:
+    return [(*json.loads(m), due) for m, due in rt.state.r.zrange(DELAYED, 0, -1, withscores=True)]
+
+
+class Remembering:
+    """A downloader for a step that HostBusy interrupts and that runs again from its start
+    (discovery, one page with its comment feeds and media): what it fetched is kept in the
+    process while the step runs, written to Redis only when the step is deferred (`keep`),
+    and read back by the step's next run, which so gets at least one request further."""
+
+    def __init__(self, rt, crawl_id: str, scope: str | None = None):
+        self.downloader, self.r = rt.downloader, rt.state.r
+        self.key = f"{Keys(crawl_id).crawl}:fetched" + (f":{url_key(scope)}" if scope else "")
+        self.kept: dict[str, str] | None = None  # field -> JSON, loaded on first use
+        self.stored = False
+
+    def _load(self) -> dict:
+        if self.kept is None:
+            self.kept = self.r.hgetall(self.key) or {}
+            self.stored = bool(self.kept)
+        return self.kept
+
+    def get(self, url: str, **kw) -> Response:
+        field = json.dumps([url, sorted(kw.items())])
+        raw = self._load().get(field)
+        if raw:
+            d = json.loads(raw)
+            if "error" in d:
+                raise FetchError.from_dict(d["error"])
+            return Response.from_dict(d)
+        try:
+            resp = self.downloader.get(url, **kw)
+        except FetchError as e:
+            self.kept[field] = json.dumps({"error": e.to_dict()})
+            raise
+        self.kept[field] = json.dumps(resp.to_dict())
+        return resp
+
+    def keep(self) -> None:
+        """The step is deferred: what it fetched goes to Redis for its next run."""
+        if self.kept:
+            with self.r.pipeline() as p:
+                p.hset(self.key, mapping=self.kept)
+                p.expire(self.key, REMEMBER_TTL)
+                p.execute()
+            self.stored = True
+
+    def forget(self) -> None:
+        """The step is done: nothing kept for it any more."""
+        if self.stored:
+            self.r.delete(self.key)
+            self.stored = False
+        self.kept = None
+
+    def __getattr__(self, name):
+        return getattr(self.downloader, name)
+
+
+class _Runtime:
+    """The worker's runtime with another downloader."""
+
+    def __init__(self, rt, downloader):
+        self._rt, self.downloader = rt, downloader
+
+    def __getattr__(self, name):
+        return getattr(self._rt, name)
+
+
+def remembering(rt, crawl_id: str, scope: str | None = None):
+    """(runtime whose downloader remembers, the memory) for a step run again after HostBusy."""
+    memo = Remembering(rt, crawl_id, scope)
+    return _Runtime(rt, memo), memo

@@ -1,0 +1,339 @@
+"""A cluster that heals itself: worker heartbeats, what each worker holds, and a sweep that
+runs inside every worker, so a dead worker's work resumes within seconds with workers alone.
+
+Without this, a SIGKILLed worker's messages wait in the broker's unacked set for the
+visibility timeout (11 minutes) and only beat or the CLI's follower ever sweeps. Here:
+
+- every worker process writes a heartbeat (`bh:workers`, Redis clock) every BEAT_EVERY s;
+- a worker notes in its holds hash each blogharvest message it receives (with the broker's
+  delivery tag) and each page it keeps for itself (process_url's chain), and forgets them
+  when done;
+- every worker runs the sweep on a timer thread, one at a time (a Redis lock): a worker
+  silent for DEAD_AFTER s is dead; its messages go back to their queue (kombu's own
+  restore of one delivery tag, chord headers and all, so a chord of rule learning goes
+  on), its kept pages are sent again, and it is forgotten. The same sweep hands out the
+  pages whose politeness wait is over (workers.fetch.patience) and, less often, runs the
+  crawl recovery that beat ran (stale pages, idle crawls finished).
+
+Every step a message runs is idempotent (docs/state.md), so a message sent again by the
+sweep and also restored later by the broker costs a look at the done set, nothing more.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+
+import redis
+
+log = logging.getLogger("blogharvest")
+
+HEARTBEATS = "bh:workers"  # zset: worker id -> last heartbeat (Redis clock)
+# bh:worker:{id}:holds  hash: "task id#retries" -> {name, tag, args}; "page C URL" -> {crawl, url}
+EVENTS = "bh:heal:events"  # list: JSON of each reclaim (tests measure recovery from it)
+LOCK = "bh:lock:heal"  # one sweeper at a time across the cluster
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+SKIP = {"blogharvest.sweep"}  # messages not worth reclaiming
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+
+
+BEAT_EVERY = _env_float("BLOGHARVEST_BEAT_EVERY", 2.0)
+DEAD_AFTER = _env_float("BLOGHARVEST_DEAD_AFTER", 20.0)  # > any Redis pause we ride out (10 s)
+SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 5.0)
+RECOVER_EVERY = _env_float("BLOGHARVEST_RECOVER_EVERY", 30.0)
+
+# Made at import, in the worker's main process, so prefork children inherit the same id;
+# the pid and a nonce keep a restarted worker of the same name apart from its dead self.
+WORKER_ID = f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
+
+
+def holds_key(worker_id: str) -> str:
+    return f"bh:worker:{{{worker_id}}}:holds"
+
+
+def redis_now(r) -> float:
+    s, us = r.time()
+    return s + us / 1e6
+
+
+# ------------------------------------------------------------------ what a worker holds
+
+def hold_message(r, request) -> None:
+    """A blogharvest message this worker received (an ETA one too): noted with its delivery tag."""
+    name = getattr(request, "name", "") or ""
+    if not name.startswith("blogharvest.") or name in SKIP:
+        return
+    try:
+        tag = request.message.delivery_tag
+    except AttributeError:
+        tag = None
+    if not tag:
+        return
+    args = list(getattr(request, "args", None) or [])
+    retries = (getattr(request, "request_dict", None) or {}).get("retries") or 0
+    r.hset(holds_key(WORKER_ID), _message_field(request.id, retries),
+           json.dumps({"name": name, "tag": tag, "args": args[:2]}))
+
+
+def _message_field(task_id: str, retries: int) -> str:
+    """A retry is a new message with the same task id (and one more retry): the pair tells them
+    apart, so a retry received before its predecessor has ended is not forgotten with it."""
+    return f"{task_id}#{int(retries or 0)}"
+
+
+def release_message(r, task_id: str, retries: int = 0) -> None:
+    r.hdel(holds_key(WORKER_ID), _message_field(task_id, retries))
+
+
+def _page_field(crawl_id: str, url: str) -> str:
+    return f"page {crawl_id} {url}"
+
+
+def hold_page(r, crawl_id: str, url: str) -> None:
+    """A page process_url keeps for itself (no message of its own carries it). Best effort:
+    with Redis away, the page is still in flight and the stale sweep hands it out later."""
+    try:
+        r.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
+    except REDIS_DOWN:
+        log.warning("heal: could not note page %s as held", url)
+
+
+def release_page(r, crawl_id: str, url: str) -> None:
+    try:
+        r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url))
+    except REDIS_DOWN:  # a dead worker's stale note costs one look at the done set
+        log.warning("heal: could not forget page %s as held", url)
+
+
+# ------------------------------------------------------------------ heartbeats and the sweep
+
+def beat(r, worker_id: str = WORKER_ID) -> float:
+    now = redis_now(r)
+    r.zadd(HEARTBEATS, {worker_id: now})
+    return now
+
+
+def dead_workers(r, now: float, dead_after: float = DEAD_AFTER) -> list[str]:
+    return [w for w in r.zrangebyscore(HEARTBEATS, "-inf", now - dead_after) if w != WORKER_ID]
+
+
+def _restore(app, tag: str) -> bool:
+    """The message of delivery tag `tag` back to the head of its queue (kombu publishes with
+    LPUSH and takes with BRPOP: the right end is next), out of the unacked set, so the broker
+    will not deliver it a second time when the visibility timeout ends."""
+    with app.connection_for_write() as conn:
+        qos = conn.default_channel.qos
+        with qos.channel.conn_or_acquire() as client:
+            unacked = bool(client.hexists(qos.unacked_key, tag))  # else acked: nothing to restore
+        if unacked:
+            qos.restore_by_tag(tag, leftmost=False)
+        return unacked
+
+
+def reclaim(app, rt, worker_id: str, send) -> int:
+    """Hand a dead worker's messages and kept pages to the living; then forget the worker."""
+    r, st = rt.state.r, rt.state
+    key = holds_key(worker_id)
+    n = 0
+    for field, raw in r.hgetall(key).items():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            entry = {}
+        if entry.get("tag"):
+            n += _restore(app, entry["tag"])
+        elif entry.get("url"):
+            cid, url = entry["crawl"], entry["url"]
+            k = rt.keys(cid)
+            if r.hexists(k.inflight, url) and not r.sismember(k.done, url):
+                st.touch_inflight(cid, [url])
+                send(cid, url)
+                n += 1
+        r.hdel(key, field)  # one by one: a sweeper dying midway repeats nothing
+    r.zrem(HEARTBEATS, worker_id)
+    r.delete(key)
+    event = {"worker": worker_id, "reclaimed": n, "at": redis_now(r), "by": WORKER_ID}
+    with r.pipeline() as p:
+        p.rpush(EVENTS, json.dumps(event))
+        p.ltrim(EVENTS, -1000, -1)
+        p.execute()
+    log.warning("worker %s is silent: %d of its messages and pages handed out again", worker_id, n)
+    return n
+
+
+def events(r) -> list[dict]:
+    return [json.loads(e) for e in r.lrange(EVENTS, 0, -1)]
+
+
+def recover_crawls(rt, send) -> int:
+    """What beat's sweep did: stale pages of running crawls sent again, idle crawls finished."""
+    from workers import pipeline
+
+    n = 0
+    for cid in list(rt.state.list_crawls(2000)):
+        if rt.state.state_of(cid) == "running":
+            n += pipeline.recover(rt, cid, send=send)
+    return n
+
+
+def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
+    """One pass, if no other worker is sweeping: reclaim the dead (when `judge`: this worker
+    has reached Redis without a break for DEAD_AFTER s), release due pages."""
+    from workers.fetch import patience
+
+    r = rt.state.r
+    token = uuid.uuid4().hex
+    if not r.set(LOCK, token, nx=True, px=int(max(SWEEP_EVERY, 5.0) * 4000)):
+        return {}
+    try:
+        now = redis_now(r)
+        dead = dead_workers(r, now) if judge else []
+        out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
+               "released": patience.release_due(rt, send, now)}
+        if recover:
+            out["recovered"] = recover_crawls(rt, send)
+        return out
+    finally:
+        if r.get(LOCK) == token:
+            r.delete(LOCK)
+
+
+class Healer(threading.Thread):
+    """The worker's timer thread: heartbeat, and the sweep on a short period. A Redis outage
+    is waited out with backoff; the thread never ends while the worker lives.
+
+    Silence is only taken for death when this worker itself reached Redis without a break
+    for DEAD_AFTER seconds: after a Redis restart or pause every worker was silent, and
+    the others need as long as this one to be heard again."""
+
+    def __init__(self, app, rt, send):
+        super().__init__(name="blogharvest-heal", daemon=True)
+        self.app, self.rt, self.send = app, rt, send
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        wait, next_sweep, next_recover = BEAT_EVERY, 0.0, time.monotonic() + RECOVER_EVERY
+        steady_since = last_ok = time.monotonic()
+        while True:
+            try:
+                beat(self.rt.state.r)
+                now = time.monotonic()
+                if now - last_ok > 2 * BEAT_EVERY + 3.0:  # a break: Redis was away (or we were)
+                    steady_since = now
+                last_ok = now
+                if now >= next_sweep:
+                    next_sweep = now + SWEEP_EVERY
+                    recover = now >= next_recover
+                    if recover:
+                        next_recover = now + RECOVER_EVERY
+                    self.sweep(recover, judge=now - steady_since >= DEAD_AFTER)
+                wait = BEAT_EVERY
+            except REDIS_DOWN as e:
+                wait = min(BEAT_EVERY, max(0.25, wait * 2))  # heard again soon after Redis returns
+                log.warning("heal: Redis unreachable (%s); again in %.1f s", type(e).__name__, wait)
+            except Exception:  # the thread must outlive any bug of one pass
+                log.exception("heal: sweep failed")
+                wait = BEAT_EVERY
+            if self.stopped.wait(wait):
+                return
+
+    def sweep(self, recover: bool, judge: bool) -> None:
+        sweep(self.app, self.rt, self.send, recover=recover, judge=judge)
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+# ------------------------------------------------------------------ wiring into a worker
+
+_healer: Healer | None = None
+
+
+def start(app, rt, send) -> Healer:
+    global _healer
+    if _healer is None or not _healer.is_alive():
+        try:
+            beat(rt.state.r)  # alive before the first message arrives
+        except REDIS_DOWN:
+            pass
+        _healer = Healer(app, rt, send)
+        _healer.start()
+    return _healer
+
+
+def stop() -> None:
+    if _healer is not None:
+        _healer.stop()
+
+
+def connect(app) -> None:
+    """Celery signals: start the healer when the worker is ready, note messages as they arrive
+    and as they end. Errors here never stop a message (Redis away: the
+    broker's visibility timeout still recovers it)."""
+    from celery import signals
+
+    def rt():
+        from workers.runtime import runtime
+
+        return runtime()
+
+    def on_ready(sender=None, **_):
+        from workers.start import send_page
+
+        start(app, rt(), send_page)
+
+    def on_received(sender=None, request=None, **_):
+        try:
+            hold_message(rt().state.r, request)
+        except Exception:
+            log.debug("heal: could not note a received message", exc_info=True)
+
+    def on_postrun(sender=None, task_id=None, **_):
+        if getattr(sender, "name", "").startswith("blogharvest."):
+            try:
+                release_message(rt().state.r, task_id, getattr(sender.request, "retries", 0))
+            except Exception:
+                log.debug("heal: could not forget a finished message", exc_info=True)
+
+    def on_shutting_down(**_):
+        SHUTTING_DOWN.set()
+
+    signals.worker_ready.connect(on_ready, weak=False)
+    signals.worker_shutting_down.connect(on_shutting_down, weak=False)
+    signals.task_received.connect(on_received, weak=False)
+    signals.task_postrun.connect(on_postrun, weak=False)
+    # no hook at shutdown: the thread beats (it is a daemon) until the process ends, so
+    # nothing of a warm shutdown's last tasks is handed out while they still run
+
+
+# ------------------------------------------------------------------ riding out a Redis outage
+
+SHUTTING_DOWN = threading.Event()  # the worker is stopping: no waiting for Redis then
+
+
+def wait_for_redis(r, patience: float = 120.0) -> bool:
+    """Wait (backoff 0.2 s -> 5 s) until Redis answers again; False after `patience` seconds,
+    or at once when the worker is shutting down (its Redis may be gone for good, as when an
+    embedded crawl ends). A step that met a Redis outage then runs again: steps are idempotent."""
+    deadline = time.monotonic() + patience
+    pause = 0.2
+    while not SHUTTING_DOWN.is_set():
+        try:
+            r.ping()
+            return True
+        except REDIS_DOWN:
+            if time.monotonic() + pause > deadline:
+                return False
+            SHUTTING_DOWN.wait(pause)  # backoff while Redis restarts (not politeness: nothing to do meanwhile)
+            pause = min(5.0, pause * 2)
+    return False
