@@ -15,6 +15,7 @@ from tasks.extract.post import extract_post, extract_root, matches_entry, rule_o
 from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
 from tasks.learn.fields import learn_page, reduce_rules
+from tasks.learn.pseudo_feed import training_need
 from tasks.discover.priority import LinkEstimator
 from tasks.archive.records import content_hash, post_record
 from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
@@ -23,6 +24,7 @@ from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pa
 from workers.archive import post as archive
 from workers.extract import comments
 from workers.fetch import rendering
+from workers.learn import training
 
 log = logging.getLogger("blogharvest")
 
@@ -63,10 +65,11 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
             break
         except (FetchError, feedlib.FeedError) as e:
             tried.append(f"{candidate}: {e}")
-    if feed is None:
+    if feed is None:  # no feed: training entries come from the pages themselves (below)
         for t in tried[:3]:
             st.add_error(crawl_id, url, "feed", t)
-        raise CrawlFailed(f"no readable feed found from {url} (tried {len(tried)} candidates)")
+        st.add_error(crawl_id, url, "feed", f"no readable feed found from {url} (tried {len(tried)} candidates)")
+        feed = {"entries": []}
     if feed.get("bozo"):
         st.add_error(crawl_id, feed_url, "feed", f"malformed feed, partly read: {feed['bozo']}")
 
@@ -81,7 +84,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
 
     take(feed)
     page, current, current_url = 1, feed, feed_url
-    while page < MAX_FEED_PAGES:
+    while feed_url and page < MAX_FEED_PAGES:
         nxt = [u for u in feedlib.next_page_urls(current, current_url, page) if u]
         if not nxt:
             break
@@ -94,7 +97,15 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         take(current)
         if len(entries) == before:
             break
+    # ---- issue 18: a missing, excerpt-only or short feed is completed from the pages (workers/learn/training.py)
+    need = training_need(entries)
+    if need is not None and not (entries and st.options(crawl_id).get("update") and st.blog(crawl_id).get("rules")):
+        entries = training.training_entries(rt, crawl_id, home_url, home.text, entries, need)
+    # ---- end issue 18
     if not entries:
+        if feed_url is None:
+            raise CrawlFailed(f"no readable feed found from {url} (tried {len(tried)} candidates), "
+                              f"and no post pages among its links to learn from")
         raise CrawlFailed(f"the feed {feed_url} lists no post of this blog")
     st.save_entries(crawl_id, entries)
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries])

@@ -1,0 +1,110 @@
+"""Candidate post pages of a blog without a usable feed, from its own links.
+
+A blog's home page and listings (pagination, archives) link its posts by title: many
+links of one URL shape (/2014/03/slug/, /posts/slug/, /?p=123) whose anchors read like
+titles (several words), beside a few dozen navigation, tag and page links. Candidates
+are ranked by their shape group's size and anchor length; which of them are really
+posts is decided later by their pages (tasks.learn.pseudo_feed groups them by template).
+
+Other sources (sitemaps) give bare URLs: `rank_candidates(..., extra=urls)` ranks them
+with the links, by their shape only.
+"""
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections import defaultdict
+
+from tasks.discover.traversal import in_scope
+from tasks.discover.urls import _RESERVED_RE, canonical
+from tasks.fetch.html import node_text
+
+_NEXT_TEXT = re.compile(r"^\W*(?:older|next|previous|prev|more|earlier|ältere|weiter|suivant|anciens|"
+                        r"siguiente|anteriores|page\s*\d+|\d+)\W*(?:posts?|entries|articles|page)?\W*$|^[»›>→]+$|"
+                        r"^[«‹<←]+$|archives?|blog archive", re.I)
+_LISTING_URL = re.compile(r"(?:^|/)(?:page|archives?|blog)(?:/|$)|[?&](?:paged|page|start|offset|p)=\d+$|"
+                          r"/\d{4}/(?:\d{2}/?)?$", re.I)
+
+
+def _segment_shape(seg: str) -> str:
+    if seg.isdigit():
+        return f"<{len(seg)}d>"
+    if "-" in seg or "_" in seg or len(seg) > 24 or re.search(r"\d", seg):
+        return "<slug>"
+    if _RESERVED_RE.match(seg):
+        return seg.lower()
+    return "<word>"
+
+
+def url_shape(url: str) -> str:
+    """The URL with its variable parts named: /2014/03/a-post/ -> /<4d>/<2d>/<slug>/."""
+    p = urllib.parse.urlsplit(url)
+    segs = [s for s in (p.path or "/").split("/")]
+    shape = "/".join(_segment_shape(s) if s else "" for s in segs)
+    if p.query:
+        keys = sorted(k + ("=<n>" if v.isdigit() else "=<v>")
+                      for k, v in urllib.parse.parse_qsl(p.query, keep_blank_values=True))
+        shape += "?" + "&".join(keys)
+    return shape
+
+
+def page_links(root, base_url: str, home: str) -> list[tuple[str, str, bool]]:
+    """[(url, anchor text, rel=next)] of a page's in-scope links, canonical, first occurrence."""
+    out, seen = [], set()
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "mailto:", "javascript:")):
+            continue
+        try:
+            url = canonical(urllib.parse.urljoin(base_url, href))
+        except ValueError:
+            continue
+        if url in seen or not in_scope(url, home) or url.rstrip("/") == home.rstrip("/"):
+            continue
+        seen.add(url)
+        out.append((url, node_text(a)[:200], "next" in (a.get("rel") or "").lower().split()))
+    return out
+
+
+def listing_links(links: list[tuple[str, str, bool]]) -> list[str]:
+    """The links of a page that lead to more listings: rel=next, "Older posts", /page/2/, archives."""
+    return [u for u, text, nxt in links
+            if nxt or _NEXT_TEXT.search(text or "") or _LISTING_URL.search(urllib.parse.urlsplit(u).path
+                                                                            + ("?" + urllib.parse.urlsplit(u).query
+                                                                               if urllib.parse.urlsplit(u).query
+                                                                               else ""))]
+
+
+def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), extra: list[str] = (),
+                    exclude: set | None = None) -> list[str]:
+    """Link URLs (and `extra` URLs) most likely to be posts first.
+
+    A shape group scores by how many distinct URLs it holds and how title-like their
+    anchors are (words per anchor); the shapes of `known` posts (a short feed's entries)
+    come first. Within a group, document order."""
+    exclude = exclude or set()
+    groups: dict[str, list[str]] = defaultdict(list)
+    words: dict[str, list[int]] = defaultdict(list)
+    for url, text, _ in links:
+        if url in exclude:
+            continue
+        s = url_shape(url)
+        if url not in groups[s]:
+            groups[s].append(url)
+            words[s].append(len(re.findall(r"\w+", text or "")))
+    for url in extra:
+        s = url_shape(url)
+        if url not in exclude and url not in groups[s]:
+            groups[s].append(url)
+    known_shapes = {url_shape(u) for u in known}
+
+    def score(s: str) -> tuple:
+        w = words.get(s) or [0]
+        title_like = sum(min(n, 8) for n in w) / len(w)
+        listing = "page" in s.split("/") or s.endswith("=<n>") and "p=<n>" not in s
+        return (s in known_shapes, not listing, len(groups[s]) * (1 + title_like), len(groups[s]))
+
+    out = []
+    for s in sorted(groups, key=score, reverse=True):
+        out.extend(groups[s])
+    return out
