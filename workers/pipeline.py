@@ -22,7 +22,7 @@ from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, 
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
 from workers.archive import post as archive
-from workers.extract import comments
+from workers.extract import comments, fallback
 from workers.fetch import rendering
 from workers.learn import training
 
@@ -321,8 +321,11 @@ def process(rt, crawl_id: str, url: str) -> dict:
     if post and entry is None and not _reads_as_post(extracted, rules, pattern, home):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
     if post:
+        # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
+        extracted, extraction = fallback.complete(rt, crawl_id, url, page, extracted, rules, entry is not None)
+        # ---- end issue 18
         if extracted.get("title") or extracted.get("content_text"):
-            record = post_record(url, home, extracted, rules=_rule_strings(rules),
+            record = post_record(url, home, extracted, rules=_rule_strings(rules), extraction=extraction,
                                  comments=comments.comments_for(rt, crawl_id, url, entry, page, root),
                                  media=archive.media_for(rt, crawl_id, url, extracted, entry))
             digest = content_hash(record)

@@ -70,11 +70,12 @@ class Keys:
     def working(self) -> list[str]:
         """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
-                self.entries, self.pages]
+                self.entries, self.pages, f"{self.crawl}:fallbacks"]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
-                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace"]
+                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace",
+                f"{self.crawl}:fallbacks"]
 
 
 # Queue the urls not seen before: SADD to the seen set, ZADD to the frontier, as one step.

@@ -20,7 +20,8 @@ def record_id(url: str) -> str:
 
 def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
                 comments: list | None = None, media: list | None = None,
-                crawled_at: str | None = None) -> dict:
+                crawled_at: str | None = None, extraction: str = "rules") -> dict:
+    """`extraction` names the path that produced it: "rules", "rules+span" or "fallback"."""
     return {
         "kind": "post",
         "id": record_id(url),
@@ -35,6 +36,7 @@ def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
         "media": media or [],
         "crawled_at": crawled_at or now_iso(),
         "rules": {f: (rules or {}).get(f) for f in ("title", "content", "author", "date")},
+        "extraction": extraction,
     }
 
 
