@@ -141,9 +141,25 @@ def _strip_affix(title: str | None, prefix: str = "", suffix: str = "") -> str |
     return t or None
 
 
+_SEPARATOR = re.compile(r"\s+[|:\-–—·•»«]+\s+|\s*::\s*")
+
+
+def _title_part(title: str | None, headings: list[str]) -> str | None:
+    """One page alone: the part of "Post | Site" (either side of a separator) that a heading repeats."""
+    if not title:
+        return None
+    parts = [p for p in _SEPARATOR.split(title) if p.strip()]
+    for part in [title] + parts:
+        if any(_same(part, h) for h in headings):
+            return part
+    return None
+
+
 def _title_candidates(f: dict, prefix: str = "", suffix: str = "") -> dict:
     """source -> this page's title by that source."""
     stripped = _strip_affix(f.get("title_tag"), prefix, suffix)
+    if not (prefix or suffix):
+        stripped = _title_part(f.get("title_tag"), f.get("headings") or []) or stripped
     heading = next((h for h in f.get("headings") or [] if stripped and _same(h, stripped)), None)
     if heading is None:  # the first heading another source agrees with
         heading = next((h for h in f.get("headings") or []
