@@ -92,7 +92,7 @@ def page_facts(html: str, url: str | None = None, content: bool = True) -> dict:
     meta = _meta(root, set(_DATE_META) | set(_AUTHOR_META) | {"og:title", "twitter:title", "og:type"})
     title_el = root.find(".//title")
     headings = []
-    for tag in ("h1", "h2"):
+    for tag in ("h1", "h2", "h3"):
         for h in root.iter(tag):
             t = node_text(h)
             if t and len(t) <= 300:
@@ -141,18 +141,23 @@ def _strip_affix(title: str | None, prefix: str = "", suffix: str = "") -> str |
     return t or None
 
 
-_SEPARATOR = re.compile(r"\s+[|:\-–—·•»«]+\s+|\s*::\s*")
-
-
 def _title_part(title: str | None, headings: list[str]) -> str | None:
     """One page alone: the part of "Post | Site" (either side of a separator) that a heading repeats."""
     if not title:
         return None
-    parts = [p for p in _SEPARATOR.split(title) if p.strip()]
-    for part in [title] + parts:
-        if any(_same(part, h) for h in headings):
-            return part
-    return None
+    t = normalize_text(title)
+    found = []
+    for h in headings:
+        h = normalize_text(h)
+        if not h:
+            continue
+        if t.casefold() == h.casefold():
+            return h
+        if (t.endswith(h) and re.search(r"[|:\-–—·•»«]\s*$", t[: -len(h)])) or \
+                (t.startswith(h) and re.match(r"^\s*[|:\-–—·•»«]", t[len(h):])):
+            found.append(h)
+    # both sides may be headings ("Site: Post", a masthead h1): the post's title is the longer, mostly
+    return max(found, key=len) if found else None
 
 
 def _title_candidates(f: dict, prefix: str = "", suffix: str = "") -> dict:
