@@ -21,6 +21,7 @@ from tasks.archive.records import content_hash, post_record
 from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
+from tasks.discover.candidates import declared_permalink
 from workers.archive import post as archive
 from workers.extract import comments, fallback
 from workers.fetch import rendering
@@ -315,10 +316,12 @@ def process(rt, crawl_id: str, url: str) -> dict:
     links = extract_links(root, page["url"])  # canonical already
     posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
     others += [canonical(u) for u in feed_links(root, page["url"], home)]
+    if blog.get("pseudo") and (permalink := declared_permalink(root, page["url"], home)):
+        others.append(permalink)  # issue 18: a shortlink's page names its post's permalink
 
     result = {"url": url, "post": post}
     extracted = extract_root(root, page["html"], rules) if post else None
-    if post and entry is None and not _reads_as_post(extracted, rules, pattern, home):
+    if post and entry is None and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
     if post:
         # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
@@ -395,10 +398,11 @@ def _broad(pattern: str | None, home: str) -> bool:
     return bool(pattern) and (is_post(probe, pattern) or is_post(probe + "/", pattern))
 
 
-def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str) -> bool:
-    """A page beyond the feed that the pattern takes in: under a broad pattern it must also
-    show a date when the blog's posts do (the date rule held on most training pages)."""
-    if not _broad(pattern, home):
+def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str, strict: bool = False) -> bool:
+    """A page beyond the feed that the pattern takes in: under a broad pattern (or rules learned
+    without a feed, `strict`) it must also show a date when the blog's posts do (the date
+    rule held on most training pages)."""
+    if not strict and not _broad(pattern, home):
         return True
     date = (rules or {}).get("date")
     dated = isinstance(date, dict) and float(date.get("share") or 0) >= 0.6

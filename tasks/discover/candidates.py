@@ -108,3 +108,30 @@ def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), e
     for s in sorted(groups, key=score, reverse=True):
         out.extend(groups[s])
     return out
+
+
+_COMMENT_FEED_TITLE = re.compile(r"comment|kommentar|commentaire|comentario", re.I)
+_FEED_TAIL = re.compile(r"/feed(?:/(?:index\.(?:html?|xml))?)?$", re.I)
+
+
+def declared_permalink(root, base_url: str, home: str) -> str | None:
+    """The post's permalink as the page itself declares it through its comment feed
+    (`<link rel="alternate" title="... Comments Feed" href="PERMALINK/feed/">`), when that
+    is another URL than the one the page was reached by (a ?p=123 shortlink, a static
+    mirror's copy). None if the page declares no such feed."""
+    for el in root.iter("link"):
+        rels = (el.get("rel") or "").lower().split()
+        href = (el.get("href") or "").strip()
+        if "alternate" not in rels or not href or not _COMMENT_FEED_TITLE.search(el.get("title") or ""):
+            continue
+        try:
+            feed = urllib.parse.urlsplit(urllib.parse.urljoin(base_url, href))
+        except ValueError:
+            continue
+        if feed.query or not _FEED_TAIL.search(feed.path):
+            continue
+        url = canonical(urllib.parse.urlunsplit((feed.scheme, feed.netloc, _FEED_TAIL.sub("/", feed.path), "", "")))
+        if in_scope(url, home) and url.rstrip("/") != home.rstrip("/") and url != canonical(base_url):
+            return url
+        return None
+    return None

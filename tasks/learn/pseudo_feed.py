@@ -288,13 +288,15 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     d_src = _vote(dates, ("ld", "meta", "time", "extractor"))
     a_src = _vote([{k: "; ".join(v) if v else None for k, v in a.items()} for a in authors],
                   ("ld", "meta", "extractor"))
-    out = []
+    out, urls = [], set()
     for f, t, d, a in zip(chosen, titles, dates, authors):
         content = f.get("content") or {}
         title = (t.get(t_src) if t_src else None) or _agreed(t)
-        if not title or not content.get("content_html"):
+        url = f.get("permalink") or f["url"]  # the permalink the page declares, where it has one
+        if not title or not content.get("content_html") or url in urls:
             continue
-        out.append({"url": f["url"], "id": f["url"], "title": title,
+        urls.add(url)
+        out.append({"url": url, "id": url, "title": title,
                     "content_html": content["content_html"], "summary_html": None,
                     "authors": (a.get(a_src) if a_src else None) or [],
                     "published": (d.get(d_src) if d_src else None), "updated": None,

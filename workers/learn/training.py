@@ -17,7 +17,7 @@ import logging
 import time
 from typing import Callable
 
-from tasks.discover.candidates import listing_links, page_links, rank_candidates
+from tasks.discover.candidates import declared_permalink, listing_links, page_links, rank_candidates
 from tasks.discover.traversal import in_scope
 from tasks.discover.urls import canonical
 from tasks.fetch.html import parse_html
@@ -97,6 +97,9 @@ def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: 
         if url not in facts_of:
             page = _html_page(rt, crawl_id, url)
             facts_of[url] = page_facts(page["html"], url) if page else None
+            if facts_of[url] is not None:  # a shortlink's page names its permalink: the entry is that
+                root = parse_html(page["html"], page["url"])
+                facts_of[url]["permalink"] = declared_permalink(root, page["url"], home_url)
         return facts_of[url]
 
     out = []
@@ -125,6 +128,8 @@ def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: 
         facts(u)
     pseudo = [p for p in pseudo_entries([f for f in facts_of.values() if f], prefer=known)
               if p["url"] not in set(known)]
+    if pseudo:
+        st.save_blog(crawl_id, pseudo=len(pseudo))
     st.add_error(crawl_id, home_url, "training",
                  f"{need} feed: {len(pseudo)} pseudo entries from {len(facts_of)} pages "
                  f"(sources {pseudo[0]['sources'] if pseudo else {}})")
