@@ -321,11 +321,12 @@ def process(rt, crawl_id: str, url: str) -> dict:
 
     result = {"url": url, "post": post}
     extracted = extract_root(root, page["html"], rules) if post else None
-    if post and entry is None and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
+    feed_entry = entry is not None and not entry.get("pseudo")  # issue 18: pseudo entries prove less
+    if post and not feed_entry and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
     if post:
         # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
-        extracted, extraction = fallback.complete(rt, crawl_id, url, page, extracted, rules, entry is not None)
+        extracted, extraction = fallback.complete(rt, crawl_id, url, page, extracted, rules, feed_entry)
         # ---- end issue 18
         if extracted.get("title") or extracted.get("content_text"):
             record = post_record(url, home, extracted, rules=_rule_strings(rules), extraction=extraction,

@@ -31,6 +31,7 @@ MIN_ENTRIES = 10  # fewer feed entries than this: the feed alone is too short to
 MIN_PSEUDO = 3  # a blog with fewer post pages than this has nothing to learn from
 TEMPLATE_JACCARD = 0.6  # pages this alike in their id/class names share a template
 MIN_POST_CHARS = 200  # a page whose extracted content is shorter is not a post
+DATED_SHARE = 0.6  # most post pages show a date: then an undated page of their template is no post
 SUMMARY_MATCH = 0.6  # share of a summary's word 3-grams found in the page content (Oita)
 _POST_TYPES = {"article", "blogposting", "newsarticle", "posting", "socialmediaposting", "techarticle",
                "report", "webpage"}
@@ -288,8 +289,12 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     d_src = _vote(dates, ("ld", "meta", "time", "extractor"))
     a_src = _vote([{k: "; ".join(v) if v else None for k, v in a.items()} for a in authors],
                   ("ld", "meta", "extractor"))
+    # where most pages of the template are dated, an undated one is a page (about, contact), not a post
+    dated = sum(any(d.values()) for d in dates) >= DATED_SHARE * len(dates)
     out, urls = [], set()
     for f, t, d, a in zip(chosen, titles, dates, authors):
+        if dated and not any(d.values()):
+            continue
         content = f.get("content") or {}
         title = (t.get(t_src) if t_src else None) or _agreed(t)
         url = f.get("permalink") or f["url"]  # the permalink the page declares, where it has one
