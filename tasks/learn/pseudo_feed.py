@@ -235,8 +235,10 @@ def _common_affixes(titles: list[str]) -> tuple[str, str]:
 def group_by_template(facts: list[dict], threshold: float = TEMPLATE_JACCARD) -> list[list[int]]:
     """Indices of `facts` grouped by template (greedy, Jaccard of id/class names), largest first."""
     groups: list[tuple[set, list[int]]] = []
+    # names on one page only are its content's (heading anchors, a post's own ids), not the template's
+    df = Counter(n for f in facts for n in set(f.get("template") or ()))
     for i, f in enumerate(facts):
-        sig = set(f.get("template") or ())
+        sig = {n for n in f.get("template") or () if df[n] > 1 or len(facts) == 1}
         for seed, members in groups:
             union = len(sig | seed)
             if union and len(sig & seed) / union >= threshold:
