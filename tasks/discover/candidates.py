@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from tasks.discover.traversal import in_scope
 from tasks.discover.urls import _RESERVED_RE, canonical
@@ -75,14 +75,24 @@ def listing_links(links: list[tuple[str, str, bool]]) -> list[str]:
                                                                                else ""))]
 
 
+def sitewide(pages_links: list[list[tuple[str, str, bool]]]) -> set[str]:
+    """Links found on most of the listing pages read (at least two): the site's navigation
+    (about, contact, a sidebar), where a listing's posts appear on one listing page each."""
+    if len(pages_links) < 2:
+        return set()
+    seen = Counter(u for links in pages_links for u in {u for u, _, _ in links})
+    return {u for u, n in seen.items() if n >= 2 and n * 2 >= len(pages_links)}
+
+
 def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), extra: list[str] = (),
-                    exclude: set | None = None) -> list[str]:
+                    exclude: set | None = None, demote: set | None = None) -> list[str]:
     """Link URLs (and `extra` URLs) most likely to be posts first.
 
     A shape group scores by how many distinct URLs it holds and how title-like their
     anchors are (words per anchor); the shapes of `known` posts (a short feed's entries)
-    come first. Within a group, document order."""
+    come first. Within a group, document order, `demote` (site-wide links) last."""
     exclude = exclude or set()
+    demote = demote or set()
     groups: dict[str, list[str]] = defaultdict(list)
     words: dict[str, list[int]] = defaultdict(list)
     for url, text, _ in links:
@@ -107,7 +117,7 @@ def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), e
     out = []
     for s in sorted(groups, key=score, reverse=True):
         out.extend(groups[s])
-    return out
+    return [u for u in out if u not in demote] + [u for u in out if u in demote]
 
 
 _COMMENT_FEED_TITLE = re.compile(r"comment|kommentar|commentaire|comentario", re.I)

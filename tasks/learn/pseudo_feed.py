@@ -309,7 +309,23 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
                     "published": (d.get(d_src) if d_src else None), "updated": None,
                     "comments_feed": None, "comment_count": None, "enclosures": [],
                     "pseudo": True, "sources": {"title": t_src, "date": d_src, "author": a_src}})
-    return out
+    return _usual_shapes(out, prefer)
+
+
+def _usual_shapes(entries: list[dict], prefer=()) -> list[dict]:
+    """Leave out entries whose URL shape few others share, when one shape holds most of them:
+    /about/ beside forty /2012/03/08/slug/ posts is a page in the posts' template."""
+    from tasks.discover.candidates import url_shape
+
+    def shape(u: str) -> str:  # the post's own name, whatever its spelling (/2013/07/21/196/, /trottmas/)
+        return re.sub(r"<(?:word|slug|\d+d)>(/?)$", r"<name>\1", url_shape(u).split("?")[0])
+
+    shapes = Counter(shape(e["url"]) for e in entries)
+    shapes.update(shape(u) for u in prefer)
+    total = sum(shapes.values())
+    if not entries or total < 2 * MIN_PSEUDO or shapes.most_common(1)[0][1] * 2 < total:
+        return entries
+    return [e for e in entries if shapes[shape(e["url"])] * 10 >= total]
 
 
 # ---------------------------------------------------------------- feeds that fall short

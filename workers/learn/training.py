@@ -17,7 +17,8 @@ import logging
 import time
 from typing import Callable
 
-from tasks.discover.candidates import declared_permalink, listing_links, page_links, rank_candidates
+from tasks.discover.candidates import (declared_permalink, listing_links, page_links, rank_candidates,
+                                       sitewide)
 from tasks.discover.traversal import in_scope
 from tasks.discover.urls import canonical
 from tasks.fetch.html import parse_html
@@ -51,7 +52,7 @@ def _html_page(rt, crawl_id: str, url: str) -> dict | None:
 
 
 def _candidate_links(rt, crawl_id: str, home_url: str, home_html: str, deadline: float) -> list:
-    """[(url, anchor, rel=next)] of the home page and of the listings it leads to."""
+    """[[(url, anchor, rel=next)] per page] of the home page and of the listings it leads to."""
     links, queue, read = [], [home_url], set()
     html_of = {home_url: home_html}
     while queue and len(read) < MAX_LISTINGS and time.monotonic() < deadline:
@@ -66,7 +67,7 @@ def _candidate_links(rt, crawl_id: str, home_url: str, home_html: str, deadline:
                 continue
             html = page["html"]
         found = page_links(parse_html(html, url), url, home_url)
-        links.extend(found)
+        links.append(found)
         queue.extend(u for u in listing_links(found) if u not in read)
     return links
 
@@ -116,9 +117,10 @@ def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: 
         return out
 
     known = [e["url"] for e in out]
-    links = _candidate_links(rt, crawl_id, home_url, home_html, deadline)
-    ranked = rank_candidates(links, known=known, extra=_extra(rt, crawl_id, home_url, home_html),
-                             exclude=set(known))
+    per_page = _candidate_links(rt, crawl_id, home_url, home_html, deadline)
+    ranked = rank_candidates([x for links in per_page for x in links], known=known,
+                             extra=_extra(rt, crawl_id, home_url, home_html), exclude=set(known),
+                             demote=sitewide(per_page))
     for u in known[:MAX_CANDIDATES]:  # the feed's own posts vote for the posts' template
         if time.monotonic() < deadline:
             facts(u)
