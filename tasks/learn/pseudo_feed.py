@@ -182,9 +182,18 @@ def _date_candidates(f: dict) -> dict:
         ("extractor", content))}
 
 
+_BYLINE_LABEL = re.compile(r"(?:^|\s)(?:by|par|von|por|di|door|posted|published)\s*[:\-–—]?$", re.I)
+
+
+def _names(values) -> list[str] | None:
+    """Author names, a byline's label ("Posted by", "Veröffentlicht von") left out."""
+    out = [v for v in values or [] if v and not _BYLINE_LABEL.search(v.strip())]
+    return out or None
+
+
 def _author_candidates(f: dict) -> dict:
-    return {"ld": f.get("ld_authors") or None, "meta": f.get("meta_authors") or None,
-            "extractor": (f.get("content") or {}).get("authors") or None}
+    return {"ld": _names(f.get("ld_authors")), "meta": _names(f.get("meta_authors")),
+            "extractor": _names((f.get("content") or {}).get("authors"))}
 
 
 def self_description(facts: dict) -> dict:
@@ -308,6 +317,8 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
                     "authors": (a.get(a_src) if a_src else None) or [],
                     "published": (d.get(d_src) if d_src else None), "updated": None,
                     "comments_feed": None, "comment_count": None, "enclosures": [],
+                    # the extractor's byline guess is weak (a "Posted by" label): the page's own markup may overrule it
+                    "authors_from_feed": a_src in (None, "extractor"),
                     "pseudo": True, "sources": {"title": t_src, "date": d_src, "author": a_src}})
     return _usual_shapes(out, prefer)
 
