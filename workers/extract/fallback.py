@@ -26,17 +26,30 @@ log = logging.getLogger("blogharvest")
 RELEARN_AFTER = 5  # pages fallen back to since the last re-learning, before learning again
 RELEARN_KEEP = 12  # pages kept to learn from (newest)
 MIN_CONTENT = 40  # rules' content shorter than this is no content (a caption, a stray node)
+HELD = 0.5  # vote share above which a field's rule is the blog's: a page it misses is a failure
+MAX_RELEARN = 4  # re-learnings per crawl: a blog whose pages the rules keep missing falls back on them
 
 
 def fallbacks_key(rt, crawl_id: str) -> str:
     return f"{rt.keys(crawl_id).crawl}:fallbacks"
 
 
+def _held(rules: dict, field: str) -> bool:
+    """Did the field's rule hold on most training pages (so a page without it is a miss)?"""
+    v = rules.get(field)
+    if isinstance(v, str):
+        return True
+    return isinstance(v, dict) and bool(v.get("rule")) and float(v.get("share") or 1.0) >= HELD
+
+
 def rules_failed(extracted: dict, rules: dict | None) -> bool:
-    """Did the learned rules miss this page: no rules, no title, or no content to speak of?"""
+    """Did the learned rules miss this page: no rules, or no title or no content to speak of
+    where the blog's training pages had them (untitled posts are no failure on a blog of them)?"""
     if not rules:
         return True
-    return not extracted.get("title") or len(extracted.get("content_text") or "") < MIN_CONTENT
+    if not extracted.get("title") and _held(rules, "title"):
+        return True
+    return len(extracted.get("content_text") or "") < MIN_CONTENT and _held(rules, "content")
 
 
 def extraction_of(extracted: dict) -> str:
@@ -78,6 +91,8 @@ def _remember(rt, crawl_id: str, url: str, page: dict, got: dict) -> None:
         _, _, n, learned = p.execute()
     if n - int(learned or 0) >= RELEARN_AFTER and st.lock(f"relearn:{crawl_id}", 120.0):
         st.r.hset(k.crawl, "fallbacks_learned", n)
+        if st.r.hincrby(k.crawl, "relearned", 1) > MAX_RELEARN:
+            return
         try:
             relearn(rt, crawl_id)
         except Exception as e:  # the pages are extracted all the same; say so and go on

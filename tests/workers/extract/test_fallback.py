@@ -55,3 +55,18 @@ def test_rules_fail_on_older_template_fallback_then_relearn(crawl, state):
     rules = state.blog(info["crawl_id"])["rules"]
     assert any("legacy-text" in r for r in rules["content"].get("fallbacks") or []), rules["content"]
     assert any(e["kind"] == "relearn" for e in info["error_report"])
+
+
+def test_rules_failed_and_merge_rules():
+    from workers.extract.fallback import merge_rules, rules_failed
+
+    rules = {"title": {"rule": "//h1", "share": 0.9}, "content": {"rule": "//div", "share": 0.9}}
+    assert rules_failed({"title": None, "content_text": "x" * 100}, rules)
+    assert rules_failed({"title": "T", "content_text": "short"}, rules)
+    assert not rules_failed({"title": "T", "content_text": "x" * 100}, rules)
+    assert rules_failed({"title": "T", "content_text": "x" * 100}, {})
+    untitled = dict(rules, title={"rule": "//h1", "share": 0.2})  # a blog of untitled posts
+    assert not rules_failed({"title": None, "content_text": "x" * 100}, untitled)
+    merged = merge_rules(rules, {"content": {"rule": "//td", "share": 1.0}, "title": {"rule": "//h1"}})
+    assert merged["content"]["rule"] == "//div" and merged["content"]["fallbacks"] == ["//td"]
+    assert merged["title"] == rules["title"]
