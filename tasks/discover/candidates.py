@@ -84,13 +84,30 @@ def sitewide(pages_links: list[list[tuple[str, str, bool]]]) -> set[str]:
     return {u for u, n in seen.items() if n >= 2 and n * 2 >= len(pages_links)}
 
 
+def feed_section(declared_feeds: list[str], home: str) -> str | None:
+    """The section of the site a blog's declared feed sits in (".../blog/rss.xml" -> ".../blog/"),
+    when that is not the whole site: where the posts are, even if the feed itself is broken."""
+    for feed in declared_feeds[:1]:
+        p = urllib.parse.urlsplit(feed)
+        segs = p.path.split("/")
+        cut = next((i for i, x in enumerate(segs) if x.lower() in ("feed", "feeds", "rss", "atom")), None)
+        path = "/".join(segs[:cut]) + "/" if cut is not None else p.path.rsplit("/", 1)[0] + "/"
+        path = "/" if p.query else path
+        section = urllib.parse.urlunsplit((p.scheme, p.netloc, path, "", ""))
+        if path.strip("/") and section.rstrip("/") != home.rstrip("/") and in_scope(section, home):
+            return canonical(section)
+    return None
+
+
 def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), extra: list[str] = (),
-                    exclude: set | None = None, demote: set | None = None) -> list[str]:
+                    exclude: set | None = None, demote: set | None = None,
+                    section: str | None = None) -> list[str]:
     """Link URLs (and `extra` URLs) most likely to be posts first.
 
     A shape group scores by how many distinct URLs it holds and how title-like their
     anchors are (words per anchor); the shapes of `known` posts (a short feed's entries)
-    come first. Within a group, document order, `demote` (site-wide links) last."""
+    come first, then those inside `section` (feed_section). Within a group, document order,
+    `demote` (site-wide links) last."""
     exclude = exclude or set()
     demote = demote or set()
     groups: dict[str, list[str]] = defaultdict(list)
@@ -112,7 +129,8 @@ def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), e
         w = words.get(s) or [0]
         title_like = sum(min(n, 8) for n in w) / len(w)
         listing = "page" in s.split("/") or s.endswith("=<n>") and "p=<n>" not in s
-        return (s in known_shapes, not listing, len(groups[s]) * (1 + title_like), len(groups[s]))
+        inside = bool(section) and all(u.startswith(section) for u in groups[s])
+        return (s in known_shapes, inside, not listing, len(groups[s]) * (1 + title_like), len(groups[s]))
 
     out = []
     for s in sorted(groups, key=score, reverse=True):

@@ -17,9 +17,9 @@ import logging
 import time
 from typing import Callable
 
-from tasks.discover.candidates import (declared_permalink, listing_links, page_links, rank_candidates,
-                                       sitewide)
-from tasks.discover.traversal import in_scope
+from tasks.discover.candidates import (declared_permalink, feed_section, listing_links, page_links,
+                                       rank_candidates, sitewide)
+from tasks.discover.traversal import feed_links, in_scope
 from tasks.discover.urls import canonical
 from tasks.fetch.html import parse_html
 from tasks.fetch.http import FetchError
@@ -51,9 +51,11 @@ def _html_page(rt, crawl_id: str, url: str) -> dict | None:
     return page
 
 
-def _candidate_links(rt, crawl_id: str, home_url: str, home_html: str, deadline: float) -> list:
-    """[[(url, anchor, rel=next)] per page] of the home page and of the listings it leads to."""
-    links, queue, read = [], [home_url], set()
+def _candidate_links(rt, crawl_id: str, home_url: str, home_html: str, deadline: float,
+                     section: str | None = None) -> list:
+    """[[(url, anchor, rel=next)] per page] of the home page (and the blog's section, where its
+    declared feed names one) and of the listings they lead to."""
+    links, queue, read = [], [home_url] + ([section] if section else []), set()
     html_of = {home_url: home_html}
     while queue and len(read) < MAX_LISTINGS and time.monotonic() < deadline:
         url = queue.pop(0)
@@ -117,18 +119,22 @@ def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: 
         return out
 
     known = [e["url"] for e in out]
-    per_page = _candidate_links(rt, crawl_id, home_url, home_html, deadline)
+    section = feed_section(feed_links(parse_html(home_html, home_url), home_url, home_url), home_url)
+    per_page = _candidate_links(rt, crawl_id, home_url, home_html, deadline, section)
     ranked = rank_candidates([x for links in per_page for x in links], known=known,
                              extra=_extra(rt, crawl_id, home_url, home_html), exclude=set(known),
-                             demote=sitewide(per_page))
+                             demote=sitewide(per_page), section=section)
     for u in known[:MAX_CANDIDATES]:  # the feed's own posts vote for the posts' template
         if time.monotonic() < deadline:
             facts(u)
+    inside = [u for u in ranked if section and u.startswith(section)]
+    if len(inside) >= MIN_ENTRIES:  # the blog is a section of a larger site: its posts are there
+        ranked = inside
     for u in ranked[:MAX_CANDIDATES]:
         if time.monotonic() > deadline:
             break
         facts(u)
-    pseudo = [p for p in pseudo_entries([f for f in facts_of.values() if f], prefer=known)
+    pseudo = [p for p in pseudo_entries([f for f in facts_of.values() if f], prefer=known or inside)
               if p["url"] not in set(known)]
     if pseudo:
         st.save_blog(crawl_id, pseudo=len(pseudo))

@@ -34,3 +34,13 @@ def test_extra_urls_join_their_shape_group_and_known_shapes_lead():
     links = [("http://b/about/", "About", False), ("http://b/2014/03/one-post/", "One post here", False)]
     ranked = rank_candidates(links, known=["http://b/2013/01/old-post/"], extra=["http://b/2012/05/from-sitemap/"])
     assert ranked[:2] == ["http://b/2014/03/one-post/", "http://b/2012/05/from-sitemap/"]
+
+
+def test_feed_section_names_where_the_blog_is():
+    from tasks.discover.candidates import feed_section
+
+    home = "http://x/"
+    assert feed_section(["http://x/blog/rss.xml"], home) == "http://x/blog/"
+    assert feed_section(["http://x/blog/feed/"], home) == "http://x/blog/"
+    for whole_site in ("http://x/feed/", "http://x/index.xml", "http://x/feeds/posts/default", "http://x/?feed=rss2"):
+        assert feed_section([whole_site], home) is None
