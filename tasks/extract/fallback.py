@@ -25,7 +25,8 @@ def _trafilatura(html: str, url: str | None):
     import trafilatura  # imported here: a worker that never falls back never loads it
 
     try:
-        return trafilatura.bare_extraction(html, url=url, with_metadata=True, include_comments=False,
+        # include_comments: trafilatura then sets comments apart; without it they join the body
+        return trafilatura.bare_extraction(html, url=url, with_metadata=True, include_comments=True,
                                            include_formatting=True, include_links=True,
                                            include_images=True, include_tables=True)
     except Exception:  # trafilatura on a hostile page: no content, never a failed crawl
