@@ -113,7 +113,7 @@ def crawl(workers, state):
 
     def run(url: str, since: str | None = None, timeout: float = 180, **options):
         cid = enqueue(url, since, options)
-        info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed") and i,
+        info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed", "budget_exhausted") and i,
                         timeout, f"crawl {cid} of {url}")
         info["error_report"] = state.errors(cid)
         return info, state.crawl_records(cid)

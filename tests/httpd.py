@@ -33,6 +33,7 @@ class Reply:
     headers: dict = field(default_factory=dict)
     content_type: str | None = "text/html; charset=utf-8"
     delay: float = 0.0  # seconds before the body is sent (slow-server fault)
+    cookies: list = field(default_factory=list)  # Set-Cookie values, one header each
 
     def encoded(self) -> bytes | Iterable[bytes]:
         return self.body.encode("utf-8") if isinstance(self.body, str) else self.body
@@ -84,6 +85,8 @@ class LoopbackServer:
                     self.send_header("Content-Type", rep.content_type)
                 for k, v in rep.headers.items():
                     self.send_header(k, v)
+                for c in rep.cookies:
+                    self.send_header("Set-Cookie", c)
                 if isinstance(body, bytes):
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()

@@ -387,9 +387,52 @@ def test_fault_robots_disallow(wp):
     assert requests.get(wp.origin + p, timeout=10).status_code == 200  # robots.txt is advice
 
 
+def test_hostile_faults(wp):
+    """The security suite's kinds (docs/security.md) do what tests/farm/faults.py says."""
+    import http.client
+
+    p, q = wp.blog.posts[3].path, wp.blog.posts[4].path
+    port = int(wp.origin.rsplit(":", 1)[1])
+    wp.faults[p] = fault("bad_location")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # requests parses Location eagerly
+    conn.request("GET", p)
+    r = conn.getresponse()
+    assert r.status == 302 and r.getheader("Location") == "http://[::1"
+    conn.close()
+    wp.faults[p] = fault("many_headers", count=150)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", p)
+    with pytest.raises(http.client.HTTPException, match="more than 100 headers"):
+        conn.getresponse()
+    conn.close()
+    wp.faults[p] = fault("charset", charset="rot13")
+    r = requests.get(wp.origin + p, timeout=10)
+    assert r.headers["Content-Type"].endswith("charset=rot13") and b'<meta charset="rot13">' in r.content
+    wp.faults["/bomb.xml"] = fault("entity_bomb", size=100, refs=50)
+    r = requests.get(wp.origin + "/bomb.xml", timeout=10)
+    assert b"<!ENTITY big" in r.content and r.content.count(b"&big;") == 50
+    wp.faults[p] = fault("probe", target="http://127.0.0.2/x")
+    r = requests.get(wp.origin + p, timeout=10)
+    assert r.text.count("http://127.0.0.2/x?via=") == 4
+    wp.faults[p] = fault("dom_bomb", size=3_000_000)
+    assert "'x'.repeat(1000000)" in requests.get(wp.origin + p, timeout=10).text
+    wp.faults[p] = fault("set_cookie", count=3, size=10)
+    assert len(requests.get(wp.origin + p, timeout=10).cookies) == 3
+    wp.faults[q] = fault("require_no_cookie")
+    assert requests.get(wp.origin + q, timeout=10).status_code == 200
+    assert requests.get(wp.origin + q, timeout=10, headers={"Cookie": "a=b"}).status_code == 431
+    wp.faults["/"] = fault("extra_link", href="/trap/")
+    assert 'href="/trap/"' in requests.get(wp.url, timeout=10).text
+    wp.faults["/trap/*"] = fault("deep_trap")
+    t = requests.get(wp.origin + "/trap/d1/", timeout=10).text
+    assert 'href="/trap/d1/d2/"' in t and 'href="/trap/d1/d1/"' in t and "?month=3" in t
+
+
 def test_fault_table_is_fully_tested():
     tested = {"404", "410", "500", "503", "429", "slow", "redirect_chain", "redirect_loop", "wrong_charset",
-              "missing_charset", "truncated", "malformed", "binary_html", "huge", "disallow"}
+              "missing_charset", "truncated", "malformed", "binary_html", "huge", "disallow",
+              "bad_location", "many_headers", "charset", "entity_bomb", "probe", "dom_bomb", "set_cookie",
+              "require_no_cookie", "extra_link", "deep_trap"}
     assert set(KINDS) == tested
 
 

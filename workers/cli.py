@@ -1,8 +1,9 @@
-"""The `blogharvest` command (DESIGN.md "Interfaces that others rely on").
+"""blogharvest: archive whole blogs as JSON-lines records and WARC.
 
 `crawl` without REDIS_URL runs the embedded default (private Redis, local workers);
 with REDIS_URL it enqueues to that cluster and follows the crawl. The other commands
-talk to the Redis at REDIS_URL.
+talk to the Redis at REDIS_URL. More: README.md, docs/records.md (the record format),
+docs/deploy.md (clusters), docs/state.md (Redis keys), in the project's source.
 """
 from __future__ import annotations
 
@@ -45,25 +46,29 @@ def cmd_crawl(a) -> int:
     urls = [u if "://" in u else "http://" + u for u in a.urls]
     options = {"max_pages": a.max_pages, "js": a.js}
     if _env_redis():
-        if a.warc:
+        if (a.warc or a.wacz) and not os.environ.get("BLOGHARVEST_WARC_DIR"):
             print("blogharvest: on a cluster each worker writes its captures into its own "
-                  "BLOGHARVEST_WARC_DIR; --warc gets the warcinfo and the records' metadata only",
-                  file=sys.stderr)
-        return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet)
+                  "BLOGHARVEST_WARC_DIR; set it here too (a shared volume) for --warc/--wacz to hold them, "
+                  "else they get the warcinfo and the records' metadata only", file=sys.stderr)
+        return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet,
+                          report=a.report,
+                          wacz=a.wacz)
+    from workers.archive.sinks import wacz_dir
     from workers.embedded import Embedded
 
     env = {}
     warc_tmp = None
-    if a.warc:
+    if a.warc or a.wacz or wacz_dir():
         # the workers' WARC parts sit beside the output until it is assembled, so an
         # interrupted crawl keeps its captures and the resumed one adds to them
-        warc_tmp = a.warc + ".parts"
+        warc_tmp = (a.warc or a.wacz or os.path.join(wacz_dir(), "crawl")) + ".parts"
         os.makedirs(warc_tmp, exist_ok=True)
         env["BLOGHARVEST_WARC_DIR"] = os.path.abspath(warc_tmp)
+    env["BLOGHARVEST_WACZ_DIR"] = ""  # the follower packages the crawl, not the workers
     with Embedded(workers=a.workers, concurrency=a.concurrency, env=env) as emb:
         os.environ["REDIS_URL"] = emb.redis_url
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=emb,
-                          quiet=a.quiet, warc_parts=warc_tmp)
+                          quiet=a.quiet, warc_parts=warc_tmp, report=a.report, wacz=a.wacz)
 
 
 def cmd_enqueue(a) -> int:
@@ -76,7 +81,7 @@ def cmd_enqueue(a) -> int:
 
 def cmd_status(a) -> int:
     st = _state()
-    ids = [a.crawl_id] if a.crawl_id else st.list_crawls(a.limit)
+    ids = [a.crawl_id] if a.crawl_id else list(st.list_crawls(a.limit))
     infos = []
     for cid in ids:
         info = st.crawl_info(cid)
@@ -94,6 +99,19 @@ def cmd_status(a) -> int:
               f"queued={i['queued']} in_flight={i['in_flight']}  {i['url']}")
         for e in i.get("error_report", []) if a.errors else []:
             print(f"    {e['kind']:14} {e['url']}  {e['message']}")
+    return 0
+
+
+def cmd_report(a) -> int:
+    from workers.archive import report
+
+    if not a.html and not a.json:
+        raise SystemExit("blogharvest report CRAWL_ID --html FILE.html and/or --json")
+    if report.write(_state(), a.crawl_id, a.html, a.json) is None:
+        print(f"blogharvest: no crawl {a.crawl_id}", file=sys.stderr)
+        return 2
+    if a.html:
+        print(f"report -> {a.html}", file=sys.stderr)
     return 0
 
 
@@ -187,10 +205,13 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--since", help="update crawl: posts published or changed after this ISO date")
     c.add_argument("--out", help="records as JSON lines")
     c.add_argument("--warc", help="WARC file of every fetched resource (.warc.gz)")
+    c.add_argument("--wacz", help="WACZ package (WARC, CDXJ index, pages list) for ReplayWeb.page; "
+                                  "default BLOGHARVEST_WACZ_DIR/<crawl id>.wacz when that is set")
     c.add_argument("--max-pages", type=int, default=None, help="pages per blog at most")
     c.add_argument("--js", choices=["auto", "always", "never"], default="auto")
     c.add_argument("--workers", type=int, default=2, help="embedded mode: worker processes")
     c.add_argument("--concurrency", type=int, default=4, help="embedded mode: threads per worker")
+    c.add_argument("--report", metavar="FILE.html", help="a self-contained HTML report of the crawl")
     c.add_argument("--quiet", action="store_true", help="no progress display")
     c.set_defaults(func=cmd_crawl)
 
@@ -204,8 +225,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("crawl_id", nargs="?")
     s.add_argument("--json", action="store_true")
     s.add_argument("--errors", action="store_true", help="list the crawl's error report")
-    s.add_argument("--limit", type=int, default=20)
+    s.add_argument("--limit", type=int, default=None, help="the newest N crawls only (default: every crawl)")
     s.set_defaults(func=cmd_status)
+
+    rp = sub.add_parser("report", help="what a crawl saved: coverage, rules, gaps, errors (HTML, JSON)")
+    rp.add_argument("crawl_id")
+    rp.add_argument("--html", metavar="FILE.html", help="write a self-contained HTML page")
+    rp.add_argument("--json", action="store_true", help="print the report's facts as JSON")
+    rp.set_defaults(func=cmd_report)
 
     x = sub.add_parser("export", help="a crawl's records as JSON lines")
     x.add_argument("crawl_id")
@@ -247,7 +274,13 @@ def main(argv=None) -> int:
     a = parser().parse_args(argv)
     if getattr(a, "extra", None) and a.extra[:1] == ["--"]:
         a.extra = a.extra[1:]
-    return a.func(a) or 0
+    from workers.validate import InvalidTask
+
+    try:
+        return a.func(a) or 0
+    except InvalidTask as e:
+        print(f"blogharvest: refused: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

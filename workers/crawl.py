@@ -17,7 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from tasks.fetch.http import FetchError
 from workers.app import app
-from workers import pipeline
+from workers import pipeline, validate
 from workers.fetch import rendering
 from workers.start import send_page, start_crawl
 from workers.runtime import runtime
@@ -36,16 +36,21 @@ CHAIN_SECONDS = 30.0
 @app.task(name="blogharvest.new_crawl", bind=True, max_retries=3, **IDEMPOTENT)
 def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = None,
               options: dict | None = None) -> str:
-    """Start (or resume) a crawl of the blog at `url`; returns the crawl id at once."""
+    """Start (or resume) a crawl of the blog at `url`; returns the crawl id at once.
+    Arguments failing the schema (workers/validate.py) raise InvalidTask; when the crawl they
+    name exists and is this blog's, it ends "failed" with the reason in its report."""
     rt = runtime()
+    url, since, crawl_id, options = _checked_crawl_args(rt, url, since, crawl_id, options)
     crawl_id = rt.state.create_crawl(url, since, options or {}, crawl_id)
     phase = rt.state.r.hget(rt.keys(crawl_id).crawl, "phase")
     if phase in ("traverse",):
         pipeline.dispatch(rt, crawl_id, send=send_page)
         return crawl_id
     rt.state.set_state(crawl_id, "running")
+    rt.state.set_phase(crawl_id, "discover")
     try:
-        plan = pipeline.discover(rt, crawl_id, url, since)
+        with rt.downloader.crawl(crawl_id):
+            plan = pipeline.discover(rt, crawl_id, url, since)
     except pipeline.CrawlFailed as e:
         rt.state.set_state(crawl_id, "failed", str(e))
         return crawl_id
@@ -56,12 +61,46 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         _fail(rt, crawl_id, url, e)
         return crawl_id
     if plan["learn"]:
-        rt.state.r.hset(rt.keys(crawl_id).crawl, "phase", "learn")
+        rt.state.set_phase(crawl_id, "learn")
         header = [learn_page.si(crawl_id, e["url"]) for e in plan["entries"]]
         chord(header)(reduce_rules.s(crawl_id))
     else:
         pipeline.start_traversal(rt, crawl_id, None, send=send_page)
     return crawl_id
+
+
+def _checked_crawl_args(rt, url, since, crawl_id, options):
+    try:
+        url, since, crawl_id, options = validate.crawl_args(url, since, crawl_id, options)
+        if crawl_id is not None:
+            known = rt.state.r.hget(rt.keys(crawl_id).crawl, "url")
+            if known is not None and known != url:
+                raise validate.InvalidTask(f"crawl_id: {crawl_id} is the crawl of {known!r:.200}, not of {url!r:.200}")
+        return url, since, crawl_id, options
+    except validate.InvalidTask as e:
+        log.error("refused task arguments: %s", e)
+        try:  # the crawl the arguments name, if it is this blog's: its report says why it ended
+            validate.check_crawl_id(crawl_id, url)
+            known = rt.state.r.hget(rt.keys(crawl_id).crawl, "url")
+        except (validate.InvalidTask, TypeError, ValueError):
+            known = None
+        if known is not None and known == url:
+            rt.state.add_error(crawl_id, str(url), "invalid_task", str(e))
+            rt.state.set_state(crawl_id, "failed", f"invalid task: {e}")
+        raise
+
+
+def _known_crawl(rt, crawl_id, url) -> bool:
+    """The page task's arguments pass the schema and name an existing crawl (else nothing is written)."""
+    try:
+        validate.page_args(crawl_id, url)
+    except validate.InvalidTask as e:
+        log.error("refused task arguments: %s", e)
+        return False
+    if not rt.state.r.exists(rt.keys(crawl_id).crawl):
+        log.error("refused task arguments: crawl %s does not exist", crawl_id)
+        return False
+    return True
 
 
 @app.task(name="blogharvest.update_crawl", bind=True, max_retries=3, **IDEMPOTENT)
@@ -76,8 +115,11 @@ def update_crawl(self, url: str, since: str | None = None, crawl_id: str | None 
 def learn_page(self, crawl_id: str, url: str) -> dict:
     """The best rule per field on one training page (one chord member)."""
     rt = runtime()
+    if not _known_crawl(rt, crawl_id, url):
+        return {"url": str(url)[:200], "error": "invalid_task"}
     try:
-        return pipeline.learn_one(rt, crawl_id, url)
+        with rt.downloader.crawl(crawl_id):
+            return pipeline.learn_one(rt, crawl_id, url)
     except SoftTimeLimitExceeded:
         rt.state.add_error(crawl_id, url, "timeout", "rule learning exceeded its time limit")
         return {"url": url, "error": "timeout"}
@@ -93,9 +135,12 @@ def learn_page(self, crawl_id: str, url: str) -> dict:
 def reduce_rules(self, results: list, crawl_id: str) -> dict:
     """Algorithm 1's vote: the most frequent best rule per field; then the traversal starts."""
     rt = runtime()
+    if not _known_crawl(rt, crawl_id, rt.state.r.hget(rt.keys(str(crawl_id)).crawl, "url") or "-"):
+        return {}
     try:
-        rules = pipeline.reduce(rt, crawl_id, results)
-        pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
+        with rt.downloader.crawl(crawl_id):
+            rules = pipeline.reduce(rt, crawl_id, results)
+            pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
     except REDIS_DOWN:
         raise
     except Exception as e:
@@ -110,6 +155,8 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     """One page of a crawl's traversal, then the next best ones while this task may:
     a page handed to ourselves skips the broker (publish, deliver, ack) for a Redis pop."""
     rt = runtime()
+    if not _known_crawl(rt, crawl_id, url):
+        return {"url": str(url)[:200], "error": "invalid_task"}
     deadline = time.monotonic() + CHAIN_SECONDS
     out = _page(self, rt, crawl_id, url, first=True)
     mine = (self.request.delivery_info or {}).get("routing_key") or app.conf.task_default_queue
@@ -133,7 +180,8 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     for the task's own page, by a new message for a page the task went on to."""
     retries = task.request.retries if first else 0
     try:
-        return pipeline.process(rt, crawl_id, url)
+        with rt.downloader.crawl(crawl_id):
+            return pipeline.process(rt, crawl_id, url)
     except FetchError as e:
         if e.transient and retries < task.max_retries:
             countdown = min(300.0, e.retry_after or (2 ** retries) * 2.0)
@@ -159,6 +207,8 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
 def sweep(crawl_id: str | None = None) -> int:
     """Hand out again the pages whose worker died, and finish idle crawls (beat runs this)."""
     rt = runtime()
+    if crawl_id is not None and not _known_crawl(rt, crawl_id, "-"):
+        return 0
     ids = [crawl_id] if crawl_id else [c for c in rt.state.list_crawls(500)
                                        if rt.state.state_of(c) == "running"]
     n = 0

@@ -10,8 +10,8 @@ import time
 
 from workers.archive.sinks import write_jsonl
 from workers.start import send_page, start_crawl
+from workers.state import ENDED as FINAL  # done, failed, budget_exhausted
 
-FINAL = ("done", "failed")
 SWEEP_EVERY = 15.0
 
 
@@ -19,6 +19,9 @@ def enqueue(url: str, since: str | None, options: dict, resume: bool = False) ->
     from workers.app import app
     from workers.runtime import runtime
 
+    from workers.validate import crawl_args
+
+    url, since, _, options = crawl_args(url, since, None, options)  # InvalidTask: refused here already
     st = runtime().state
     if resume:
         cid = st.active_crawl(url)
@@ -51,7 +54,8 @@ def _resume(cid: str) -> None:
 
 
 def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,
-               embedded, quiet: bool = False, warc_parts: str | None = None) -> int:
+               embedded, quiet: bool = False, warc_parts: str | None = None, report: str | None = None,
+               wacz: str | None = None) -> int:
     from workers.runtime import runtime
 
     rt = runtime()
@@ -70,13 +74,16 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     except KeyboardInterrupt:
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         return 130
+    for cid in ids:
+        st.set_phase(cid, "write", current=False)
     records = [r for cid in ids for r in st.crawl_records(cid)]
     if out:
         write_jsonl(records, out)
-    if warc:
-        from workers.archive.sinks import assemble_warc
-
-        assemble_warc(warc_parts, warc, records, st, ids)
+    _archive(rt, ids, urls, records, warc, wacz, warc_parts, embedded is not None, quiet)
+    for cid in ids:
+        st.set_phase(cid, "end", current=False)
+    if report:
+        _write_reports(st, ids, report)
     failed = [i for i in infos if i["state"] == "failed"]
     for i in infos:
         _log(f"{i['crawl_id']}: {i['state']}, {i['pages']} pages, {i['posts']} posts, {i['errors']} errors"
@@ -86,35 +93,114 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     return 1 if failed and len(failed) == len(infos) else 0
 
 
+def _write_reports(st, ids: list[str], path: str) -> None:
+    """`crawl --report FILE.html`: one report per crawl (FILE-2.html... for further blogs)."""
+    from workers.archive import report
+
+    stem, dot, ext = path.rpartition(".") if "." in path else (path, "", "")
+    for n, cid in enumerate(ids):
+        target = path if n == 0 else f"{stem}-{n + 1}{dot}{ext}"
+        report.write(st, cid, target)
+        _log(f"report -> {target}", False)
+
+
+def _archive(rt, ids: list[str], urls: list[str], records: list[dict], warc: str | None, wacz: str | None,
+             warc_parts: str | None, embedded: bool, quiet: bool) -> None:
+    """--warc and --wacz (or BLOGHARVEST_WACZ_DIR/<crawl id>.wacz): one WARC assembled from the
+    workers' parts, packaged as a WACZ. On a cluster the parts are the workers' shared
+    BLOGHARVEST_WARC_DIR when this machine sees it (records dated within the crawl kept)."""
+    import os
+
+    from workers.archive import sinks
+
+    if not wacz and sinks.wacz_dir():
+        wacz = os.path.join(sinks.wacz_dir(), "-".join(ids) + ".wacz")
+    window, remove = None, True
+    if not embedded:
+        warc_parts, remove = rt.settings.warc_dir, False
+        window = sinks.crawl_window(rt.state, ids)
+    summary = sinks.archive_crawl(rt.state, ids, urls, records, warc, wacz, warc_parts, remove, window)
+    if summary is None:
+        return
+    if summary.get("wacz"):
+        _log(f"WACZ {wacz}: {summary['wacz']['pages']} pages", quiet)
+    if summary.get("wacz_error"):
+        _log(f"blogharvest: no WACZ written: {summary['wacz_error']}", False)
+    if summary["uncaptured"]:
+        _log(f"{len(summary['uncaptured'])} posts have no capture in the WARC "
+             f"(e.g. {summary['uncaptured'][0]})", quiet)
+
+
 def _log(msg: str, quiet: bool) -> None:
     if not quiet:
         print(msg, file=sys.stderr, flush=True)
+
+
+def expected_total(info: dict) -> int | None:
+    """The posts a crawl should find: the largest count the blog announces, never below
+    what was found already; None while nothing is announced."""
+    counts = [n for n in (info.get("announced") or {}).values() if n]
+    return max(counts + [info.get("posts", 0)]) if counts else None
+
+
+def eta_seconds(info: dict, now: float) -> float | None:
+    """Time left at the traversal's rate so far, once a total is known."""
+    total, posts, started = expected_total(info), info.get("posts", 0), (info.get("phase_started") or {}).get("traverse")
+    if not total or not started or posts <= 0 or now <= started:
+        return None
+    return max(0.0, (total - posts) * (now - started) / posts)
+
+
+def progress_line(info: dict, now: float) -> str:
+    """One plain line of a crawl's progress (non-TTY and --quiet logs, and the TTY display)."""
+    total, eta = expected_total(info), eta_seconds(info, now)
+    posts = f"{info['posts']}/{total}" if total else str(info["posts"])
+    parts = [f"{info.get('phase') or info['state']}", f"posts {posts}", f"pages {info['pages']}",
+             f"errors {info['errors']}", f"queued {info['queued']}"]
+    if eta is not None:
+        parts.append(f"eta {int(eta) // 60}m{int(eta) % 60:02d}s")
+    return "  ".join(parts)
+
+
+def _warnings(infos: list[dict], said: set) -> None:
+    for i in infos:
+        for kind, message in (i.get("warnings") or {}).items():
+            if (i["crawl_id"], kind) not in said:
+                said.add((i["crawl_id"], kind))
+                print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
     from workers import pipeline
 
     st = rt.state
-    show = not quiet and sys.stderr.isatty()
+    tty = not quiet and sys.stderr.isatty()
     progress = None
-    if show:
+    if tty:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-        progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                            TextColumn("pages {task.fields[pages]}  posts {task.fields[posts]}  "
-                                       "errors {task.fields[errors]}  queued {task.fields[queued]}"),
+        progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[line]}"),
                             TimeElapsedColumn(), transient=False)
         progress.start()
-        bars = {cid: progress.add_task(st.crawl_info(cid)["url"], total=None, pages=0, posts=0,
-                                       errors=0, queued=0) for cid in ids}
-    last_sweep = time.monotonic()
+        bars = {cid: progress.add_task(st.crawl_info(cid)["url"], total=None, line="") for cid in ids}
+    last_sweep = last_line = time.monotonic()
+    lines: dict[str, str] = {}
+    said: set = set()
     try:
         while True:
             infos = [st.crawl_info(cid) for cid in ids]
-            if progress:
-                for i in infos:
-                    progress.update(bars[i["crawl_id"]], pages=i["pages"], posts=i["posts"],
-                                    errors=i["errors"], queued=i["queued"])
+            now = time.time()
+            _warnings(infos, said)
+            for i in infos:
+                line = progress_line(i, now)
+                if progress:
+                    progress.update(bars[i["crawl_id"]], line=line)
+                elif not quiet and (line.split("  ")[0] != lines.get(i["crawl_id"], "").split("  ")[0]
+                                    or time.monotonic() - last_line > 10):
+                    # plain logs: a line when the phase changes, else every 10 s
+                    print(f"{i['url']}: {line}", file=sys.stderr, flush=True)
+                    last_line = time.monotonic()
+                lines[i["crawl_id"]] = line
             if all(i["state"] in FINAL for i in infos):
                 return infos
             if time.monotonic() - last_sweep > SWEEP_EVERY:

@@ -11,6 +11,8 @@ from typing import Callable
 from urllib.parse import urljoin
 
 from tasks.discover import feeds as feedlib
+from tasks.discover.announced import archive_widget_total
+from tasks.extract.fields import blog_authors
 from tasks.extract.post import extract_post, extract_root, matches_entry, rule_of
 from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
@@ -18,12 +20,16 @@ from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.pseudo_feed import training_need
 from tasks.discover.priority import LinkEstimator
 from tasks.archive.records import content_hash, post_record
+from tasks.discover.traps import DEFAULT as TRAP_LIMITS, trap_reason, variant_key
 from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, in_scope, looks_like_feed,
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
 from tasks.discover.candidates import declared_permalink
 from workers.archive import post as archive
-from workers.extract import comments, fallback
+from workers.discover import posts as discovered
+from workers.discover import sources
+from workers.extract import comments
+from workers.extract import fallback as page_fallback
 from workers.fetch import rendering
 from workers.learn import training
 
@@ -47,25 +53,53 @@ class CrawlFailed(Exception):
 
 def _read_feed(rt, url: str) -> dict:
     resp = rt.downloader.get(url)
-    return feedlib.parse_feed(resp.content, resp.url)
+    return feedlib.parse_feed(resp.content, resp.url, resp.content_type)
+
+
+def _announced(st, crawl_id: str, home) -> None:
+    """The post count the home page's archive widget announces (report, progress ETA)."""
+    try:
+        total = archive_widget_total(parse_html(home.text, home.url))
+    except Exception:  # a count is a nicety: a page it cannot read costs nothing else
+        log.debug("no archive count on %s", home.url, exc_info=True)
+        return
+    if total:
+        st.announce(crawl_id, "archive widget", total)
 
 
 def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     """Home page -> feed (with paging) -> training entries. Decides whether rules are learned."""
     st = rt.state
     try:
-        home = rt.downloader.get(url)
+        home = rt.downloader.get(url, revisit=bool(st.options(crawl_id).get("update")))
     except FetchError as e:
         raise CrawlFailed(f"home page unreachable: {e}") from e
     home_url = canonical(home.url)
-    feed, feed_url, tried = None, None, []
+    _announced(st, crawl_id, home)
+    feed, feed_url, tried, fallback, skipped = None, None, [], None, []
     for candidate in feedlib.discover_feeds(home.text, home.url)[:15]:
+        # the first clean feed listing posts of this blog wins; a broken (bozo) one, or one
+        # listing nothing of this blog, only if no later candidate does better
         try:
-            feed = _read_feed(rt, candidate)
-            feed_url = candidate
-            break
+            got = _read_feed(rt, candidate)
         except (FetchError, feedlib.FeedError) as e:
             tried.append(f"{candidate}: {e}")
+            continue
+        except Exception as e:  # a feed no parser copes with is that candidate's error
+            tried.append(f"{candidate}: {type(e).__name__}: {e}")
+            continue
+        ours = any(e.get("url") and in_scope(canonical(e["url"]), home_url) for e in got.get("entries", []))
+        if ours and not got.get("bozo"):
+            feed, feed_url = got, candidate
+            break
+        if fallback is None or (ours and not fallback[2]):
+            fallback = (got, candidate, ours)
+        if got.get("bozo"):
+            skipped.append((candidate, got["bozo"]))
+        tried.append(f"{candidate}: " + (f"malformed feed ({got['bozo']})" if got.get("bozo")
+                                         else "lists no post of this blog"))
+    if feed is None and fallback is not None:
+        feed, feed_url = fallback[0], fallback[1]
     if feed is None:  # no feed: training entries come from the pages themselves (below)
         for t in tried[:3]:
             st.add_error(crawl_id, url, "feed", t)
@@ -73,6 +107,9 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         feed = {"entries": []}
     if feed.get("bozo"):
         st.add_error(crawl_id, feed_url, "feed", f"malformed feed, partly read: {feed['bozo']}")
+    for candidate, why in skipped[:3]:
+        if candidate != feed_url:
+            st.add_error(crawl_id, candidate, "feed", f"malformed feed, skipped for {feed_url}: {why}")
 
     entries, seen = [], set()
 
@@ -109,7 +146,9 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
                               f"and no post pages among its links to learn from")
         raise CrawlFailed(f"the feed {feed_url} lists no post of this blog")
     st.save_entries(crawl_id, entries)
-    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries])
+    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries],
+                 feed_meta={"title": feed.get("title"), "language": feed.get("language"),
+                            "authors": blog_authors(feed, entries)})
     st.cache_page(crawl_id, home_url, {"url": home.url, "html": home.text})
 
     try:
@@ -134,7 +173,7 @@ def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:
     ok = n = 0
     for e in entries:
         try:
-            resp = rt.downloader.get(e["url"])
+            resp = rt.downloader.get(e["url"], revisit=True)  # update crawls only: unchanged is a WARC revisit
         except FetchError:
             continue
         rt.state.cache_page(crawl_id, e["url"], {"url": resp.url, "html": resp.text})
@@ -159,7 +198,7 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
     page = st.cached_page(crawl_id, url)
     if page is None:
         try:
-            resp = rt.downloader.get(url)
+            resp = rt.downloader.get(url, revisit=bool(st.options(crawl_id).get("update")))
         except FetchError as e:
             st.add_error(crawl_id, url, e.kind, e.message)
             return {"url": url, "error": e.kind}
@@ -193,11 +232,13 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
     if st.state_of(crawl_id) != "running":
         return
     blog = st.blog(crawl_id)
-    st.r.hset(rt.keys(crawl_id).crawl, "phase", "traverse")
+    st.set_phase(crawl_id, "traverse")
     seeds = {blog["home"]: SEED_PRIORITY}
     for u in blog.get("entry_urls") or []:
         seeds.setdefault(u, POST_PRIORITY)
+    st.mark_sources(crawl_id, list(blog.get("entry_urls") or []), "feed")  # issue 15: sources
     st.enqueue(crawl_id, seeds)
+    sources.seed(rt, crawl_id, blog["home"])  # issue 15: sitemaps, popped like seeds
     dispatch(rt, crawl_id, send)
 
 
@@ -221,8 +262,8 @@ def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None =
         urls.remove(kept)
     for u in urls:
         send(crawl_id, u)
-    if not urls and kept is None:
-        st.maybe_finish(crawl_id, max_pages)
+    if not urls and kept is None and st.maybe_finish(crawl_id, max_pages):
+        archive.on_finished(rt, crawl_id)  # BLOGHARVEST_WACZ_DIR on a cluster: the crawl's WACZ
     return kept
 
 
@@ -291,7 +332,12 @@ def process(rt, crawl_id: str, url: str) -> dict:
         return {"url": url, "error": "gave_up"}
     blog, options, entry = ctx["blog"], ctx["options"], ctx["entry"]
     rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
-    post = entry is not None or bool(pattern and is_post(url, pattern))
+    if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
+        return sources.process(rt, crawl_id, url, ctx["sitemap"], ctx,
+                               lambda urls: _queue_links(rt, crawl_id, *split_links(urls, home, lambda u: bool(
+                                   (rx := discovered.link_pattern(pattern, ctx["patterns"])) and is_post(u, rx))),
+                                   options))
+    post = entry is not None or (bool(pattern and is_post(url, pattern)) and not discovered.listing(url, home))
 
     if options.get("update") and post and entry is None and _settled(st, crawl_id, url):
         st.mark_done(crawl_id, url)
@@ -299,7 +345,7 @@ def process(rt, crawl_id: str, url: str) -> dict:
 
     page = ctx["page"]
     if page is None:
-        resp = rt.downloader.get(url)
+        resp = rt.downloader.get(url, revisit=bool(options.get("update")))
         if looks_like_feed(resp.content, resp.content_type):
             return _process_feed(rt, crawl_id, url, resp, pattern, home)
         if not _looks_html(resp):
@@ -314,30 +360,38 @@ def process(rt, crawl_id: str, url: str) -> dict:
 
     root = parse_html(page["html"], page["url"])
     links = extract_links(root, page["url"])  # canonical already
-    posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
+    link_rx = discovered.link_pattern(pattern, ctx.get("patterns"))  # issue 15: further patterns
+    posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)))
     others += [canonical(u) for u in feed_links(root, page["url"], home)]
     if blog.get("pseudo") and (permalink := declared_permalink(root, page["url"], home)):
         others.append(permalink)  # issue 18: a shortlink's page names its post's permalink
 
     result = {"url": url, "post": post}
-    extracted = extract_root(root, page["html"], rules) if post else None
+    extracted = extract_root(root, page["html"], rules, entry, blog.get("feed_meta"), page["url"]) if post else None
     feed_entry = entry is not None and not entry.get("pseudo")  # issue 18: pseudo entries prove less
     if post and not feed_entry and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
+    # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
+    post, extracted, record_url = discovered.settle(rt, crawl_id, url, page["url"], root, page["html"], rules,
+                                                     pattern, home, post, entry, extracted, result)
     if post:
         # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
-        extracted, extraction = fallback.complete(rt, crawl_id, url, page, extracted, rules, feed_entry)
+        extracted, extraction = page_fallback.complete(rt, crawl_id, url, page, extracted, rules, feed_entry)
         # ---- end issue 18
         if extracted.get("title") or extracted.get("content_text"):
-            record = post_record(url, home, extracted, rules=_rule_strings(rules), extraction=extraction,
-                                 comments=comments.comments_for(rt, crawl_id, url, entry, page, root),
-                                 media=archive.media_for(rt, crawl_id, url, extracted, entry))
+            record = post_record(record_url, home, extracted, rules=_rule_strings(rules), extraction=extraction,
+                                 comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
+                                                rt, crawl_id, url, entry, page, root),
+                                 media=_part(rt, crawl_id, url, "media", [], archive.media_for,
+                                             rt, crawl_id, url, extracted, entry))
             digest = content_hash(record)
             changed = st.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
-                                     output_unchanged=not options.get("update")) \
-                if _in_window(record, options, ctx["since"]) else False
+                                     output_unchanged=not options.get("update"), source=ctx.get("source")) \
+                if _in_window(record, options, ctx["since"]) and discovered.first_of_body(
+                    rt, crawl_id, record, result, pattern, entry) else False
             if changed:
                 archive.on_record(rt, crawl_id, record, page)
+            discovered.still_first(rt, crawl_id, record, result)  # issue 15: a permalink took the post over
             result["record"] = changed
         else:
             st.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")
@@ -356,7 +410,8 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
                  samples: int | None = None) -> None:
     """Posts first; other pages by their estimated number of post links (kNN).
     The option order=bfs queues everything first come, first served (the baseline
-    the benchmark compares the kNN order with)."""
+    the benchmark compares the kNN order with). Trap-like links are left out first."""
+    posts, others = _untrapped(rt, crawl_id, posts, variants=False), _untrapped(rt, crawl_id, others)
     if (options if options is not None else rt.state.options(crawl_id)).get("order") == "bfs":
         fresh = list(dict.fromkeys(posts + others))
         top = rt.state.next_sequence(crawl_id, len(fresh))
@@ -374,6 +429,44 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
         if refitted:
             _rescore(rt, crawl_id, model)
     rt.state.enqueue(crawl_id, scored)
+
+
+def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
+    """A part of a post (its comments, its media) whose failure is reported and leaves the
+    post without it, never losing the post. Redis being away is not the part's fault: raised."""
+    import redis
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    try:
+        return fn(*args)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, SoftTimeLimitExceeded):
+        raise
+    except Exception as e:
+        log.exception("%s of %s failed", what, url)
+        rt.state.add_error(crawl_id, url, f"{what}_error", f"{type(e).__name__}: {e} (the post is kept without its {what})")
+        return default
+
+
+def _untrapped(rt, crawl_id: str, urls: list[str], variants: bool = True) -> list[str]:
+    """`urls` without the trap-like ones (tasks/discover/traps.py): too long, too deep, self-
+    repeating paths, and (`variants`; not for post links: `?p=123` permalinks) past the crawl's
+    limit of query variants per path (new urls only)."""
+    st = rt.state
+    keep, keyed = [], []
+    for u in dict.fromkeys(urls):
+        why = trap_reason(u)
+        if why:
+            st.note_trap(crawl_id, u, why)
+            continue
+        keep.append(u)
+    if not variants:
+        return keep
+    fresh = st.unseen(crawl_id, [u for u in keep if variant_key(u)])
+    keyed = [(u, variant_key(u)) for u in fresh]
+    over = st.admit_variants(crawl_id, keyed, TRAP_LIMITS.max_query_variants)
+    for u in over:
+        st.note_trap(crawl_id, u, f"more than {TRAP_LIMITS.max_query_variants} query variants of its path")
+    return [u for u in keep if u not in over]
 
 
 def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: str) -> dict:

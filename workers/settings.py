@@ -54,10 +54,15 @@ class Settings:
     selenium_remote_url: str | None = field(default_factory=lambda: os.environ.get("SELENIUM_REMOTE_URL") or None)
     # rendering: browser sessions per worker, pages before a session is recycled, bounds
     browsers: int = field(default_factory=lambda: _int("BLOGHARVEST_BROWSERS", 1))
+    # where Chromium and chromedriver are (default: Debian's paths, then PATH)
+    chromium: str = field(default_factory=lambda: os.environ.get("BLOGHARVEST_CHROMIUM", ""))
+    chromedriver: str = field(default_factory=lambda: os.environ.get("BLOGHARVEST_CHROMEDRIVER", ""))
     browser_pages: int = field(default_factory=lambda: _int("BLOGHARVEST_BROWSER_PAGES", 50))
     page_load_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_PAGE_LOAD_TIMEOUT", 30.0))
     script_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_SCRIPT_TIMEOUT", 15.0))
     max_clicks: int = field(default_factory=lambda: _int("BLOGHARVEST_MAX_CLICKS", 30))
+    # a browser (driver, Chromium and its renderers) using more resident memory is stopped
+    max_renderer_bytes: int = field(default_factory=lambda: _int("BLOGHARVEST_MAX_RENDERER_BYTES", 2_000_000_000))
 
     @property
     def visibility_timeout(self) -> int:

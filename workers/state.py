@@ -16,6 +16,9 @@ import redis
 
 STREAM = "bh:records"  # every record, for other services (consumer groups)
 CRAWLS = "bh:crawls"  # zset crawl id -> start time
+# the states a crawl ends in: "budget_exhausted" is a crawl stopped by its page budget with pages
+# still queued (its output is partial by design), "done" one that ran out of pages to read
+ENDED = ("done", "failed", "budget_exhausted")
 
 
 def blog_id(home_url: str) -> str:
@@ -40,7 +43,8 @@ def url_key(url: str) -> str:
     return hashlib.sha1(url.encode()).hexdigest()[:16]
 
 
-MAX_SAMPLES = 5000  # training samples of the priority model kept per blog
+MAX_SAMPLES = 5000
+SOURCES = ("feed", "sitemap", "links")  # discovery sources counted per crawl (status --json)  # training samples of the priority model kept per blog
 
 
 class Keys:
@@ -66,16 +70,22 @@ class Keys:
         self.errors = f"{c}:errors"  # list: JSON error entries (the crawl's report)
         self.entries = f"{c}:entries"  # hash: post url -> feed entry JSON (training pairs)
         self.pages = f"{c}:pages"  # hash: url -> cached page (fetched for learning)
+        # discovery sources (issue 15)
+        self.sitemaps = f"{c}:sitemaps"  # hash: sitemap url -> JSON {"guessed", "next"} (what to try after it)
+        self.sources = f"{c}:sources"  # hash: url -> the source that found it (feed, sitemap); none: links
+        self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
+        self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
 
     def working(self) -> list[str]:
         """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
-                self.entries, self.pages, f"{self.crawl}:fallbacks"]
+                self.entries, self.pages, f"{self.crawl}:variants",
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace",
-                f"{self.crawl}:fallbacks"]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
 
 
 # Queue the urls not seen before: SADD to the seen set, ZADD to the frontier, as one step.
@@ -117,8 +127,11 @@ _MAYBE_FINISH = """
 if redis.call('HGET', KEYS[3], 'state') ~= 'running' then return 0 end
 if redis.call('HLEN', KEYS[2]) > 0 then return 0 end
 local handed = tonumber(redis.call('HGET', KEYS[3], 'handed') or '0')
-if redis.call('ZCARD', KEYS[1]) > 0 and handed < tonumber(ARGV[2]) then return 0 end
-redis.call('HSET', KEYS[3], 'state', 'done', 'finished', ARGV[1])
+local queued = redis.call('ZCARD', KEYS[1])
+if queued > 0 and handed < tonumber(ARGV[2]) then return 0 end
+local ended = 'done'
+if queued > 0 then ended = 'budget_exhausted' end
+redis.call('HSET', KEYS[3], 'state', ended, 'finished', ARGV[1])
 if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
 return 1
 """
@@ -165,7 +178,7 @@ class State:
         b = blog_id(url)
         mine = self.r.zrevrange(Keys(f"{b}-").crawls, 0, -1)
         for cid in mine or self.r.zrevrange(CRAWLS, 0, 2000):  # (state written before the blog's index)
-            if cid.startswith(b + "-") and self.r.hget(Keys(cid).crawl, "state") == "done":
+            if cid.startswith(b + "-") and self.r.hget(Keys(cid).crawl, "state") in ("done", "budget_exhausted"):
                 started = float(self.r.hget(Keys(cid).crawl, "started") or 0)
                 if started:
                     import datetime as dt
@@ -179,7 +192,7 @@ class State:
             return {}
         info = {"crawl_id": crawl_id, "state": raw.get("state"), "url": raw.get("url"),
                 "since": raw.get("since") or None, "kind": raw.get("kind")}
-        for n in ("pages", "errors"):
+        for n in ("pages", "errors", "trapped"):
             info[n] = int(raw.get(n, 0) or 0)
         info["posts"] = self.r.scard(k.posts)
         info["queued"] = self.r.zcard(k.frontier)
@@ -190,7 +203,12 @@ class State:
                 info[t] = float(raw[t])
         if raw.get("message"):
             info["message"] = raw["message"]
+        info["phase"] = raw.get("phase")
+        info["phase_started"] = {k.split(":", 1)[1]: float(v) for k, v in raw.items() if k.startswith("phase_started:")}
+        info["warnings"] = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("warning:")}
+        info["announced"] = {k.split(":", 1)[1]: int(v) for k, v in raw.items() if k.startswith("announced:")}
         info["options"] = json.loads(raw.get("options") or "{}")
+        info["sources"] = {src: int(raw.get(f"found_{src}", 0) or 0) for src in SOURCES}
         return info
 
     def since(self, crawl_id: str) -> str | None:
@@ -204,15 +222,35 @@ class State:
         mapping = {"state": state}
         if state == "running":
             mapping["started"] = time.time()
-        if state in ("done", "failed"):
+        if state in ENDED:
             mapping["finished"] = time.time()
         if message:
             mapping["message"] = message
         self.r.hset(k.crawl, mapping=mapping)
-        if state in ("done", "failed"):
+        if state in ENDED:
             if self.r.get(k.active) == crawl_id:
                 self.r.delete(k.active)
             self.retire(crawl_id)
+
+    def set_phase(self, crawl_id: str, phase: str, current: bool = True) -> None:
+        """When each phase first began (the report's time per phase) and, unless
+        `current` is false (the follower's write and end stamps, after the workers are
+        done), the crawl's current phase, which resuming reads."""
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            if current:
+                p.hset(k.crawl, "phase", phase)
+            p.hsetnx(k.crawl, f"phase_started:{phase}", time.time())
+            p.execute()
+
+    def announce(self, crawl_id: str, source: str, posts: int) -> None:
+        """A post count the blog announces (its archive widget, sitemap, feed)."""
+        self.r.hset(Keys(crawl_id).crawl, f"announced:{source}", int(posts))
+
+    def warn(self, crawl_id: str, kind: str, message: str) -> bool:
+        """A warning said once per crawl and kind (an optional part is missing, say),
+        not an error per page; True the first time."""
+        return bool(self.r.hsetnx(Keys(crawl_id).crawl, f"warning:{kind}", message))
 
     def state_of(self, crawl_id: str) -> str | None:
         return self.r.hget(Keys(crawl_id).crawl, "state")
@@ -232,8 +270,16 @@ class State:
     def errors(self, crawl_id: str, limit: int = 1000) -> list[dict]:
         return [json.loads(e) for e in self.r.lrange(Keys(crawl_id).errors, -limit, -1)]
 
-    def list_crawls(self, limit: int = 50) -> list[str]:
-        return list(self.r.zrevrange(CRAWLS, 0, limit - 1))
+    def list_crawls(self, limit: int | None = None, page: int = 500):
+        """Every crawl id, newest first (or the first `limit`), read `page` at a time."""
+        start = 0
+        while limit is None or start < limit:
+            stop = start + page - 1 if limit is None else min(start + page, limit) - 1
+            ids = self.r.zrevrange(CRAWLS, start, stop)
+            yield from ids
+            if len(ids) < stop - start + 1:
+                return
+            start = stop + 1
 
     # ------------------------------------------------------------ blog knowledge
     def save_blog(self, crawl_id: str, **fields) -> None:
@@ -274,6 +320,24 @@ class State:
             return []
         return [u for u, seen in zip(urls, self.r.smismember(Keys(crawl_id).seen, urls)) if not seen]
 
+    def admit_variants(self, crawl_id: str, keyed: list[tuple[str, str]], limit: int) -> set[str]:
+        """Count each (url, path key) as one more query variant of its path; the urls whose
+        path already had `limit` variants in this crawl are returned (to be left out)."""
+        if not keyed:
+            return set()
+        key = f"{Keys(crawl_id).crawl}:variants"
+        with self.r.pipeline(transaction=False) as p:
+            for _, path_key in keyed:
+                p.hincrby(key, path_key, 1)
+            counts = p.execute()
+        return {u for (u, _), n in zip(keyed, counts) if n > limit}
+
+    def note_trap(self, crawl_id: str, url: str, reason: str, report: int = 20) -> None:
+        """One more URL left out as a trap; the first `report` go to the crawl's report."""
+        n = self.r.hincrby(Keys(crawl_id).crawl, "trapped", 1)
+        if n <= report:
+            self.add_error(crawl_id, url, "trap", f"not followed: {reason}")
+
     def next_sequence(self, crawl_id: str, n: int) -> int:
         """The crawl's discovery counter after reserving `n` numbers (breadth-first order)."""
         return int(self.r.hincrby(Keys(crawl_id).crawl, "sequence", n))
@@ -307,8 +371,13 @@ class State:
             p.hgetall(k.blog)
             p.hget(k.entries, url)
             p.hget(k.pages, url)
-            done, (state, options, since), attempts, blog, entry, page = p.execute()
-        return {"done": bool(done), "state": state, "options": json.loads(options or "{}"),
+            p.hget(k.sitemaps, url)
+            p.hget(k.sources, url)
+            p.hgetall(k.patterns)
+            done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns = p.execute()
+        return {"sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
+                "patterns": patterns or {},
+                "done": bool(done), "state": state, "options": json.loads(options or "{}"),
                 "since": since or None, "attempts": attempts,
                 "blog": {f: json.loads(v) for f, v in blog.items()},
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
@@ -375,7 +444,7 @@ class State:
 
     # ------------------------------------------------------------ records
     def save_record(self, crawl_id: str, record: dict, digest: str, stream_maxlen: int,
-                    output_unchanged: bool = True) -> bool:
+                    output_unchanged: bool = True, source: str | None = None) -> bool:
         """Store a post's record; returns True when it is new or changed (then it is streamed).
 
         The stream entry is written before the digest: a worker that dies in between leaves
@@ -391,9 +460,12 @@ class State:
         with self.r.pipeline() as p:
             p.hset(k.records, url, data)
             p.hset(k.hashes, url, digest)
-            if changed or output_unchanged:  # an update crawl outputs new and changed posts only
+            listed = changed or output_unchanged  # an update crawl outputs new and changed posts only
+            if listed:
                 p.sadd(k.posts, url)
-            p.execute()
+            added = p.execute()[-1] if listed else 0
+        if source in SOURCES and added == 1:  # counted once per post of the crawl's output
+            self.r.hincrby(k.crawl, f"found_{source}", 1)
         return changed
 
     def record(self, crawl_id: str, url: str) -> dict | None:
@@ -413,6 +485,40 @@ class State:
 
     def post_count(self, crawl_id: str) -> int:
         return self.r.scard(Keys(crawl_id).posts)
+
+    # ------------------------------------------------------------ discovery sources (issue 15)
+    def add_sitemaps(self, crawl_id: str, sitemaps: dict[str, dict]) -> list[str]:
+        """Remember sitemap urls (url -> {"guessed", "next"}); returns those new to the crawl."""
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            for u, meta in sitemaps.items():
+                p.hsetnx(k.sitemaps, u, json.dumps(meta))
+            fresh = p.execute()
+        return [u for u, new in zip(sitemaps, fresh) if new]
+
+    def mark_sources(self, crawl_id: str, urls: list[str], source: str) -> None:
+        """The source that found each url first (later finds do not change it)."""
+        if urls:
+            k = Keys(crawl_id)
+            with self.r.pipeline(transaction=False) as p:
+                for u in urls:
+                    p.hsetnx(k.sources, u, source)
+                p.execute()
+
+    def claim_body(self, crawl_id: str, key: str, url: str) -> str:
+        """The post url that holds this body (title + text): `url` if none did before."""
+        k = Keys(crawl_id)
+        if self.r.hsetnx(k.bodies, key, url):
+            return url
+        return self.r.hget(k.bodies, key) or url
+
+    def take_body(self, crawl_id: str, key: str, old: str, new: str) -> None:
+        """`new` holds the body from now on; `old` leaves the crawl's output (one record per post)."""
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.hset(k.bodies, key, new)
+            p.srem(k.posts, old)
+            p.execute()
 
     # ------------------------------------------------------------ politeness
     def robots(self, host: str) -> str | None:

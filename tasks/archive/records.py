@@ -1,4 +1,4 @@
-"""The post record other programs rely on (DESIGN.md "Record"), its id and content hash."""
+"""The post record other programs rely on (docs/records.md), its id and content hash."""
 from __future__ import annotations
 
 import datetime as dt
@@ -36,6 +36,10 @@ def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
         "media": media or [],
         "crawled_at": crawled_at or now_iso(),
         "rules": {f: (rules or {}).get(f) for f in ("title", "content", "author", "date")},
+        # which source filled each field (tasks.extract.fields): rule, span, jsonld, microdata,
+        # meta, feed, feed_blog, page; a field nothing filled is absent
+        "sources": {f: v for f, v in (extracted.get("sources") or {}).items()
+                    if f in ("title", "content", "authors", "published")},
         "extraction": extraction,
     }
 

@@ -1,9 +1,11 @@
 """Apply a blog's learned rules to one post page (the cheap step done for every post).
 
-`extract_post` parses the page once and evaluates one compiled XPath per field. Where a
-rule finds nothing on a page (a post without a byline, an odd template), the page's own
-metadata fills the gap: og:title/h1 for the title, article:published_time, <time
-datetime> and JSON-LD for the date, meta author/rel=author for authors. `matches_entry`
+`extract_post` parses the page once and evaluates one compiled XPath per field, and cuts
+the value out of its node where the learner found it shares the node with other text
+(tasks.learn.spans). Where a rule finds nothing on a page (a post without a byline, an
+odd template), the fallback chain fills the gap: JSON-LD, microdata, meta tags, the feed
+entry, h1/<time datetime>/rel=author, the feed's blog-wide author
+(tasks.extract.fields); the record says which source gave each field. `matches_entry`
 is update_crawl's check that the stored rules still extract what the feed says.
 """
 from __future__ import annotations
@@ -13,8 +15,11 @@ import re
 from lxml import etree
 
 from tasks.text.dates import parse_date
-from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html, to_html
-from tasks.learn.fields import DAY_FIRST, clean_author, page_authors
+from tasks.extract.fields import complete
+from tasks.fetch.html import html_to_text, node_text, parse_html, to_html
+from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
+from tasks.learn.spans import apply_span
+from tasks.text.names import split_authors
 from tasks.learn.rules import apply_rule, first_match, first_matches, first_of
 from tasks.text.similarity import dice
 
@@ -87,13 +92,20 @@ def _select_first(root, rules: list[str], elements: bool = False, firsts=None) -
     return None, ""
 
 
-def _authors(root, found: list, raw, learned: bool) -> list[str]:
-    names = []
-    for _, text in found[:_MAX_AUTHORS]:
-        name = clean_author(text)
-        if name and name not in names and len(name) <= 120:
-            names.append(name)
-    return names or ([] if learned else page_authors(root, raw))
+def _authors(found: list, span: dict | None, lang: str | None) -> tuple[list[str], bool]:
+    """The names the author rule's nodes give: each node's span (tasks.learn.spans) or
+    whole text, without "By", split into a list (tasks.text.names); and whether a span
+    gave them."""
+    names, spanned = [], False
+    for node, text in found[:_MAX_AUTHORS]:
+        value = apply_span(node, span, author=True) if span else None
+        spanned = spanned or value is not None
+        for name in split_authors(clean_author(value or text), lang):
+            if span and value is None and not person_like(name):
+                continue  # the byline's span does not fit this post: its whole text is no name
+            if name and name not in names and len(name) <= 120:
+                names.append(name)
+    return names[:_MAX_AUTHORS], spanned
 
 
 def _machine_date(el) -> str | None:
@@ -107,9 +119,8 @@ def _machine_date(el) -> str | None:
     return None
 
 
-def _date(root, rules: list[str], raw, lang: str | None = None, firsts=None) -> str | None:
-    """The date `rules` select (the first of their first three nodes that reads as one),
-    else the page's machine-readable dates."""
+def _date(root, rules: list[str], lang: str | None = None, firsts=None) -> str | None:
+    """The date `rules` select (the first of their first three nodes that reads as one)."""
     first, text = _select_first(root, rules, firsts=firsts)
     if first is not None:
         d = _machine_date(first) or parse_date(text, lang)
@@ -119,16 +130,30 @@ def _date(root, rules: list[str], raw, lang: str | None = None, firsts=None) -> 
             d = _machine_date(r) or parse_date(text, lang)
             if d:
                 return d
+    return None
+
+
+def _page_date(root) -> str | None:
+    """The last resort: machine-readable dates anywhere on the page (<time datetime>)."""
     for probe in _DATE_PROBES:
         for r in first_of(root, probe):
             d = parse_date(node_text(r))
             if d:
                 return d
-    for obj in json_ld(raw):
-        d = obj.get("datePublished")
-        if isinstance(d, str) and parse_date(d):
-            return parse_date(d)
     return None
+
+
+def _page_title(root) -> str | None:
+    for probe in _TITLE_PROBES[1:]:
+        title = (_rule_first(root, probe) or (None, ""))[1]
+        if title:
+            return title
+    return None
+
+
+def _span(rules: dict | None, field: str) -> dict | None:
+    v = (rules or {}).get(field)
+    return v.get("span") if isinstance(v, dict) else None
 
 
 def _date_lang(root, rules: dict | None) -> str | None:
@@ -139,25 +164,46 @@ def _date_lang(root, rules: dict | None) -> str | None:
     return (root.get("lang") or "").strip() or None
 
 
-def extract_root(root, raw, rules: dict | None) -> dict:
-    """`extract_post` on a page already parsed (rendered pages, the learner's checks)."""
+def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog: dict | None = None,
+                 url: str | None = None) -> dict:
+    """`extract_post` on a page already parsed (rendered pages, the learner's checks).
+
+    entry: the post's feed entry, if the feed lists it; blog: {"authors": the feed's
+    blog-wide author, "title": the feed's title, "language": the feed's language, for
+    the word that joins authors where the page names none} (tasks.extract.fields.complete)."""
     title_rules, content_rules, author_rules, date_rules = (rules_of(rules, f) for f in FIELDS)
+    lang = (root.get("lang") or "").strip() or (blog or {}).get("language") or None
+    sources: dict = {}
     # the title, content and date rules' first matches, in one walk over the page
     firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])
-    title = _select_first(root, title_rules, firsts=firsts)[1]
-    if not title:
-        for probe in _TITLE_PROBES:
-            title = (_rule_first(root, probe) or (None, ""))[1]
-            if title:
-                break
+    tnode, title = _select_first(root, title_rules, firsts=firsts)
+    if title:
+        sources["title"] = "rule"
+        span = _span(rules, "title")
+        if span and tnode is not None and (inner := apply_span(tnode, span)):
+            title, sources["title"] = inner, "span"
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
-    return {
+    if text:
+        sources["content"] = "rule"
+    authors, spanned = _authors(_select(root, author_rules), _span(rules, "author"), lang) \
+        if author_rules else ([], False)
+    if authors:
+        sources["authors"] = "span" if spanned else "rule"
+    published = _date(root, date_rules, _date_lang(root, rules), firsts)
+    if published:
+        sources["published"] = "rule"
+    found = {
         "title": title or None,
         "content_text": text or None,
         "content_html": to_html(node) if node is not None else None,
-        "authors": _authors(root, _select(root, author_rules), raw, bool(author_rules)),
-        "published": _date(root, date_rules, raw, _date_lang(root, rules), firsts),
+        "authors": authors,
+        "published": published,
+        "sources": sources,
     }
+    signs = {"title": lambda: _page_title(root), "published": lambda: _page_date(root),
+             "authors": lambda: page_authors(root, raw)}
+    learned = ("authors",) if author_rules else ()
+    return complete(found, root, url or root.getroottree().docinfo.URL, entry, blog, signs, lang, learned)
 
 
 def extract_post(html, url: str | None, rules: dict | None) -> dict:

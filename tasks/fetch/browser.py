@@ -25,6 +25,11 @@ import time
 from dataclasses import dataclass, field
 
 from tasks.fetch.html import html_to_text, parse_html, node_text
+from tasks.fetch.browser_procs import _MemoryWatch, _first_existing, _is_timeout, _kill, _process_tree
+from tasks.fetch.guard import AllowPrivate
+from tasks.fetch.page_scripts import (_CLEAN, _CLICK, _FRAMES, _INSTRUMENT, _SETTLE, _SIGNATURE, _SPENT,
+                                      _STATUS, _WAIT_SELECTOR, DOM_SIZE)
+from tasks.fetch.proxy import GuardingProxy
 from tasks.text.similarity import normalize_text
 
 __all__ = ["BrowserPool", "RenderError", "RenderTimeout", "DEFAULT_LOAD_MORE", "COMMENT_FRAMES",
@@ -65,6 +70,9 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--mute-audio",
     "--window-size=1280,2000",
+    # renderer memory: one renderer, a bounded V8 heap (the DOM's own memory is watched, see
+    # BrowserPool.max_renderer_bytes)
+    "--renderer-process-limit=1", "--js-flags=--max-old-space-size=512",
 )
 
 _BINARIES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -72,7 +80,8 @@ _DRIVERS = ("/usr/bin/chromedriver",)
 
 
 class RenderError(RuntimeError):
-    """A page could not be rendered; `kind` is "timeout", "crash" or "network"."""
+    """A page could not be rendered; `kind` is "timeout", "crash", "network", "too_large" or
+    "unavailable" (no browser on this machine: rendering is off, not a page's fault)."""
 
     def __init__(self, kind: str, url: str, message: str):
         super().__init__(f"render {kind}: {url}: {message}")
@@ -84,136 +93,6 @@ class RenderTimeout(RenderError):
         super().__init__("timeout", url, message)
 
 
-# --------------------------------------------------------------------------- page scripts
-
-# Installed before any page script runs (or late, through execute_script, where CDP is
-# missing): counts requests in flight and notes the time of the last DOM change.
-_INSTRUMENT = r"""
-(() => {
-  if (window.__bhNet) return;
-  const st = window.__bhNet = {inflight: 0, last: Date.now(), mutations: 0};
-  const inc = () => { st.inflight++; st.last = Date.now(); };
-  const dec = () => { st.inflight = Math.max(0, st.inflight - 1); st.last = Date.now(); };
-  if (window.fetch) {
-    const f = window.fetch;
-    window.fetch = function () {
-      inc();
-      // a fetch resolves on the response headers: count it until its body has arrived
-      // (read from a clone, so the page's own reading is untouched)
-      try {
-        const p = f.apply(this, arguments);
-        p.then(r => { try { r.clone().arrayBuffer().then(dec, dec); } catch (e) { dec(); } }, dec);
-        return p;
-      }
-      catch (e) { dec(); throw e; }
-    };
-  }
-  const send = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function () {
-    inc();
-    this.addEventListener('loadend', dec, {once: true});
-    try { return send.apply(this, arguments); } catch (e) { dec(); throw e; }
-  };
-  const js = t => !t || /^(text|application)\/(x-)?(java|ecma)script$|^module$/i.test(t);
-  new MutationObserver(muts => {
-    st.last = Date.now(); st.mutations += muts.length;
-    for (const m of muts) for (const n of m.addedNodes) {
-      if (n.tagName === 'SCRIPT' && n.src && !n.noModule && js(n.type)) {
-        inc();
-        n.addEventListener('load', dec, {once: true});
-        n.addEventListener('error', dec, {once: true});
-      }
-    }
-  }).observe(document, {childList: true, subtree: true, characterData: true});
-})();
-"""
-
-# Resolves when the document is loaded and quiet: no DOM change for `quiet` ms and no
-# request in flight (a request older than `stale` ms of silence, long polling, is ignored);
-# with `need_change`, only once the DOM changed after mutation count `base`.
-_SETTLE = r"""
-const [quiet, stale, maxMs, needChange, base, done] = arguments;
-const t0 = Date.now();
-(function tick() {
-  const st = window.__bhNet, now = Date.now();
-  const q = now - st.last;
-  const changed = !needChange || st.mutations > base;
-  if (document.readyState === 'complete' && changed && q >= quiet && (st.inflight === 0 || q >= stale))
-    return done({ok: true, waited: now - t0});
-  if (now - t0 >= maxMs) return done({ok: false, waited: now - t0, inflight: st.inflight, changed});
-  setTimeout(tick, 40);
-})();
-"""
-
-_WAIT_SELECTOR = r"""
-const [sel, maxMs, done] = arguments;
-const t0 = Date.now();
-(function tick() {
-  let hit = null;
-  try { hit = document.querySelector(sel); } catch (e) { return done(false); }
-  if (hit) return done(true);
-  if (Date.now() - t0 >= maxMs) return done(false);
-  setTimeout(tick, 40);
-})();
-"""
-
-# Click the first visible, enabled, not yet exhausted button matching one of the
-# selectors. A window-level listener cancels the click's default action, so a link
-# never navigates away (its own handlers still run).
-_CLICK = r"""
-const sels = arguments[0];
-const signature = () => document.getElementsByTagName('*').length + ':' + (document.body ? document.body.textContent.length : 0);
-const usable = el => {
-  if (el.disabled || el.getAttribute('aria-disabled') === 'true' || el.hasAttribute('data-bh-spent')) return false;
-  const r = el.getBoundingClientRect();
-  if (r.width === 0 && r.height === 0) return false;
-  const cs = getComputedStyle(el);
-  return cs.visibility !== 'hidden' && cs.display !== 'none' && cs.pointerEvents !== 'none';
-};
-for (const s of sels) {
-  let els;
-  try { els = document.querySelectorAll(s); } catch (e) { continue; }
-  for (const el of els) {
-    if (!usable(el)) continue;
-    document.querySelectorAll('[data-bh-last]').forEach(e => e.removeAttribute('data-bh-last'));
-    el.setAttribute('data-bh-last', '1');
-    const guard = ev => { if (ev.target === el || el.contains(ev.target)) ev.preventDefault(); };
-    window.addEventListener('click', guard, {once: true});
-    el.scrollIntoView({block: 'center'});
-    const base = window.__bhNet ? window.__bhNet.mutations : 0, sig = signature();
-    el.click();
-    return {selector: s, base: base, sig: sig};
-  }
-}
-return null;
-"""
-
-_SIGNATURE = ("return document.getElementsByTagName('*').length + ':' + "
-              "(document.body ? document.body.textContent.length : 0)")
-_SPENT = "document.querySelectorAll('[data-bh-last]').forEach(e => e.setAttribute('data-bh-spent', '1'));"
-_CLEAN = r"""
-for (const a of ['data-bh-last', 'data-bh-spent'])
-  document.querySelectorAll('[' + a + ']').forEach(e => e.removeAttribute(a));
-"""
-
-_STATUS = r"""
-const nav = performance.getEntriesByType('navigation')[0];
-return nav && nav.responseStatus ? nav.responseStatus : null;
-"""
-
-_FRAMES = r"""
-const pats = arguments[0], limit = arguments[1], out = [];
-for (const f of document.querySelectorAll('iframe')) {
-  const src = f.src || f.getAttribute('src') || '';
-  if (!src || !pats.some(p => src.indexOf(p) >= 0)) continue;
-  f.setAttribute('data-bh-frame', String(out.length));
-  out.push([f, src]);
-  if (out.length >= limit) break;
-}
-return out;
-"""
-
-
 # --------------------------------------------------------------------------- sessions
 
 @dataclass(eq=False)
@@ -223,57 +102,12 @@ class _Session:
     pids: list = field(default_factory=list)
     pages: int = 0
     cdp: bool = False
+    proxy: GuardingProxy | None = None
+    over_memory: bool = False  # the memory watch killed it
 
     @property
     def id(self) -> str:
         return self.driver.session_id
-
-
-def _first_existing(paths) -> str | None:
-    for p in paths:
-        if os.path.exists(p):
-            return p
-    return None
-
-
-def _process_tree(pid: int) -> list[int]:
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil is optional
-        return [pid]
-    try:
-        p = psutil.Process(pid)
-        return [pid] + [c.pid for c in p.children(recursive=True)]
-    except psutil.Error:
-        return []
-
-
-def _kill(pids: list[int]) -> None:
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover
-        return
-    procs = []
-    for pid in pids:
-        try:
-            procs.append(psutil.Process(pid))
-        except psutil.Error:
-            pass
-    for p in procs:
-        try:
-            p.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(procs, timeout=5)
-
-
-def _is_timeout(exc: BaseException) -> bool:
-    from selenium.common.exceptions import TimeoutException
-
-    if isinstance(exc, TimeoutException):
-        return True
-    text = f"{type(exc).__name__} {exc}".lower()
-    return "timed out" in text or "timeout" in text
 
 
 class BrowserPool:
@@ -287,7 +121,9 @@ class BrowserPool:
     def __init__(self, size: int = 1, max_pages: int = 50, page_load_timeout: float = 20,
                  script_timeout: float = 10, *, binary: str | None = None, driver: str | None = None,
                  remote_url: str | None = None, quiet_ms: int = 250, stale_ms: int = 2500,
-                 extra_args: tuple[str, ...] = ()):
+                 extra_args: tuple[str, ...] = (), allow_private: AllowPrivate = None,
+                 max_dom_bytes: int = 15_000_000, max_renderer_bytes: int = 2_000_000_000,
+                 request_timeout: float = 20.0, record_bytes: int = 100_000_000):
         if size < 1 or max_pages < 1:
             raise ValueError("size and max_pages must be at least 1")
         self.size, self.max_pages = size, max_pages
@@ -297,6 +133,10 @@ class BrowserPool:
         self.binary = binary or _first_existing(_BINARIES) or shutil.which("chromium")
         self.driver_path = driver or _first_existing(_DRIVERS) or shutil.which("chromedriver")
         self.extra_args = tuple(extra_args)
+        # every request of the browser goes through a guarding proxy (tasks/fetch/proxy.py)
+        self.allow_private = allow_private
+        self.max_dom_bytes, self.max_renderer_bytes = max_dom_bytes, max_renderer_bytes
+        self.request_timeout, self.record_bytes = request_timeout, record_bytes
         self._idle: queue.LifoQueue = queue.LifoQueue()
         for _ in range(size):
             self._idle.put(None)  # a slot without a session yet
@@ -335,11 +175,11 @@ class BrowserPool:
                 out.extend(_process_tree(s.pids[0]))
         return out
 
-    def _options(self):
+    def _options(self, proxy: GuardingProxy | None = None):
         from selenium import webdriver
 
         o = webdriver.ChromeOptions()
-        for a in CHROMIUM_FLAGS + self.extra_args:
+        for a in CHROMIUM_FLAGS + (proxy.flags if proxy else ()) + self.extra_args:
             o.add_argument(a)
         o.page_load_strategy = "normal"
         return o
@@ -348,13 +188,20 @@ class BrowserPool:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
-        o = self._options()
+        proxy = None
+        if not self.remote_url:
+            proxy = GuardingProxy(self.allow_private, timeout=self.request_timeout,
+                                  max_bytes=self.max_dom_bytes, record_bytes=self.record_bytes).start()
+        o = self._options(proxy)
         if self.remote_url:
+            # a remote grid's browser cannot reach a proxy on this host's loopback: the grid's
+            # network must be confined to the public internet by its deployment (docs/security.md)
             drv = webdriver.Remote(command_executor=self.remote_url, options=o)
             s = _Session(drv, None)
         else:
-            if not self.binary or not self.driver_path:
-                raise RenderError("crash", "-", "no Chromium or chromedriver found (install chromium and "
+            if not (self.binary and os.path.exists(self.binary) and self.driver_path
+                    and os.path.exists(self.driver_path)):
+                raise RenderError("unavailable", "-", "no Chromium or chromedriver found (install chromium and "
                                                 "chromium-driver, or set SELENIUM_REMOTE_URL)")
             profile = tempfile.mkdtemp(prefix="bh-chromium-")
             o.binary_location = self.binary
@@ -363,8 +210,9 @@ class BrowserPool:
                 drv = webdriver.Chrome(options=o, service=Service(self.driver_path))
             except Exception:
                 shutil.rmtree(profile, ignore_errors=True)
+                proxy.close()
                 raise
-            s = _Session(drv, profile)
+            s = _Session(drv, profile, proxy=proxy)
             s.pids = _process_tree(drv.service.process.pid)
         try:
             if not self.remote_url:
@@ -399,13 +247,23 @@ class BrowserPool:
         _kill([p for p in pids if p])  # whatever quit left behind (a crashed driver's browser)
         if s.profile:
             shutil.rmtree(s.profile, ignore_errors=True)
+        if s.proxy is not None:
+            s.proxy.close()
 
     # -- rendering
 
     def render(self, url: str, load_more_selectors=DEFAULT_LOAD_MORE, max_clicks: int = 20,
                wait_selector: str | None = None, comment_frames=COMMENT_FRAMES) -> dict:
         """The page at `url` as rendered: {"url" (final), "html" (DOM outerHTML, comment
-        iframes inlined), "clicks", "elapsed" (s), "status" (HTTP status or None), "session"}.
+        iframes inlined), "clicks", "elapsed" (s), "status" (HTTP status or None), "session",
+        "resources", "refused", "resources_dropped"}.
+
+        Every request of the browser went through the session's guarding proxy: "resources"
+        lists what it fetched, each a `tasks.fetch.http.Response.to_dict()` (url, status,
+        headers, content base64, fetched_at ...; `Response.from_dict` gives it back for the
+        WARC), "refused" what the guard refused (`FetchError.to_dict()`), "resources_dropped"
+        how many were served but not kept (over the pool's `record_bytes`). HTTPS resources
+        pass through CONNECT tunnels and are not recorded.
 
         Raises RenderTimeout when the page or its scripts exceed the pool's timeouts and
         RenderError otherwise; the pool stays usable either way. A crash (the browser or
@@ -434,8 +292,12 @@ class BrowserPool:
                     s.pages += 1
                     raise
                 except (WebDriverException, Urllib3Error, ConnectionError, OSError) as e:
+                    over = s.over_memory
                     self._quit(s)
                     s = None
+                    if over:
+                        raise RenderError("too_large", url, f"the browser grew past "
+                                          f"{self.max_renderer_bytes // 1_000_000} MB and was stopped") from e
                     if _is_timeout(e):
                         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                         raise RenderTimeout(url, f"the page or its scripts did not finish within the "
@@ -477,9 +339,17 @@ class BrowserPool:
     def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
         from selenium.common.exceptions import WebDriverException
 
+        with _MemoryWatch(s, self.max_renderer_bytes):
+            return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames)
+
+    def _render_watched(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
+        from selenium.common.exceptions import WebDriverException
+
         t0 = time.monotonic()
         deadline = t0 + self.page_load_timeout + 4 * self.script_timeout
         drv = s.driver
+        if s.proxy is not None:
+            s.proxy.take()  # whatever an earlier page fetched after its capture
         try:
             drv.get(url)
         except WebDriverException as e:
@@ -489,6 +359,9 @@ class BrowserPool:
             raise RenderError("network", url, f"the browser could not load the page ({net.group(0)})") from e
         if drv.current_url.startswith("chrome-error://"):
             raise RenderError("network", url, "the browser could not load the page (connection failed)")
+        refused = s.proxy.refused_top(url) if s.proxy is not None else None
+        if refused:
+            raise RenderError("network", url, f"the guard refused the page: {refused}")
         if not s.cdp:
             drv.execute_script(_INSTRUMENT)
         self._settle(drv)
@@ -499,6 +372,8 @@ class BrowserPool:
         frame_html = []
         if frames:
             for i, (el, src) in enumerate(drv.execute_script(_FRAMES, list(frames), 5) or []):
+                if s.proxy is not None and s.proxy.refused_top(src):
+                    continue  # the guard refused the frame: nothing of it goes into the page
                 drv.switch_to.frame(el)
                 try:
                     drv.execute_script(_INSTRUMENT)
@@ -511,6 +386,10 @@ class BrowserPool:
                 finally:
                     drv.switch_to.default_content()
         drv.execute_script(_CLEAN)
+        size = int(drv.execute_script(DOM_SIZE) or 0) + sum(len(b or "") for _, _, b in frame_html)
+        if size > self.max_dom_bytes:
+            drv.get("about:blank")
+            raise RenderError("too_large", url, f"rendered DOM of {size} characters exceeds {self.max_dom_bytes}")
         html = drv.execute_script(
             "return (document.doctype ? '<!DOCTYPE html>\\n' : '') + document.documentElement.outerHTML")
         status = drv.execute_script(_STATUS)
@@ -518,8 +397,10 @@ class BrowserPool:
         if frame_html:
             html = _inline_frames(html, frame_html)
         drv.get("about:blank")  # stop the page's timers and connections between renders
+        fetched = s.proxy.take() if s.proxy is not None else {"resources": [], "refused": [], "dropped": 0}
         return {"url": final, "html": html, "clicks": clicks, "elapsed": round(time.monotonic() - t0, 3),
-                "status": status, "session": s.id}
+                "status": status, "session": s.id, "resources": fetched["resources"],
+                "refused": fetched["refused"], "resources_dropped": fetched["dropped"]}
 
 
 def _inline_frames(html: str, frames: list) -> str:

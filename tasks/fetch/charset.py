@@ -24,16 +24,32 @@ _WESTERN = ("English", "German", "French", "Dutch", "Italian", "Spanish", "Portu
             "Norwegian", "Finnish", "Danish", "Indonesian")
 
 
+# Python codecs that are no web page's charset: UTF-7 (WHATWG forbids it: "+ADw-script" is
+# "<script" to it and text to everyone else), escapes and host-name codings. Codecs that are
+# not text encodings at all (rot13, base64, zlib, hex) are refused through `_is_text_encoding`.
+_NOT_PAGE_CHARSETS = {"utf-7", "idna", "punycode", "unicode-escape", "raw-unicode-escape", "undefined",
+                      "unicode-internal", "mbcs", "oem", "palmos"}
+
+
+def text_codec(label: str | bytes | None) -> str | None:
+    """The codec a charset label names, if it is one a page may be in (None otherwise)."""
+    return _codec(label)
+
+
 def _codec(label: str | bytes | None) -> str | None:
     if not label:
         return None
     if isinstance(label, bytes):
         label = label.decode("ascii", "ignore")
     try:
-        name = codecs.lookup(label.strip().strip("\"'")).name
-    except (LookupError, ValueError):
+        info = codecs.lookup(label.strip().strip("\"'"))
+    except (LookupError, ValueError, TypeError):
         return None
-    return "cp1252" if name in _AS_CP1252 else name
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_PAGE_CHARSETS:
+        return None
+    if info.name == "utf-8-sig":
+        return "utf-8"
+    return "cp1252" if info.name in _AS_CP1252 else info.name
 
 
 def _fits(content: bytes, encoding: str) -> bool:
@@ -121,5 +137,5 @@ def decode(content: bytes, encoding: str | None = None) -> str:
         content = content[len(codecs.BOM_UTF8):]
     try:
         return content.decode(codec, errors="replace")
-    except LookupError:
+    except (LookupError, TypeError, ValueError):
         return content.decode("utf-8", errors="replace")

@@ -109,8 +109,28 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
             return _empty()
     if root is None:
         return _empty()
+    _keep_json_ld(root)
     etree.strip_elements(root, *DROP_TAGS, etree.Comment, etree.ProcessingInstruction, with_tail=False)
     return root
+
+
+JSON_LD_REL = "bh:json-ld"  # <link rel=... data-json=...> in <head>: the page's JSON-LD, kept off the text
+
+
+def _keep_json_ld(root) -> None:
+    """Copy each JSON-LD block into an empty <link> in <head> (scripts are dropped, yet
+    tasks.extract.metadata reads JSON-LD from the parsed tree; no text, no rule sees it)."""
+    scripts = [s for s in root.iter("script") if "ld+json" in (s.get("type") or "").lower()]
+    if not scripts:
+        return
+    head = root.find("head")
+    parent = head if head is not None else root
+    for s in scripts:
+        if s.text and s.text.strip():
+            try:
+                parent.insert(0, etree.Element("link", {"rel": JSON_LD_REL, "data-json": s.text.strip()}))
+            except ValueError:  # characters XML attributes cannot hold
+                continue
 
 
 def node_text(node) -> str:

@@ -2,13 +2,12 @@
 
 Why it is more than `requests.get`:
 
-* Every redirect hop is checked against the SSRF guard (`check_address`), so a
+* Every redirect hop is checked against the SSRF guard (tasks/fetch/guard.py), so a
   public blog cannot bounce a worker onto 169.254.169.254 or the cluster's Redis.
-  The guard runs twice: before the request (scheme, host names, every address the
-  name resolves to) and again on the socket's actual peer address right after
-  `connect()`, which closes the DNS-rebinding window between the check and the
-  connection.  The peer check is skipped when an HTTP proxy from the environment
-  is in use (the peer is then the proxy); that is the one residual window.
+  One parser (`parse_url`) decides the host for the guard and for the socket; the
+  socket connects to the very address the guard approved (pinned, no second DNS
+  answer) and its peer is checked again after `connect()`. Proxies and ~/.netrc
+  from the environment are ignored (`trust_env` off).
 * A wall-clock deadline bounds the whole request, headers and body included: a
   watchdog shuts the socket down when it expires, so a server trickling one byte
   a second cannot hold a worker (socket timeouts alone only bound each `recv`).
@@ -24,7 +23,6 @@ from __future__ import annotations
 import base64
 import email.utils
 import heapq
-import ipaddress
 import itertools
 import os
 import socket
@@ -33,62 +31,25 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Callable, Union
 
 import requests
 import urllib3.connection
 import urllib3.connectionpool
+import urllib3.util.connection
 import urllib3.exceptions
 
-from tasks.fetch.charset import detect_encoding
+from tasks.fetch.charset import decode, detect_encoding, text_codec
+from tasks.fetch.errors import KINDS, FetchError
+from tasks.fetch.guard import (ENV_ALLOW_PRIVATE, AllowPrivate, Target, allowed as _allowed, blocked_ip,
+                               check_address, normalize_url, parse_url)
+
+__all__ = ["FetchError", "KINDS", "Response", "fetch", "make_session", "check_address", "blocked_ip",
+           "parse_url", "normalize_url", "Target", "ENV_ALLOW_PRIVATE", "AllowPrivate", "looks_binary",
+           "media_type", "parse_retry_after"]
 
 DEFAULT_UA = "Mozilla/5.0 (compatible; blogharvest/0.1; web archiving)"
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 REDIRECT_CODES = (301, 302, 303, 307, 308)
-ENV_ALLOW_PRIVATE = "BLOGHARVEST_ALLOW_PRIVATE"
-
-# allow_private: a bool, None (read the environment), or a predicate url -> bool
-AllowPrivate = Union[bool, None, Callable[[str], bool]]
-
-KINDS = ("timeout", "connection", "too_large", "redirect_loop", "too_many_redirects",
-         "private_address", "http_status", "bad_scheme", "bad_url")
-
-
-class FetchError(Exception):
-    """A failed fetch, with a `kind` a crawl can count and decide on (retry or not)."""
-
-    def __init__(self, kind: str, url: str, message: str, status: int | None = None,
-                 retry_after: float | None = None):
-        super().__init__(message)
-        self.kind = kind
-        self.url = url
-        self.message = " ".join(str(message).split())  # one line, for error reports
-        self.status = status
-        self.retry_after = retry_after
-
-    @property
-    def transient(self) -> bool:
-        """Worth retrying later: timeouts, connection failures, 408/429 and 5xx."""
-        if self.kind in ("timeout", "connection"):
-            return True
-        return self.kind == "http_status" and self.status is not None and (
-            self.status in (408, 429) or self.status >= 500)
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.message} <{self.url}>"
-
-    def __repr__(self) -> str:
-        return f"FetchError({self.kind!r}, {self.url!r}, {self.message!r}, status={self.status!r})"
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "url": self.url, "message": self.message,
-                "status": self.status, "retry_after": self.retry_after,
-                "transient": self.transient}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "FetchError":
-        return cls(d["kind"], d["url"], d["message"], d.get("status"), d.get("retry_after"))
-
 
 @dataclass
 class Response:
@@ -105,6 +66,7 @@ class Response:
     fetched_at: str = ""  # ISO 8601 UTC with microseconds (the WARC-Date)
     protocol: str = "HTTP/1.1"  # for the archived status line
     method: str = "GET"
+    hops: list = field(default_factory=list)  # the redirects as served: [{"url", "status", "reason", "headers", "request_headers", "fetched_at", "protocol", "method"}] (for the WARC)
 
     def header(self, name: str, default: str | None = None) -> str | None:
         """First value of a header, case-insensitive."""
@@ -113,7 +75,7 @@ class Response:
 
     @property
     def text(self) -> str:
-        return self.content.decode(self.encoding, errors="replace")
+        return decode(self.content, self.encoding)
 
     @property
     def looks_binary(self) -> bool:
@@ -126,6 +88,7 @@ class Response:
         d["headers"] = [list(h) for h in self.headers]
         d["request_headers"] = [list(h) for h in self.request_headers]
         d["redirects"] = list(self.redirects)
+        d["hops"] = [dict(h) for h in self.hops]
         return d
 
     @classmethod
@@ -136,109 +99,6 @@ class Response:
         kw["headers"] = [tuple(h) for h in d.get("headers", [])]
         kw["request_headers"] = [tuple(h) for h in d.get("request_headers", [])]
         return cls(**kw)
-
-
-# ---------------------------------------------------------------------------
-# SSRF guard
-
-_BLOCKED_NAMES = {"localhost", "metadata", "metadata.google.internal", "metadata.goog",
-                  "instance-data", "instance-data.ec2.internal", "metadata.azure.com"}
-_BLOCKED_SUFFIXES = (".localhost", ".internal", ".local", ".localdomain", ".home.arpa", ".intranet")
-_CGNAT = ipaddress.ip_network("100.64.0.0/10")
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-def _allowed(url: str, allow_private: AllowPrivate) -> bool:
-    if allow_private is None:
-        return os.environ.get(ENV_ALLOW_PRIVATE) == "1"
-    if callable(allow_private):
-        return bool(allow_private(url))
-    return bool(allow_private)
-
-
-def blocked_ip(address: str) -> str | None:
-    """Why an IP address must not be fetched from (None if it is a public address)."""
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return "not an IP address"
-    if ip.version == 6:
-        if ip.ipv4_mapped is not None:
-            return "IPv4-mapped IPv6 address"
-        embedded = ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if ip in _NAT64:
-            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if embedded is not None and blocked_ip(str(embedded)):
-            return "IPv6 address embedding a non-public IPv4 address"
-    if ip.is_unspecified:
-        return "unspecified address"
-    if ip.is_loopback:
-        return "loopback address"
-    if ip.is_link_local:
-        return "link-local address (cloud metadata lives here)"
-    if ip.version == 4 and ip in _CGNAT:
-        return "carrier-grade NAT address"
-    if ip.is_multicast:
-        return "multicast address"
-    if ip.is_private:
-        return "private address"
-    if ip.is_reserved:
-        return "reserved address"
-    if not ip.is_global:
-        return "non-global address"
-    return None
-
-
-def _split(url: str) -> tuple[str, str, int]:
-    try:
-        parts = urllib.parse.urlsplit(url)
-        scheme = parts.scheme.lower()
-        if scheme not in ("http", "https"):
-            raise FetchError("bad_scheme", url, f"scheme {parts.scheme!r} is not http or https")
-        host = (parts.hostname or "").rstrip(".")
-        port = parts.port or (443 if scheme == "https" else 80)
-    except ValueError as e:
-        raise FetchError("bad_url", url, f"malformed URL: {e}") from None
-    if not host:
-        raise FetchError("bad_url", url, "URL has no host")
-    return scheme, host, port
-
-
-def check_address(url: str, allow_private: AllowPrivate = None) -> None:
-    """Raise FetchError("private_address") unless `url` points to the public internet.
-
-    Checks the scheme (-> "bad_scheme"), internal-looking host names, IP literals and
-    every address the host name resolves to.  `allow_private` True (or a predicate
-    returning True for `url`, or None with BLOGHARVEST_ALLOW_PRIVATE=1) skips the
-    address checks: tests and the eval harness serve blogs from loopback.
-    """
-    _, host, port = _split(url)
-    if _allowed(url, allow_private):
-        return
-    name = host.lower()
-    try:
-        literal = ipaddress.ip_address(name.split("%", 1)[0])
-    except ValueError:
-        literal = None
-    if literal is None:
-        if name in _BLOCKED_NAMES or name.endswith(_BLOCKED_SUFFIXES):
-            raise FetchError("private_address", url, f"host {host!r} is an internal name")
-        if "." not in name:
-            raise FetchError("private_address", url,
-                             f"single-label host {host!r} resolves through internal search domains")
-    else:
-        reason = blocked_ip(str(literal))
-        if reason:
-            raise FetchError("private_address", url, f"address {host}: {reason}")
-    try:
-        infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as e:
-        raise FetchError("connection", url, f"cannot resolve {host!r}: {e}") from None
-    for info in infos:
-        address = info[4][0]
-        reason = blocked_ip(address)
-        if reason:
-            raise FetchError("private_address", url, f"{host} resolves to {address}: {reason}")
 
 
 # ---------------------------------------------------------------------------
@@ -257,6 +117,7 @@ class _Guard:
         self.deadline = deadline
         self.allow_private = allow_private
         self.url = ""
+        self.pins: dict = {}  # (host, port) -> the address check_address approved
         self.blocked: FetchError | None = None
         self.fired = False
         self.done = False
@@ -336,8 +197,20 @@ def _shutdown(sock) -> None:
 
 class _GuardedMixin:
     def _new_conn(self):
-        sock = super()._new_conn()
         guard = getattr(_local, "guard", None)
+        pinned = guard.pins.get((self.host, self.port)) if guard is not None else None
+        if pinned is not None and getattr(self, "proxy", None) is None:
+            # connect to the address the guard checked, never to a second DNS answer
+            try:
+                sock = urllib3.util.connection.create_connection(
+                    (pinned, self.port), self.timeout, source_address=self.source_address,
+                    socket_options=self.socket_options)
+            except socket.timeout as e:
+                raise urllib3.exceptions.ConnectTimeoutError(self, f"connect to {pinned} timed out") from e
+            except OSError as e:
+                raise urllib3.exceptions.NewConnectionError(self, f"cannot connect to {pinned}: {e}") from e
+        else:
+            sock = super()._new_conn()
         if guard is not None:
             guard.watch(sock)
             if getattr(self, "proxy", None) is None and not _allowed(guard.url, guard.allow_private):
@@ -391,11 +264,13 @@ def make_session(user_agent: str = DEFAULT_UA) -> requests.Session:
     """A requests session whose connections honour fetch()'s deadline and peer check."""
     s = requests.Session()
     s.headers["User-Agent"] = user_agent
+    s.trust_env = False  # no HTTP(S)_PROXY or ~/.netrc from the environment: a proxy is configured or none
     _mount(s)
     return s
 
 
 def _mount(session: requests.Session) -> None:
+    session.trust_env = False
     if not isinstance(session.get_adapter("http://example.org/"), _GuardedAdapter):
         session.mount("http://", _GuardedAdapter())
         session.mount("https://", _GuardedAdapter())
@@ -408,47 +283,67 @@ def _mount(session: requests.Session) -> None:
 def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
           max_redirects: int = 10, allow_private: AllowPrivate = None,
           user_agent: str = DEFAULT_UA, session: requests.Session | None = None,
-          accept: str | None = None) -> Response:
+          accept: str | None = None, headers: dict | None = None, method: str = "GET",
+          follow_redirects: bool = True, raise_for_status: bool = True) -> Response:
     """GET `url`, following redirects, within `timeout` seconds of wall clock in total.
 
-    Raises FetchError; HTTP statuses >= 400 are errors (kind "http_status").
+    Raises FetchError; HTTP statuses >= 400 are errors (kind "http_status") unless
+    `raise_for_status` is False. With `follow_redirects` False a 3xx is returned as it is
+    (the browser proxy hands it to Chromium, which asks again, through the guard).
+    `headers` are extra request headers; `method` is GET or HEAD.
     A caller-supplied `session` gets the guarded adapter mounted on it.
     """
     own = session is None
     session = session or make_session(user_agent)
     _mount(session)
-    headers = {"User-Agent": user_agent, "Accept": accept or DEFAULT_ACCEPT}
+    headers = dict(headers or {}, **{"User-Agent": user_agent})
+    headers.setdefault("Accept", accept or DEFAULT_ACCEPT)
+    if accept:
+        headers["Accept"] = accept
     start = time.monotonic()
     fetched_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     guard = _Guard(start + timeout, allow_private)
     previous = getattr(_local, "guard", None)
     _local.guard = guard
     redirects: list[str] = []
+    hops: list[dict] = []
     seen: set[str] = set()
-    current = urllib.parse.urldefrag(url)[0]
+    current = url
     try:
         while True:
-            check_address(current, allow_private)
+            target = check_address(current, allow_private)  # parses: one reading for guard and socket
+            current = target.url
+            if current in seen:
+                raise FetchError("redirect_loop", url, f"redirect loop: {redirects[-1]} -> {current}")
             seen.add(current)
             guard.url = current
+            if target.address is not None:
+                guard.pins[(target.host, target.port)] = target.address
             remaining = guard.deadline - time.monotonic()
             if remaining <= 0:
                 raise FetchError("timeout", current, f"no response within {timeout:g} s")
             try:
-                r = session.get(current, headers=headers, allow_redirects=False, stream=True,
-                                timeout=(min(remaining, 10.0), remaining))
+                r = session.request(method, current, headers=headers, allow_redirects=False, stream=True,
+                                    timeout=(min(remaining, 10.0), remaining))
             except requests.RequestException as e:
                 raise _classify(e, current, guard, timeout) from None
+            except (ValueError, UnicodeError) as e:  # requests parses a redirect's Location eagerly
+                raise FetchError("bad_url", current, f"malformed reply (Location?): {type(e).__name__}: {e}") from None
             try:
-                target = session.get_redirect_target(r) if r.status_code in REDIRECT_CODES else None
-                if target is None:
-                    return _finish(r, guard, timeout, max_bytes, redirects, start, fetched_at)
+                location = _location(r) if r.status_code in REDIRECT_CODES else None
+                if location is None or not follow_redirects:
+                    resp = _finish(r, guard, timeout, max_bytes, redirects, start, fetched_at,
+                                   raise_for_status)
+                    resp.hops = hops
+                    return resp
+                hops.append(_hop(r, fetched_at if not hops else None))
             finally:
                 r.close()
-            nxt = urllib.parse.urldefrag(urllib.parse.urljoin(r.url, target))[0]
-            redirects.append(r.url)
-            if nxt in seen:
-                raise FetchError("redirect_loop", url, f"redirect loop: {r.url} -> {nxt}")
+            try:
+                nxt = urllib.parse.urljoin(current, location)
+            except ValueError as e:  # "http://[::1" and the like
+                raise FetchError("bad_url", current, f"malformed Location header {location!r}: {e}") from None
+            redirects.append(current)
             if len(redirects) > max_redirects:
                 raise FetchError("too_many_redirects", url, f"more than {max_redirects} redirects")
             current = nxt
@@ -459,20 +354,57 @@ def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
             session.close()
 
 
+def _location(r: requests.Response) -> str | None:
+    """The Location header as sent (latin-1 bytes read as UTF-8, as browsers do), or None."""
+    value = r.headers.get("Location")
+    if value is None:
+        return None
+    try:
+        value = value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        pass
+    value = value.strip()
+    return value or None
+
+
+# http.client's complaints about a reply no retry will mend
+_BAD_REPLY = ("got more than", "header line", "line too long", "HeaderParsingError", "LineTooLong",
+              "InvalidHeader", "UnknownProtocol", "BadStatusLine")
+
+
 def _classify(e: Exception, url: str, guard: _Guard, timeout: float) -> FetchError:
     if guard.blocked is not None:
         return guard.blocked
     if guard.fired or isinstance(e, requests.Timeout) or time.monotonic() >= guard.deadline - 0.05:
         return FetchError("timeout", url, f"no complete response within {timeout:g} s")
     if isinstance(e, (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
-                      requests.exceptions.InvalidSchema)):
+                      requests.exceptions.InvalidSchema, requests.exceptions.InvalidHeader)):
         return FetchError("bad_url", url, str(e))
+    text = _chain_text(e)
+    if any(marker in text for marker in _BAD_REPLY) and "RemoteDisconnected" not in text:
+        return FetchError("bad_response", url, f"malformed reply: {type(e).__name__}: {e}")
     return FetchError("connection", url, f"{type(e).__name__}: {e}")
 
 
+def _chain_text(e: BaseException) -> str:
+    """Type names and messages of an exception and its causes (requests wraps http.client's)."""
+    out, seen = [], set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        out.append(f"{type(e).__name__}: {e}")
+        for arg in getattr(e, "args", ()):
+            if isinstance(arg, BaseException):
+                out.append(_chain_text(arg))
+        reason = getattr(e, "reason", None)
+        if isinstance(reason, BaseException):
+            out.append(_chain_text(reason))
+        e = e.__cause__ or e.__context__
+    return " | ".join(out)
+
+
 def _finish(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int,
-            redirects: list, start: float, fetched_at: str) -> Response:
-    if r.status_code >= 400:
+            redirects: list, start: float, fetched_at: str, raise_for_status: bool = True) -> Response:
+    if r.status_code >= 400 and raise_for_status:
         retry_after = parse_retry_after(r.headers.get("Retry-After"))
         msg = f"HTTP {r.status_code} {r.reason or ''}".strip()
         if retry_after is not None:
@@ -506,6 +438,22 @@ def _finish(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int,
         encoding=detect_encoding(content, ctype), request_headers=request_headers,
         redirects=list(redirects), elapsed=round(time.monotonic() - start, 6),
         fetched_at=fetched_at, protocol=_protocol(r), method=req.method or "GET")
+
+
+def _request_headers(r: requests.Response) -> list:
+    req = r.request
+    host = urllib.parse.urlsplit(req.url).netloc.rsplit("@", 1)[-1]
+    return [("Host", host)] + [(k, v) for k, v in req.headers.items() if k.lower() != "host"]
+
+
+def _hop(r: requests.Response, fetched_at: str | None) -> dict:
+    """A redirect as served (status, headers; its body is not read), for the WARC: replay of
+    the URL a blog links then redirects as the blog did."""
+    return {"url": r.url, "status": r.status_code, "reason": r.reason or "",
+            "headers": [list(h) for h in _raw_headers(r)],
+            "request_headers": [list(h) for h in _request_headers(r)],
+            "fetched_at": fetched_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "protocol": _protocol(r), "method": r.request.method or "GET"}
 
 
 def _raw_headers(r: requests.Response) -> list:
@@ -563,6 +511,7 @@ def looks_binary(content: bytes, encoding: str = "utf-8") -> bool:
         return False
     if sample.startswith(_MAGIC) or sample[4:8] == b"ftyp":
         return True
+    encoding = text_codec(encoding) or "utf-8"
     if encoding.startswith(("utf-16", "utf-32")):
         text = sample.decode(encoding, errors="replace")
         bad = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\f\r" or ch == "\ufffd")

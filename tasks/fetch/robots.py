@@ -18,6 +18,7 @@ import urllib.parse
 
 from protego import Protego
 
+from tasks.fetch.charset import decode
 from tasks.fetch.http import DEFAULT_UA, FetchError, Response
 
 MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 2.5: parse at least 500 KiB, may ignore the rest
@@ -85,7 +86,7 @@ class RobotsPolicy:
         if isinstance(outcome, Response):
             if 200 <= outcome.status < 300:
                 data = outcome.content[:MAX_ROBOTS_BYTES]
-                return cls.parse(data.decode(outcome.encoding or "utf-8", errors="replace"), user_agent)
+                return cls.parse(decode(data, outcome.encoding), user_agent)
             return cls.allow_all(user_agent, f"robots.txt answered HTTP {outcome.status}")
         err = outcome
         if err.kind == "http_status" and err.status is not None and 400 <= err.status < 500 and err.status != 429:

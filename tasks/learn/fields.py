@@ -23,7 +23,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from tasks.extract.metadata import site_names
 from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html
+from tasks.learn.spans import learn_span, span_key
 from tasks.learn.rules import (apply_rule, attribute_rules, element_rules, text_node_rules,
                          walk_scores)
 from tasks.text.similarity import bigrams, normalize_text
@@ -280,13 +282,16 @@ def learn_page(html, url: str | None, target: dict) -> dict:
     authors = [clean_author(a) for a in (target.get("authors") or [])]
     authors = [a for a in authors if a]
     author_source = "feed"
+    site = site_names(root)  # a feed-level or meta author that is the site's name is no author
+    if target.get("authors_from_feed"):
+        authors = [a for a in authors if a.casefold() not in site]
     if target.get("authors_from_feed") or not all(person_like(a) for a in authors):
         # a feed-level author is often the site's name or tagline: the page's own metadata wins
-        named = [a for a in page_authors(root, html) if person_like(a)]
+        named = [a for a in page_authors(root, html) if person_like(a) and a.casefold() not in site]
         if named and not (set(named) & set(authors)):
             authors, author_source = named, "page"
     if not authors:
-        authors, author_source = page_authors(root, html), "page"
+        authors, author_source = [a for a in page_authors(root, html) if a.casefold() not in site], "page"
     published = target.get("published")
     dates = renderings(published) if published else []
 
@@ -316,8 +321,13 @@ def learn_page(html, url: str | None, target: dict) -> dict:
                     v = s + TITLE_TIE * tree.closeness(i, content_i if content_i >= 0 else None)
                     if v > best_v:
                         best, best_v = i, v
+            span = learn_span(nodes[best], [title_t])
+            if span is not None:
+                # "Title | Site" in <head> beats "Title<small>subtitle</small>" in the page on
+                # similarity; the body node that holds the title as a span is the post's own
+                best, span = _body_title(tree, scores, best, span, title_t)
             title_i = best
-            out["title"] = _field(element_rules(nodes[best]), scores[best])
+            out["title"] = _with_span(_field(element_rules(nodes[best]), scores[best]), span)
     if content_i >= 0:
         if _is_summary(target, content_t):
             content_i = _climb(tree, content_i, title_i)
@@ -349,7 +359,9 @@ def learn_page(html, url: str | None, target: dict) -> dict:
             if any(_contains_name(text, a) for a in authors):
                 rules = _rules_for(tree, c)
                 if rules:
-                    out["author"] = _field(rules, s) | {"source": author_source}
+                    named = [a for a in authors if _contains_name(text, a)]
+                    span = learn_span(nodes[c[0]] if c[1] == "elem" else text, named, author=True)
+                    out["author"] = _with_span(_field(rules, s) | {"source": author_source}, span)
                     break
 
     # date: best rendering similarity + closeness, and it must parse to the feed's day
@@ -395,6 +407,35 @@ def learn_page(html, url: str | None, target: dict) -> dict:
     return out
 
 
+def _in_head(tree: _Tree, i: int) -> bool:
+    while i >= 0:
+        if tree.nodes[i].tag == "head":
+            return True
+        i = tree.parent[i]
+    return False
+
+
+def _body_title(tree: _Tree, scores: list, best: int, span: dict, title: str, tries: int = 40) -> tuple:
+    """(node, span) of the title: `best` unless it sits in <head> and a node of the body,
+    among the next most similar, holds the title whole or as a span."""
+    if not _in_head(tree, best):
+        return best, span
+    want = normalize_text(title).casefold()
+    # headings first (a breadcrumb "Home » Title" holds the title too), then by similarity
+    order = sorted((i for i, s in enumerate(scores) if s > 0.1),
+                   key=lambda i: (tree.nodes[i].tag not in ("h1", "h2", "h3"), -scores[i]))
+    for i in [i for i in order if not _in_head(tree, i)][:tries]:
+        text = normalize_text(node_text(tree.nodes[i])).casefold()
+        if want not in text:
+            continue
+        if text == want:
+            return i, None
+        inner = learn_span(tree.nodes[i], [title])
+        if inner is not None:
+            return i, inner
+    return best, span
+
+
 def _contains_name(text: str, name: str) -> bool:
     f = lambda s: re.sub(r"[^\w]+", " ", s.casefold()).split()
     t, n = f(text), f(name)
@@ -402,6 +443,11 @@ def _contains_name(text: str, name: str) -> bool:
         return False
     k = len(n)
     return any(t[j:j + k] == n for j in range(len(t) - k + 1))
+
+
+def _with_span(field: dict | None, span: dict | None) -> dict | None:
+    """A page's rule with the span of its node's text that holds the value (tasks.learn.spans)."""
+    return field | {"span": span} if field and span else field
 
 
 def _field(rules: list[str], score: float) -> dict | None:
@@ -425,6 +471,7 @@ def reduce_rules(page_rules: list) -> dict:
         scores = defaultdict(list)
         ranks = defaultdict(list)
         dayfirst = defaultdict(int)
+        spans = defaultdict(dict)  # rule -> span key -> [votes, span]
         extra = {}
         for p in pages:
             f = p.get(field)
@@ -439,6 +486,8 @@ def reduce_rules(page_rules: list) -> dict:
                     extra.setdefault(rule, {"source": f["source"]})
                 if f.get("dayfirst"):
                     dayfirst[rule] += 1
+                if f.get("span"):
+                    spans[rule].setdefault(span_key(f["span"]), [0, f["span"]])[0] += 1
         if not votes:
             out[field] = None
             continue
@@ -453,4 +502,10 @@ def reduce_rules(page_rules: list) -> dict:
                       "fallbacks": fallbacks} | extra.get(best, {})
         if dayfirst[best]:
             out[field]["dayfirst"] = True
+        # the span most pages of the best rule learned, if a fifth of them did (posts whose
+        # node holds the value alone, a title without a counter, vote for none; a span that
+        # does not fit a post leaves its text whole), twice unless the rule has two votes
+        top = max(spans[best].values(), key=lambda v: v[0], default=None)
+        if top and 5 * top[0] >= votes[best] and (top[0] >= 2 or votes[best] <= 2):
+            out[field]["span"] = top[1]
     return out

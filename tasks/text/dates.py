@@ -138,30 +138,32 @@ _OFFSET = re.compile(r"([+-])(\d{2}):?(\d{2})?")
 
 
 @lru_cache(maxsize=256)
-def _tz(text: str | None) -> dt.tzinfo:
+def _tz(text: str | None) -> dt.tzinfo | None:
+    """The zone a date's text names, or None where it names none (none is invented)."""
     if not text:
-        return UTC
+        return None
     t = text.strip().lower()
     if t in _TZ_ABBR:
         return dt.timezone(dt.timedelta(hours=_TZ_ABBR[t]))
     m = _OFFSET.fullmatch(t)
     if not m:
-        return UTC
+        return None
     minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
     if minutes > 14 * 60:
-        return UTC
+        return None
     return dt.timezone((-1 if m.group(1) == "-" else 1) * dt.timedelta(minutes=minutes))
 
 
 def _fmt(y: int, m: int, d: int, time: tuple | None = None, tz: dt.tzinfo | None = None) -> str | None:
-    """ISO text of a validated date, date only when no time is known."""
+    """ISO text of a validated date, date only when no time is known, no offset when
+    no zone is known ("2014-03-09T10:00:00": local time as the page shows it)."""
     if not MIN_YEAR <= y <= MAX_YEAR:
         return None
     try:
         if time is None:
             return dt.date(y, m, d).isoformat()
         h, mi, s = time
-        return dt.datetime(y, m, d, h, mi, s, tzinfo=tz or UTC).isoformat()
+        return dt.datetime(y, m, d, h, mi, s, tzinfo=tz).isoformat()
     except ValueError:
         return None
 
@@ -282,9 +284,7 @@ def _fast(text: str, lang: str | None) -> str | None:
         except (TypeError, ValueError, IndexError, OverflowError):
             value = None
         if value is not None and MIN_YEAR <= value.year <= MAX_YEAR:
-            if value.tzinfo is None:
-                value = value.replace(tzinfo=UTC)
-            return value.replace(microsecond=0).isoformat()
+            return value.replace(microsecond=0).isoformat()  # "-0000": no zone known, none given
     best = None
     for rx in (_MDY, _DMY):
         m = rx.search(text)
@@ -349,7 +349,7 @@ def _slow(text: str, lang: str | None, now: dt.datetime) -> str | None:
     if value is None:
         return None
     if _HAS_TIME.search(text):
-        return _fmt(value.year, value.month, value.day, (value.hour, value.minute, value.second), UTC)
+        return _fmt(value.year, value.month, value.day, (value.hour, value.minute, value.second))
     return _fmt(value.year, value.month, value.day)
 
 
@@ -371,14 +371,15 @@ def _as_returned(text: str) -> str | None:
     except ValueError:
         return None
     if len(text) > 10 and abs(value.utcoffset()) > _MAX_OFFSET:
-        return None  # read as UTC the general way, as an offset no zone has
+        return None  # read the general way: an offset no zone has is dropped
     return text if value.isoformat() == text else None
 
 
 def parse_date(text: str, lang: str | None = None, now: str | None = None) -> str | None:
     """ISO 8601 of a date printed on a page, or None; never raises.
 
-    "2014-03-09T10:00:00+00:00" when the text has a time (no zone given: UTC),
+    "2014-03-09T10:00:00+01:00" when the text has a time and a zone, "2014-03-09T10:00:00"
+    (no offset: none is invented) when it has a time but no zone,
     "2014-03-09" when it has only a date. Surrounding words ("Posted on ... by")
     are ignored. A lone year or number is not a date.
     """

@@ -1,26 +1,24 @@
-"""deploy/validate_manifests.py (not a package: loaded from its file) and fresh renderings."""
+"""deploy/validate_manifests.py (`vm`, loaded from its file by tests/deploy/checks.py) and
+fresh renderings of k8s/ by kustomize; without a kustomize the tests that need one skip."""
 from __future__ import annotations
 
 import copy
-import importlib.util
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.deploy import checks
 
 
 @pytest.fixture(scope="session")
 def vm():
-    spec = importlib.util.spec_from_file_location("validate_manifests", ROOT / "deploy" / "validate_manifests.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return checks.vm
 
 
 @pytest.fixture(scope="session")
 def _rendered(vm):
-    return {"k8s": vm.render_kustomization(), "k8s+hpa": vm.render_kustomization(components=[vm.HPA_COMPONENT])}
+    if vm.kustomize_command() is None:
+        pytest.skip(vm.NO_KUSTOMIZE)
+    return {"k8s": vm.render(), "k8s+hpa": vm.render(components=[vm.HPA_COMPONENT])}
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from tests.deploy import checks
 from workers.cli import parser
 from workers.redis_server import RedisServer, free_port, redis_binary
 
@@ -61,14 +62,14 @@ def private_redis(tmp_path):
 
 # ------------------------------------------------------------------ parsing
 
-def test_every_command_is_a_real_command_line(vm):
+def test_every_command_is_a_real_command_line(vm, docs):
     found = vm.blogharvest_commands()
     assert {a[0] for _, a in found} == {"worker", "beat", "health"}
     for where, argv in found:
         parser().parse_args(argv)  # SystemExit here is a failure with argparse's message
-    flower = vm.celery_commands()
+    flower = vm.celery_commands(docs)
     assert {w for w, _, _ in flower} == {"compose flower", "k8s Deployment/flower[flower]"}
-    assert vm.check_commands() == []
+    assert checks.check_commands(docs) == []
 
 
 @pytest.mark.parametrize("argv,expected", [
@@ -78,7 +79,7 @@ def test_every_command_is_a_real_command_line(vm):
     (["beat", "--", "--schedule", "/tmp/x"], None),
 ])
 def test_a_wrong_command_line_fails(vm, argv, expected):
-    errors = vm.check_blogharvest_argv("here", argv)
+    errors = checks.check_blogharvest_argv("here", argv)
     assert (expected in errors[0]) if expected else errors == []
 
 
@@ -90,7 +91,7 @@ def test_a_wrong_command_line_fails(vm, argv, expected):
     (["celery", "flower"], {"FLOWER_PORT": "tcp://10.0.0.1:5555"}, "FLOWER_PORT='tcp://10.0.0.1:5555' is not a valid int"),
 ])
 def test_flower_command_lines(vm, argv, env, expected):
-    errors = vm.check_celery_argv("here", argv, env)
+    errors = checks.check_celery_argv("here", argv, env)
     assert (expected in errors[0]) if expected else errors == []
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.deploy import checks
+
 
 @pytest.fixture
 def broken(vm, broken_copy):
@@ -11,7 +13,7 @@ def broken(vm, broken_copy):
 
 
 def test_dockerfile_passes(vm):
-    assert vm.check_dockerfile() == []
+    assert checks.check_dockerfile() == []
 
 
 def test_stages(vm):
@@ -44,12 +46,12 @@ def test_continuation_lines_and_comments_are_joined(vm, tmp_path):
     ("COPY workers ./workers", "COPY worker ./workers", "Dockerfile: COPY source worker does not exist"),
 ])
 def test_broken_dockerfiles_fail(vm, broken, old, new, expected):
-    assert expected in vm.check_dockerfile(broken(old, new))
+    assert expected in checks.check_dockerfile(broken(old, new))
 
 
 def test_digest_pin_is_accepted(vm, broken):
     digest = "python:3.11.13-slim-bookworm@sha256:" + "0" * 64
-    assert vm.check_dockerfile(broken("python:3.11.13-slim-bookworm", digest)) == []
+    assert checks.check_dockerfile(broken("python:3.11.13-slim-bookworm", digest)) == []
 
 
 def test_build_context_keeps_what_the_image_copies(vm):

@@ -1,13 +1,13 @@
-"""k8s/: rendered like kustomize, valid against Kubernetes' schemas offline (KEDA's from
+"""k8s/: rendered by kustomize, valid against Kubernetes' schemas offline (KEDA's from
 k8s/schemas/), and consistent: references, pod security, graceful worker shutdown, scaling
 on the queue the workers consume, and a network that keeps crawlers off private ranges.
 
 Every check is shown passing on the real manifests and failing on a broken copy."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
+
+from tests.deploy import checks
 
 
 def find(docs, kind, name):
@@ -39,19 +39,6 @@ def test_hpa_component_swaps_keda_for_hpas(_rendered):
     assert not any(k in ("ScaledObject", "TriggerAuthentication") for k, _ in kinds)
 
 
-@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl (kustomize) not installed")
-@pytest.mark.parametrize("variant", ["k8s", "k8s+hpa"])
-def test_python_rendering_equals_kustomize(vm, _rendered, variant):
-    comps = [vm.HPA_COMPONENT] if variant == "k8s+hpa" else []
-    assert vm.same_objects(_rendered[variant], vm.render_with_kubectl(components=comps)) == []
-
-
-def test_renderer_refuses_what_it_does_not_implement(vm, tmp_path):
-    (tmp_path / "kustomization.yaml").write_text("resources: [a.yaml]\nconfigMapGenerator: []\n")
-    with pytest.raises(vm.ManifestError, match="configMapGenerator"):
-        vm.render_kustomization(tmp_path)
-
-
 # ------------------------------------------------------------------ schemas
 
 @pytest.mark.parametrize("variant", ["k8s", "k8s+hpa"])
@@ -77,69 +64,69 @@ def test_keda_objects_are_checked_against_the_crd_schema_in_the_repo(vm, docs):
 # ------------------------------------------------------------------ references, security
 
 def test_references_resolve(vm, docs):
-    assert vm.check_references(docs) == []
+    assert checks.check_references(docs) == []
     find(docs, "Secret", "blogharvest-redis")["stringData"].pop("REDIS_PASSWORD")
     find(docs, "Service", "selenium")["spec"]["ports"][0]["targetPort"] = "grid"
-    errors = vm.check_references(docs)
+    errors = checks.check_references(docs)
     assert any("has no key REDIS_PASSWORD" in e for e in errors)
     assert any("targetPort grid" in e for e in errors)
 
 
 def test_pods_are_non_root_and_pinned(vm, docs):
-    assert vm.check_pod_security(docs) == []
+    assert checks.check_pod_security(docs) == []
     worker = find(docs, "Deployment", "worker")
     worker["spec"]["template"]["spec"]["securityContext"].pop("runAsNonRoot")
     container(worker)["image"] = "blogharvest:latest"
-    errors = vm.check_pod_security(docs)
+    errors = checks.check_pod_security(docs)
     assert any("runAsNonRoot" in e for e in errors) and any("not pinned" in e for e in errors)
 
 
 def test_environment_names_are_ones_the_code_reads(vm, docs):
-    assert vm.check_env_names(docs) == []
+    assert checks.check_env_names(docs) == []
     find(docs, "ConfigMap", "blogharvest-config")["data"]["BLOGHARVEST_WORKER_SOFT_SHUTDOWM"] = "60"
-    assert vm.check_env_names(docs) == ["ConfigMap/blogharvest-config: BLOGHARVEST_WORKER_SOFT_SHUTDOWM "
+    assert checks.check_env_names(docs) == ["ConfigMap/blogharvest-config: BLOGHARVEST_WORKER_SOFT_SHUTDOWM "
                                         "is not read by blogharvest"]
 
 
 # ------------------------------------------------------------------ workers
 
 def test_workers_stop_gracefully_and_scale_on_their_queue(vm, docs):
-    assert vm.check_workers(docs) == []
+    assert checks.check_workers(docs) == []
 
 
 def test_grace_period_must_cover_soft_shutdown_plus_the_hard_time_limit(vm, docs):
     find(docs, "Deployment", "worker")["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 330
-    errors = vm.check_workers(docs)
+    errors = checks.check_workers(docs)
     assert errors == ["Deployment/worker[worker]: grace period 330 s <= soft shutdown 60 s + hard time limit 300 s"]
 
 
 def test_limits_come_from_workers_settings(vm, docs):
     """Raise the hard limit through the ConfigMap: workers/settings.py reads it, so must the check."""
     find(docs, "ConfigMap", "blogharvest-config")["data"]["BLOGHARVEST_HARD_TIME_LIMIT"] = "600"
-    errors = vm.check_workers(docs)
+    errors = checks.check_workers(docs)
     assert any("hard time limit 600 s" in e for e in errors)
     find(docs, "ConfigMap", "blogharvest-config")["data"]["BLOGHARVEST_HARD_TIME_LIMIT"] = "100"
-    errors = vm.check_workers(docs)
+    errors = checks.check_workers(docs)
     assert any("soft time limit 240 >= hard time limit 100" in e for e in errors)
     assert any("visibility timeout 260 s" in e for e in errors)
 
 
 def test_scaled_object_must_watch_the_queue_the_worker_consumes(vm, docs):
     find(docs, "ScaledObject", "worker")["spec"]["triggers"][0]["metadata"]["listName"] = "crawl"
-    assert any("watches list crawl" in e for e in vm.check_workers(docs))
+    assert any("watches list crawl" in e for e in checks.check_workers(docs))
 
 
 def test_redis_keeps_an_append_only_file_on_a_volume(vm, docs):
     redis = find(docs, "StatefulSet", "redis")
     c = container(redis)
     c["args"] = [c["args"][0].replace("--appendonly yes", "--appendonly no")]
-    assert any("--appendonly yes" in e for e in vm.check_workers(docs))
+    assert any("--appendonly yes" in e for e in checks.check_workers(docs))
 
 
 # ------------------------------------------------------------------ network
 
 def test_network_policy_passes(vm, docs):
-    assert vm.check_network(docs) == []
+    assert checks.check_network(docs) == []
 
 
 @pytest.mark.parametrize("cidr", ["10.0.0.0/8", "169.254.169.254/32", "100.64.0.0/10"])
@@ -147,7 +134,7 @@ def test_crawlers_cannot_reach_private_or_metadata_addresses(vm, docs, cidr):
     np = find(docs, "NetworkPolicy", "internet-egress")
     np["spec"]["egress"][0]["to"][0]["ipBlock"]["except"].remove(
         {"10.0.0.0/8": "10.0.0.0/8", "169.254.169.254/32": "169.254.0.0/16", "100.64.0.0/10": "100.64.0.0/10"}[cidr])
-    errors = vm.check_network(docs)
+    errors = checks.check_network(docs)
     assert any("forbidden range" in e and "Deployment/worker" in e for e in errors)
 
 
@@ -155,7 +142,7 @@ def test_every_worker_reaches_selenium_and_redis(vm, docs):
     labels = find(docs, "Deployment", "worker")["spec"]["template"]["metadata"]["labels"]
     labels.pop("blogharvest/selenium-client")
     labels.pop("blogharvest/redis-client")
-    errors = vm.check_network(docs)
+    errors = checks.check_network(docs)
     assert "Deployment/worker: cannot reach Selenium" in errors
     assert "Deployment/worker: cannot reach Redis" in errors
 
@@ -163,7 +150,7 @@ def test_every_worker_reaches_selenium_and_redis(vm, docs):
 def test_browser_and_flower_stay_away_from_what_they_do_not_need(vm, docs):
     find(docs, "Deployment", "selenium")["spec"]["template"]["metadata"]["labels"]["blogharvest/redis-client"] = "true"
     find(docs, "Deployment", "flower")["spec"]["template"]["metadata"]["labels"]["blogharvest/selenium-client"] = "true"
-    errors = vm.check_network(docs)
+    errors = checks.check_network(docs)
     assert "the Selenium browser (it runs blogs' JavaScript) may reach Redis" in errors
     assert "Deployment/flower: may reach Selenium" in errors
 
@@ -172,6 +159,6 @@ def test_ingress_is_checked_too(vm, docs):
     """Egress alone is not enough: Redis's own ingress policy must admit the workers."""
     find(docs, "NetworkPolicy", "redis-ingress")["spec"]["ingress"][0]["from"][0]["podSelector"] = {
         "matchLabels": {"app.kubernetes.io/component": "beat"}}
-    errors = vm.check_network(docs)
+    errors = checks.check_network(docs)
     assert "Deployment/worker: cannot reach Redis" in errors
     assert "Deployment/beat: cannot reach Redis" not in errors

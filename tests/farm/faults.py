@@ -25,6 +25,22 @@ later ones the normal page (what a retrying crawler should see).
     binary_html       `size` bytes of binary junk (a PNG then noise) served as `text/html` (size=4096)
     huge              the normal page padded with an HTML comment to `size` bytes, streamed (size=5_000_000)
     disallow          the page is served, but robots.txt gains `Disallow: PATH` (for "*" and blogharvest)
+
+Hostile kinds (the security suite, docs/security.md):
+
+    bad_location      302 with a Location no URL parser accepts (location="http://[::1")
+    many_headers      the normal page with `count` extra headers (count=150; http.client allows 100)
+    charset           the normal page declared `charset=<charset>` in the header and <meta> (charset=rot13)
+    entity_bomb       a feed whose DTD declares a large internal entity referenced `refs` times
+                      (size=100_000, refs=5_000: half a gigabyte once expanded)
+    probe             the normal page plus an iframe, a script, an image and a fetch() aimed at
+                      `target` (a URL the guard must refuse); a comment-widget iframe so it is inlined
+    dom_bomb          the normal page plus a script appending `size` bytes of text to the DOM (size=30_000_000)
+    set_cookie        the normal page with `count` large cookies set for the host (count=40, size=3000)
+    require_no_cookie 431 when the request carries any Cookie header, else the normal page
+    extra_link        the normal page plus a link to `href` (a way into a trap)
+    deep_trap         a page linking one level deeper (`PATH<n>/`) and to its own path `repeat`ed:
+                      an endless tree of pages, for any path under the fault's prefix
 """
 from __future__ import annotations
 
@@ -54,6 +70,16 @@ KINDS = {
     "binary_html": "binary junk served as text/html",
     "huge": "page padded to `size` bytes, streamed",
     "disallow": "page served, but robots.txt disallows it",
+    "bad_location": "302 to an unparsable Location",
+    "many_headers": "normal reply with more headers than http.client allows",
+    "charset": "normal page declared in a non-text codec (rot13, base64, utf-7)",
+    "entity_bomb": "feed with an internal DTD entity referenced thousands of times",
+    "probe": "page whose iframe, script, image and fetch() aim at a forbidden URL",
+    "dom_bomb": "page whose script grows the DOM to `size` bytes",
+    "set_cookie": "normal page setting many large cookies",
+    "require_no_cookie": "431 when any Cookie header is sent",
+    "extra_link": "normal page plus a link to `href`",
+    "deep_trap": "endless ever-deeper pages under a prefix",
 }
 
 
@@ -146,8 +172,9 @@ def error_page(status: int, title: str) -> str:
             f"<body><h1>{title}</h1></body></html>\n")
 
 
-def apply(f: Fault, target: str, render, origin: str = "") -> Reply:
-    """The reply for `target` under fault `f`; `render()` gives the normal reply (or None)."""
+def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None = None) -> Reply:
+    """The reply for `target` under fault `f`; `render()` gives the normal reply (or None);
+    `headers` are the request's (lower-case names)."""
     k = f.kind
     if k in ("404", "410", "500"):
         titles = {"404": "Not Found", "410": "Gone", "500": "Internal Server Error"}
@@ -167,10 +194,51 @@ def apply(f: Fault, target: str, render, origin: str = "") -> Reply:
         head = T.png(16, 16, target)
         junk = head + bytes(r.randrange(256) for _ in range(max(0, size - len(head))))
         return Reply(200, junk, content_type="text/html; charset=utf-8")
+    if k == "bad_location":
+        return Reply(302, "", headers={"Location": f.get("location", "http://[::1")})
+    if k == "entity_bomb":
+        return Reply(200, entity_bomb(int(f.get("size", 100_000)), int(f.get("refs", 5_000))),
+                     content_type="application/rss+xml; charset=utf-8")
+    if k == "deep_trap":
+        path = target.split("?", 1)[0]
+        n = path.rstrip("/").count("/")
+        links = (f'<a href="{path}d{n}/">deeper</a> <a href="{path}{path.strip("/").split("/")[-1]}/">again</a> '
+                 f'<a href="{path}?month={n + 1}">next month</a>')
+        return Reply(200, f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Archive {n}</title></head>"
+                          f"<body><h1>Archive level {n}</h1><p>{links}</p></body></html>")
+    if k == "require_no_cookie":
+        if (headers or {}).get("cookie"):
+            return Reply(431, error_page(431, "Request Header Fields Too Large"))
+        rep = render()
+        return rep if rep is not None else Reply(404, error_page(404, "Not Found"))
     rep = render()
     if rep is None:
         return Reply(404, error_page(404, "Not Found"))
     body = rep.encoded()
+    if k == "extra_link":
+        link = f'<p><a href="{f.get("href", "/trap/")}">archive</a></p>'.encode()
+        return Reply(rep.status, body.replace(b"</body>", link + b"</body>", 1), dict(rep.headers), rep.content_type)
+    if k == "many_headers":
+        extra = {f"X-Filler-{i}": str(i) for i in range(int(f.get("count", 150)))}
+        return Reply(rep.status, body, dict(rep.headers, **extra), rep.content_type)
+    if k == "charset":
+        name = f.get("charset", "rot13")
+        ctype = re.sub(r";\s*charset=[^;]*", "", rep.content_type or "text/html")
+        body = re.sub(rb'<meta charset="[^"]*">', f'<meta charset="{name}">'.encode(), body, count=1)
+        return Reply(rep.status, body, dict(rep.headers), f"{ctype}; charset={name}")
+    if k == "probe":
+        return Reply(rep.status, probe(body, f.get("target", "http://127.0.0.2/secret")),
+                     dict(rep.headers), rep.content_type)
+    if k == "dom_bomb":
+        script = (f"<script>(function(){{var s='x'.repeat(1000000),d=document.createElement('div');"
+                  f"for(var i=0;i<{int(f.get('size', 30_000_000)) // 1_000_000};i++){{var p=document.createElement('p');"
+                  f"p.textContent=s;d.appendChild(p);}}document.body.appendChild(d);}})();</script>").encode()
+        return Reply(rep.status, body.replace(b"</body>", script + b"</body>", 1), dict(rep.headers),
+                     rep.content_type)
+    if k == "set_cookie":
+        n, size = int(f.get("count", 40)), int(f.get("size", 3000))
+        cookies = [f"bh_trap_{i}={'c' * size}; Path=/" for i in range(n)]
+        return Reply(rep.status, body, dict(rep.headers), rep.content_type, cookies=cookies)
     if k == "slow":
         return Reply(rep.status, body, dict(rep.headers), rep.content_type,
                      delay=min(float(f.get("seconds", 0.5)), MAX_DELAY))
@@ -191,6 +259,26 @@ def apply(f: Fault, target: str, render, origin: str = "") -> Reply:
         size = int(f.get("size", 5_000_000))
         return Reply(rep.status, padded(body, size), dict(rep.headers), rep.content_type)
     return rep  # disallow: the page itself is served
+
+
+def entity_bomb(size: int, refs: int) -> bytes:
+    """An RSS feed whose one item's description references a `size`-byte internal entity
+    `refs` times: tiny on the wire, `size * refs` characters once a parser expands it."""
+    body = "&big;" * refs
+    return (f'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE rss [\n<!ENTITY big "{"A" * size}">\n]>\n'
+            f'<rss version="2.0"><channel><title>bomb</title><link>http://example.org/</link>'
+            f'<description>d</description><item><title>t</title><link>http://example.org/p</link>'
+            f'<description>{body}</description></item></channel></rss>\n').encode()
+
+
+def probe(body: bytes, target: str) -> bytes:
+    """The page with every way a browser reaches another address aimed at `target`: a comment
+    iframe (inlined by the renderer), a script, an image, a fetch() whose answer is written in."""
+    bits = (f'<iframe src="{target}?via=iframe&disqus.com/embed/comments" width="400" height="200"></iframe>'
+            f'<script src="{target}?via=script"></script><img src="{target}?via=img">'
+            f'<div id="bh-probe"></div><script>fetch("{target}?via=fetch").then(r=>r.text())'
+            f'.then(t=>{{document.getElementById("bh-probe").textContent="LEAK:"+t;}}).catch(()=>{{}});</script>')
+    return body.replace(b"</body>", bits.encode() + b"</body>", 1)
 
 
 def malform(body: bytes) -> bytes:

@@ -115,7 +115,7 @@ class FarmServer:
                 return Reply(301, "", headers={"Location": o + target[len("/_loop"):]})
             f = self.faults.match(target, path)
             if f is not None:
-                return apply(f, target, lambda: self.render(target), o)
+                return apply(f, target, lambda: self.render(target), o, req.headers)
             rep = self.render(target)
             return rep if rep is not None else Reply(404, error_page(404, "Not Found"))
 

@@ -157,7 +157,9 @@ class WordPress(Blog):
                   f'<li class="menu-item"><a href="{o}/">{L["home"]}</a></li>'
                   f'<li class="menu-item"><a href="{o}/about/">{L["about"]}</a></li>{nav}</ul></nav></header>')
         recent = "".join(f'<li><a href="{o}{p.path}">{esc(p.title)}</a></li>' for p in self.recent(o, post))
-        months = "".join(f'<li><a href="{o}/{m}/">{self.month_name(m)}</a></li>' for m in self.by_month)
+        # the archive widget's "show post counts" option
+        counts = {m: f"&nbsp;({len(ps)})" if self.options.get("archive_counts") else "" for m, ps in self.by_month.items()}
+        months = "".join(f'<li><a href="{o}/{m}/">{self.month_name(m)}</a>{counts[m]}</li>' for m in self.by_month)
         cats = "".join(f'<li class="cat-item"><a href="{o}/category/{s}/">{esc(ps[0].category)}</a> ({len(ps)})</li>'
                        for s, ps in self.by_cat.items())
         side = (f'<aside id="secondary" class="widget-area">\n'

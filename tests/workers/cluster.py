@@ -114,7 +114,7 @@ class Cluster:
                 info = self.state.crawl_info(cid)
             except Exception:  # Redis restarting: keep polling
                 info = None
-            if info and (until(info) if until else info["state"] in ("done", "failed")):
+            if info and (until(info) if until else info["state"] in ("done", "failed", "budget_exhausted")):
                 return info
             if time.monotonic() > deadline:
                 pytest.fail(f"timed out after {timeout}s waiting for crawl {cid}: {info}")

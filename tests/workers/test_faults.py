@@ -114,7 +114,8 @@ def test_broken_main_feed_reported_and_the_blog_still_crawled(cluster, kind):
         info, records = cluster.crawl(site.url, timeout=90, js="never")
     assert info["state"] == "done", info
     feed_errors = [e for e in info["error_report"] if e["kind"] == "feed"]
-    assert feed_errors and "malformed feed, partly read" in feed_errors[0]["message"], info["error_report"]
+    # reported; read partly, or (issue 19) skipped for a clean candidate (WordPress serves /feed too)
+    assert feed_errors and "malformed feed" in feed_errors[0]["message"], info["error_report"]
     assert {r["url"] for r in records} == {site.origin + p.path for p in blog.posts}
     note(f"feed fault: {kind} main feed", f"/feed/ served {kind}, 20-post blog",
          "feed problem in the report; entries read; every post still crawled",
@@ -135,12 +136,12 @@ def test_pages_per_blog_limit(cluster):
     with FarmServer(blog) as site:
         info, records = cluster.crawl(site.url, timeout=60, js="never", max_pages=12)
         fetched = sum(n for t, n in site.hits.items() if not t.startswith(("/robots.txt", "/feed")))
-    assert info["state"] == "done", info
+    assert info["state"] == "budget_exhausted", info  # not plain "done": pages were left queued
     handed = int(cluster.state.r.hget(Keys(info["crawl_id"]).crawl, "handed"))
     assert handed <= 12 and info["pages"] <= 12 and len(records) <= 12, info
     # the limit is on the traversal; rule learning fetches up to MAX_TRAINING feed entries besides
     note("limit: pages per blog", "crawl option max_pages=12 on a 40-post blog",
-         "at most 12 pages traversed, crawl done",
+         "at most 12 pages traversed, crawl budget_exhausted",
          f"{handed} pages handed out, {len(records)} records; {fetched} requests in all (learning included)")
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from workers.runtime import Recent
+from workers.cache import Recent
 
 
 def test_recent_keeps_the_most_recently_used_entries():

@@ -141,3 +141,28 @@ def test_error_report_counts(state):
     state.add_error(cid, "http://x/2", "timeout", "no answer in 30 s")
     assert state.crawl_info(cid)["errors"] == 2
     assert [e["kind"] for e in state.errors(cid)] == ["http_status", "timeout"]
+
+
+def test_list_crawls_pages_through_every_crawl(state, redis_client):
+    from workers.state import CRAWLS
+
+    redis_client.delete(CRAWLS)
+    redis_client.zadd(CRAWLS, {f"c{i:05d}": i for i in range(1203)})
+    every = list(state.list_crawls(page=500))
+    assert len(every) == 1203 and every[0] == "c01202" and every[-1] == "c00000"
+    assert list(state.list_crawls(20, page=7)) == every[:20]
+    assert list(state.list_crawls(1000, page=500)) == every[:1000]
+
+
+def test_phases_warnings_and_announced_counts_reach_crawl_info(state):
+    cid = state.create_crawl("http://phases.test/", None, {})
+    state.set_phase(cid, "discover")
+    state.set_phase(cid, "traverse")
+    first = state.crawl_info(cid)["phase_started"]["traverse"]
+    state.set_phase(cid, "traverse")  # a phase begins once
+    assert state.warn(cid, "no-browser", "off") and not state.warn(cid, "no-browser", "off again")
+    state.announce(cid, "archive widget", 31)
+    info = state.crawl_info(cid)
+    assert info["phase"] == "traverse" and info["phase_started"]["traverse"] == first
+    assert set(info["phase_started"]) == {"discover", "traverse"}
+    assert info["warnings"] == {"no-browser": "off"} and info["announced"] == {"archive widget": 31}

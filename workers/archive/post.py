@@ -19,7 +19,7 @@ import uuid
 
 from tasks.extract import media as medialib
 from tasks.fetch.http import FetchError
-from workers.archive.sinks import captured, warc_roller
+from workers.archive.sinks import captured, warc_roller, write_resources
 from workers.state import url_key
 
 log = logging.getLogger("blogharvest")
@@ -143,13 +143,50 @@ def on_record(rt, crawl_id: str, record: dict, page: dict) -> None:
     roller.write(metadata_record(target, record, ref))
 
 
+def on_resources(rt, crawl_id: str, url: str, resources: list) -> None:
+    """What the browser fetched while rendering `url` (each a `Response.to_dict()` from the
+    guarding proxy, or {"url", "status", "headers", "body"}) as WARC request/response
+    records: replay then runs the page's scripts against what they got (comment widgets'
+    JSON included)."""
+    write_resources(rt.settings, resources)
+
+
 def on_rendered(rt, crawl_id: str, url: str, page: dict) -> None:
-    """After a page is rendered by the browser: its DOM as a WARC resource record,
-    WARC-Refers-To the response the browser's page came from, when captured."""
+    """After a page is rendered by the browser: its DOM as a WARC resource record (on
+    `urn:blogharvest:dom:<url>`, WARC-Refers-To the response the browser's page came from,
+    when captured), and `page["resources"]` when the renderer handed them over with the page."""
     roller = warc_roller(rt.settings)
     if roller is None:
         return
     from tasks.archive.warc import resource_record
 
     target = page.get("url") or url
+    on_resources(rt, crawl_id, url, page.get("resources") or [])
     roller.write(resource_record(target, page["html"], refers_to_record_id=captured(rt.state, target)))
+
+
+def on_finished(rt, crawl_id: str) -> str | None:
+    """A cluster worker that saw a crawl finish packages it as BLOGHARVEST_WACZ_DIR/<crawl id>.wacz
+    from the shared BLOGHARVEST_WARC_DIR (records dated within the crawl's run; the worker
+    files are left in place). Needs both directories; returns the package's path or None.
+    (`blogharvest crawl` leaves this to its follower: it assembles the parts itself.)"""
+    from workers.archive import sinks
+
+    out_dir, warc_dir = sinks.wacz_dir(), rt.settings.warc_dir
+    if not out_dir or not warc_dir:
+        return None
+    st = rt.state
+    info = st.crawl_info(crawl_id)
+    path = os.path.join(out_dir, f"{crawl_id}.wacz")
+    try:
+        summary = sinks.archive_crawl(st, [crawl_id], [info.get("url") or ""], st.crawl_records(crawl_id),
+                                      None, path, warc_dir, remove_parts=False,
+                                      window=sinks.crawl_window(st, [crawl_id]))
+    except Exception as e:  # the crawl's records are safe in Redis: report, do not fail the task
+        log.exception("WACZ of crawl %s failed", crawl_id)
+        st.add_error(crawl_id, info.get("url") or "", "wacz", f"{type(e).__name__}: {e}")
+        return None
+    if summary.get("wacz_error"):
+        st.add_error(crawl_id, info.get("url") or "", "wacz", summary["wacz_error"])
+        return None
+    return path

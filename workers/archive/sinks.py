@@ -3,7 +3,7 @@
 Every worker process appends to its own WARC files (one roller per process, shared by
 its threads) in BLOGHARVEST_WARC_DIR; `crawl --warc FILE` then assembles the parts its
 embedded workers wrote into one file. Which response record captured a URL is kept in
-Redis (`bh:warc:{<url key>}`), so any worker can point a post's metadata record at the
+Redis (`bh:capture:{<url key>}`), so any worker can point a post's metadata record at the
 capture another worker made.
 """
 from __future__ import annotations
@@ -68,36 +68,68 @@ def warc_roller(settings):
 
 
 def capture_key(url: str) -> str:
-    """Redis key holding the WARC-Record-ID of the latest response record of `url`."""
-    return f"bh:warc:{{{url_key(url)}}}"
+    """Redis hash of the latest capture of `url`: "id" (its response or revisit record),
+    "digest" (payload digest) and the response record holding that payload
+    ("orig_id", "orig_target", "orig_date"), which a revisit record points at."""
+    return f"bh:capture:{{{url_key(url)}}}"
 
 
 def captured(state, url: str) -> str | None:
-    """WARC-Record-ID of the latest response record of `url` any worker wrote, or None."""
-    return state.r.get(capture_key(url))
+    """WARC-Record-ID of the latest response (or revisit) record of `url` any worker wrote, or None."""
+    return state.r.hget(capture_key(url), "id")
 
 
 def warc_recorder(settings, state=None):
-    """A callable that appends every fetched response to this worker's WARC files, or None.
+    """A callable `record(resp, revisit=False)` that appends every fetched response to this
+    worker's WARC files, or None when WARC output is off.
 
+    With revisit=True (update crawls), a response whose payload is the same as the URL's
+    previous capture is written as a revisit record pointing at that capture.
     `state` (the worker's State) is where captures are noted; without it one is opened
     on settings.redis_url when first needed."""
     if not settings.warc_dir:
         return None
-    from tasks.archive.warc import request_record, response_record, response_record_id
+    from tasks.archive import warc
 
     holder = {"state": state}
 
-    def record(resp):
-        warc_roller(settings).write(request_record(resp), response_record(resp))
+    def record(resp, revisit: bool = False):
         st = holder["state"]
         if st is None:
             from workers.state import State
 
             st = holder["state"] = State.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
-        st.r.set(capture_key(resp.url), response_record_id(resp), ex=CAPTURE_TTL)
+        if getattr(resp, "hops", None):  # the redirects it took, as served: replay of the linked URL redirects too
+            warc_roller(settings).write(warc.resources_records(resp.hops))
+        key = capture_key(resp.url)
+        digest = warc.payload_digest(resp)
+        before = st.r.hgetall(key) if revisit else {}
+        if before.get("digest") == digest and before.get("orig_id"):
+            original = {"id": before["orig_id"], "target": before["orig_target"], "date": before["orig_date"]}
+            warc_roller(settings).write(warc.revisit_request_record(resp), warc.revisit_record(resp, original))
+            fields = {"id": warc.revisit_record_id(resp)}
+        else:
+            warc_roller(settings).write(warc.request_record(resp), warc.response_record(resp))
+            rid = warc.response_record_id(resp)
+            fields = {"id": rid, "digest": digest, "orig_id": rid, "orig_target": resp.url,
+                      "orig_date": resp.fetched_at}
+        with st.r.pipeline() as p:
+            p.hset(key, mapping=fields)
+            p.expire(key, CAPTURE_TTL)
+            p.execute()
 
     return record
+
+
+def write_resources(settings, items: list[dict], date: str | None = None) -> str | None:
+    """Append the resources a browser fetched for a page (`[{"url", "status", "headers",
+    "body"}]`) to this worker's WARC files as request/response pairs; returns the file."""
+    roller = warc_roller(settings)
+    if roller is None or not items:
+        return None
+    from tasks.archive.warc import resources_records
+
+    return roller.write(resources_records(items, date))
 
 
 # ------------------------------------------------------------------ one WARC file for `crawl --warc`
@@ -115,7 +147,8 @@ def _read_part(path: str) -> tuple[list[dict], str | None]:
             for rec in it:
                 h = rec.rec_headers
                 item = {"type": rec.rec_type, "id": h.get_header("WARC-Record-ID"),
-                        "target": h.get_header("WARC-Target-URI"), "date": h.get_header("WARC-Date")}
+                        "target": h.get_header("WARC-Target-URI"), "date": h.get_header("WARC-Date"),
+                        "refers": h.get_header("WARC-Refers-To")}
                 if rec.rec_type == "metadata":
                     item["payload"] = rec.content_stream().read()
                 # reads the record through: a body cut short fails here, before it is counted
@@ -138,6 +171,16 @@ def _whole_member(raw: bytes) -> bool:
     return d.eof and not d.unused_data.strip()
 
 
+def _within(date: str | None, window: tuple[float, float]) -> bool:
+    from datetime import datetime
+
+    try:
+        t = datetime.fromisoformat((date or "").replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return False
+    return window[0] <= t <= window[1]
+
+
 def _record_url(payload: bytes | None) -> str | None:
     try:
         return json.loads(payload).get("url")
@@ -146,27 +189,33 @@ def _record_url(payload: bytes | None) -> str | None:
 
 
 def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], state, crawl_ids: list[str],
-                  remove_parts: bool = True) -> dict:
+                  remove_parts: bool = True, window: tuple[float, float] | None = None) -> dict:
     """Build `out_path` (one .warc.gz) from the WARC parts the crawl's workers wrote.
 
     A warcinfo record for the crawl comes first; then every record of the parts, byte for
     byte (their own warcinfo records dropped); then a metadata record for each of `records`
     that has none yet (an update crawl re-saves unchanged posts without new captures),
-    pointing at the post's capture when the file has one. Returns a summary.
+    pointing at the post's capture when the file has one. Returns a summary, whose
+    "pages" list each post whose page the file captured ({"url", "title", "ts"}: the
+    page's URL and capture time, the post's title), for a WACZ's pages.jsonl.
 
     The parts are deleted afterwards (remove_parts): pass a directory of this crawl's
-    parts only, never a cluster's shared BLOGHARVEST_WARC_DIR."""
-    from tasks.archive.warc import metadata_record, warcinfo_record
+    parts only, never a cluster's shared BLOGHARVEST_WARC_DIR. From a shared directory
+    (remove_parts=False), `window` = (start, end) in epoch seconds keeps the records
+    dated within the crawl's run (other crawls' records of that time come along: harmless
+    to replay)."""
+    from tasks.archive.warc import metadata_record, page_of_target, warcinfo_record
 
     parts = sorted(glob.glob(os.path.join(parts_dir, "*.warc.gz"))) if parts_dir else []
-    summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "metadata": 0,
-               "added_metadata": 0, "damaged": []}
+    summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "revisits": 0,
+               "metadata": 0, "added_metadata": 0, "damaged": [], "pages": [], "uncaptured": []}
     info = {"isPartOf": " ".join(crawl_ids), "hostname": socket.gethostname(),
             "description": "blogharvest crawl " + " ".join(crawl_ids)}
     tmp = out_path + ".part"
-    copied: set[str] = set()
-    responses: dict[str, str] = {}  # target URI -> response record id (the last in the file)
-    described: set[str] = set()  # post URLs that have a metadata record
+    copied: dict[str, tuple[str, str]] = {}  # record id -> (target, date) of responses and revisits
+    responses: dict[str, str] = {}  # target URI -> response (or revisit) record id, the last in the file
+    described: dict[str, str | None] = {}  # post URL -> the capture its metadata record refers to
+    seen: set[str] = set()
     with open(tmp, "wb") as out:
         out.write(warcinfo_record(info, filename=os.path.basename(out_path)))
         summary["records"] += 1
@@ -181,17 +230,21 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
                     if not _whole_member(raw):  # warcio reads a cut-off gzip member without a word
                         summary["damaged"].append(f"{os.path.basename(part)}: record {it['id']} cut short")
                         break
-                    if it["type"] == "warcinfo" or it["id"] in copied:
+                    if it["type"] == "warcinfo" or it["id"] in seen:
+                        continue
+                    if window and not _within(it.get("date"), window):
                         continue
                     out.write(raw)
-                    copied.add(it["id"])
+                    seen.add(it["id"])
                     summary["records"] += 1
-                    if it["type"] == "response":
+                    if it["type"] in ("response", "revisit"):
                         responses[it["target"]] = it["id"]
-                        summary["responses"] += 1
+                        copied[it["id"]] = (it["target"], it["date"])
+                        summary["responses" if it["type"] == "response" else "revisits"] += 1
                     elif it["type"] == "metadata":
                         summary["metadata"] += 1
-                        described.add(_record_url(it.get("payload")) or it["target"])
+                        url = _record_url(it.get("payload")) or page_of_target(it["target"]) or it["target"]
+                        described[url] = it.get("refers") or described.get(url)
         for rec in records:
             url = rec.get("url")
             if not url or url in described:
@@ -200,11 +253,21 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
             if ref not in copied:
                 ref = responses.get(url)
             out.write(metadata_record(url, rec, ref))
-            described.add(url)
+            described[url] = ref
             summary["records"] += 1
             summary["metadata"] += 1
             summary["added_metadata"] += 1
     os.replace(tmp, out_path)
+    for rec in records:
+        url = rec.get("url")
+        ref = described.get(url) if url else None
+        if ref not in copied:
+            ref = responses.get(url)
+        if ref in copied:
+            target, date = copied[ref]
+            summary["pages"].append({"url": target, "title": rec.get("title") or target, "ts": date})
+        elif url:
+            summary["uncaptured"].append(url)
     if remove_parts and parts_dir:
         for part in parts:
             os.unlink(part)
@@ -215,6 +278,69 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
     for d in summary["damaged"]:
         print(f"blogharvest: WARC part {d}", file=sys.stderr)
     return summary
+
+
+# ------------------------------------------------------------------ WACZ of a crawl
+
+def wacz_dir() -> str | None:
+    """Where crawls' WACZ packages go when no --wacz names one (BLOGHARVEST_WACZ_DIR)."""
+    return os.environ.get("BLOGHARVEST_WACZ_DIR") or None
+
+
+def package_wacz(warc_path: str, wacz_path: str, summary: dict, crawl_ids: list[str],
+                 urls: list[str] | None = None) -> dict:
+    """The assembled WARC of a crawl as a WACZ: its posts (summary["pages"] of
+    assemble_warc) as pages/pages.jsonl."""
+    from tasks.archive.wacz import create_wacz
+
+    os.makedirs(os.path.dirname(os.path.abspath(wacz_path)), exist_ok=True)
+    return create_wacz([warc_path], wacz_path, list(summary.get("pages") or []),
+                       title="blogharvest " + " ".join(urls or crawl_ids),
+                       description="blogharvest crawl " + " ".join(crawl_ids))
+
+
+def crawl_window(state, crawl_ids: list[str], slack: float = 60.0) -> tuple[float, float]:
+    """(start, end) epoch seconds spanning the crawls' runs, for picking their records out of
+    a cluster's shared WARC directory."""
+    import time
+
+    infos = [state.crawl_info(cid) for cid in crawl_ids]
+    start = min((i.get("created") or i.get("started") or 0) for i in infos) - 1
+    end = max((i.get("finished") or time.time()) for i in infos) + slack
+    return start, end
+
+
+def archive_crawl(state, crawl_ids: list[str], urls: list[str], records: list[dict], warc: str | None,
+                  wacz: str | None, parts_dir: str | None, remove_parts: bool = True,
+                  window: tuple[float, float] | None = None) -> dict | None:
+    """One WARC (`warc`, or a temporary one when only `wacz` is wanted) assembled from
+    `parts_dir`, then packaged as the WACZ `wacz`. Returns assemble_warc's summary plus
+    "wacz" (what create_wacz said) or "wacz_error"."""
+    import shutil
+    import tempfile
+
+    if not warc and not wacz:
+        return None
+    tmp = None
+    if wacz:
+        os.makedirs(os.path.dirname(os.path.abspath(wacz)), exist_ok=True)
+    if not warc:
+        tmp = tempfile.mkdtemp(prefix="blogharvest-wacz-", dir=os.path.dirname(os.path.abspath(wacz)))
+        warc = os.path.join(tmp, os.path.basename(wacz).removesuffix(".wacz") + ".warc.gz")
+    try:
+        summary = assemble_warc(parts_dir, warc, records, state, crawl_ids, remove_parts=remove_parts,
+                                window=window)
+        if wacz:
+            from tasks.archive.wacz import WaczError
+
+            try:
+                summary["wacz"] = package_wacz(warc, wacz, summary, crawl_ids, urls)
+            except WaczError as e:
+                summary["wacz_error"] = str(e)
+        return summary
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ the records stream

@@ -16,6 +16,10 @@ still in the feed window (only then is its comment count known). So:
 - a post the blog's rule does not read (under half its feed comments found) learns a
   rule on its own pages, used for it alone; it becomes the blog's rule only when the
   blog has none (the sample had no comments to learn from).
+- a blog with no comment feed to learn from settles on the repeated comment blocks its
+  first posts agree on (tasks.learn.comment_blocks), the posts' content located by the
+  blog's content rule; a post read by no rule tries the known platform markups, then the
+  blocks of its own page.
 """
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ from tasks.extract import comments as C
 from tasks.discover.feeds import FeedError, parse_comment_feed
 from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
+from tasks.learn.comment_blocks import learn_comment_blocks
+from tasks.learn.rules import first_of
 from workers.fetch.rendering import RENDER_CACHE
 
 log = logging.getLogger("blogharvest")
@@ -35,6 +41,7 @@ MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
 MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
+BLOCK_SAMPLE = 6  # posts whose repeated blocks settle the rule of a blog without comment feeds
 LEARN_SECONDS = 120  # the settling worker's lock; past it another worker takes over
 WAIT_SECONDS = 150  # a worker waits this long at most for the rule to be settled
 
@@ -128,9 +135,36 @@ def _sample_page(rt, crawl_id: str, url: str) -> dict | None:
     return page
 
 
+def content_node(root, rules: dict | None):
+    """The post's content element by the blog's content rule (None when it finds none)."""
+    rule = ((rules or {}).get("content") or {}).get("rule")
+    try:
+        found = first_of(root, rule) if rule else []
+    except Exception:  # a rule this page can not evaluate: no content known
+        return None
+    return found[0] if found and not isinstance(found[0], str) else None
+
+
+def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
+    """The rule the repeated comment blocks of the blog's first posts agree on."""
+    blog = rt.state.blog(crawl_id)
+    urls = (blog.get("entry_urls") or [])[:BLOCK_SAMPLE]
+    pages = []
+    for u in urls:
+        page = _sample_page(rt, crawl_id, u)
+        if page is not None:
+            root = parse_html(page["html"], page["url"])
+            pages.append((root, content_node(root, blog.get("rules"))))
+    rule = learn_comment_blocks(pages) if pages else None
+    if rule:
+        log.info("comment rule from the repeated blocks of %d posts: %s", len(pages), rule)
+    return (rule, urls[0]) if rule else (None, None)
+
+
 def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | None]:
     """(rule, sample post) for this crawl: the stored rule while it reads the sample,
-    else one learned on it; (stored, None) when the sample has no comment feed to judge by."""
+    else one learned on it; (stored, None) when the sample has no comment feed to judge
+    by, or the rule of the sample's repeated blocks when there is none stored."""
     for e in _sample(rt, crawl_id):
         page = _sample_page(rt, crawl_id, e["url"])
         if page is None:
@@ -147,7 +181,7 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
         if learned:
             log.info("comment rule learned on %s: %s", e["url"], learned)
             return learned, e["url"]
-    return stored, None
+    return (stored, None) if stored else _blocks(rt, crawl_id)
 
 
 def blog_rule(rt, crawl_id: str) -> dict | None:
@@ -203,7 +237,8 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page: dict, ro
     feed = _feed(rt, crawl_id, url, feed_url) if feed_url else None
     pages = [(page["url"], root)]
     if rule is None and not feed:
-        rule = _known_rule(pages, url)
+        rule = _known_rule(pages, url) or \
+            learn_comment_blocks([(root, content_node(root, rt.state.blog(crawl_id).get("rules")))])
         if rule is None:
             return []
     if rule is not None or len(feed) >= MIN_FEED_TO_LEARN:

@@ -53,9 +53,9 @@ def rules_failed(extracted: dict, rules: dict | None) -> bool:
 
 
 def extraction_of(extracted: dict) -> str:
-    """The path a rules extraction took: "rules+span" where a rule's value was cut from part
-    of its node's text (a span learner marks it `spans`), else "rules"."""
-    return "rules+span" if extracted.get("spans") else "rules"
+    """The path a rules extraction took: "rules+span" where a field's value was cut from part
+    of its rule's node text (its source is "span", tasks.extract.fields), else "rules"."""
+    return "rules+span" if "span" in (extracted.get("sources") or {}).values() else "rules"
 
 
 def complete(rt, crawl_id: str, url: str, page: dict, extracted: dict, rules: dict | None,
@@ -73,6 +73,9 @@ def complete(rt, crawl_id: str, url: str, page: dict, extracted: dict, rules: di
     merged = dict(got, title=extracted.get("title") or got.get("title"),
                   authors=extracted.get("authors") or got.get("authors") or [],
                   published=extracted.get("published") or got.get("published"))
+    kept = {"title": "title", "authors": "authors", "published": "published"}
+    merged["sources"] = {f: v for f, v in (extracted.get("sources") or {}).items()
+                         if f in kept and extracted.get(kept[f])}  # content's source: the record's extraction
     _remember(rt, crawl_id, url, page, merged)
     return merged, "fallback"
 

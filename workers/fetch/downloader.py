@@ -11,15 +11,15 @@ import os
 import socket
 import threading
 import time
-import urllib.request
 import uuid
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import requests
 
-from tasks.fetch.http import FetchError, Response, fetch
+from tasks.fetch.http import FetchError, Response, fetch, normalize_url
 from tasks.fetch.robots import RobotsPolicy
+from workers.cache import Recent
 from workers.settings import Settings
 from workers.state import State
 
@@ -57,18 +57,31 @@ return 1
 MAX_POLITENESS_WAIT = 600.0  # beyond this the host is too busy for this task: a timeout error
 
 
+# Cookies belong to one crawl: a jar per crawl id (a worker thread serves many blogs, and one
+# blog's cookies must never reach another on the same host). A jar that grows past these is
+# emptied: a site flooding cookies would otherwise make its own later requests answer 431.
+MAX_COOKIES = 50
+MAX_COOKIE_BYTES = 8192
+
+
 def _session() -> requests.Session:
+    """This thread's connection pool; its cookie jar is swapped in per fetch (`Downloader.crawl`)."""
     s = getattr(_local, "session", None)
     if s is None:
         s = _local.session = requests.Session()
-        # without proxy variables, skip requests' per-request look into the environment and
-        # ~/.netrc (slow, and no crawled site should get the machine's netrc credentials)
-        s.trust_env = bool(urllib.request.getproxies() or os.environ.get("REQUESTS_CA_BUNDLE")
-                           or os.environ.get("CURL_CA_BUNDLE"))
-        adapter = requests.adapters.HTTPAdapter(pool_connections=16, pool_maxsize=16, max_retries=0)
-        s.mount("http://", adapter)
-        s.mount("https://", adapter)
+        # no proxy variables nor ~/.netrc from the environment: a crawled site must not get the
+        # machine's credentials, nor its requests go through a proxy nobody configured
+        s.trust_env = False
+        proxy = os.environ.get("BLOGHARVEST_PROXY")
+        if proxy:
+            s.proxies = {"http": proxy, "https": proxy}
     return s
+
+
+def _trim(jar) -> None:
+    cookies = list(jar)
+    if len(cookies) > MAX_COOKIES or sum(len(c.name) + len(c.value or "") for c in cookies) > MAX_COOKIE_BYTES:
+        jar.clear()
 
 
 def is_local_host(host: str) -> bool:
@@ -88,9 +101,10 @@ class Downloader:
     def __init__(self, state: State, settings: Settings, recorder=None):
         self.state = state
         self.s = settings
-        self.recorder = recorder  # called with each Response (WARC)
+        self.recorder = recorder  # called with each Response (WARC); revisit=True where a same payload may be a revisit
         self._robots: dict[str, tuple[float, RobotsPolicy]] = {}
         self._local: dict[str, bool] = {}
+        self._jars = Recent(256)  # crawl id -> its cookie jar
         self._take_turn = state.r.register_script(_TAKE_TURN)
         self._end_turn = state.r.register_script(_END_TURN)
 
@@ -115,6 +129,26 @@ class Downloader:
             yield
         finally:
             self._end_turn(keys=[key], args=[token, gap])
+
+    @contextmanager
+    def crawl(self, crawl_id: str | None):
+        """Fetches in this block (this thread) use `crawl_id`'s cookie jar."""
+        previous = getattr(_local, "crawl", None)
+        _local.crawl = crawl_id
+        try:
+            yield
+        finally:
+            _local.crawl = previous
+
+    def _jar(self):
+        crawl_id = getattr(_local, "crawl", None)
+        if crawl_id is None:
+            return requests.cookies.RequestsCookieJar()  # outside a crawl: nothing kept
+        jar = self._jars.get(crawl_id)
+        if jar is None:
+            jar = requests.cookies.RequestsCookieJar()
+            self._jars[crawl_id] = jar
+        return jar
 
     def host_gap(self, host: str, robots: RobotsPolicy | None, delay: float | None) -> float:
         if host not in self._local:
@@ -145,22 +179,34 @@ class Downloader:
         return policy
 
     def _fetch(self, url: str, *, max_bytes: int | None = None, delay: float | None,
-               robots: RobotsPolicy | None) -> Response:
+               robots: RobotsPolicy | None, revisit: bool = False) -> Response:
         host = urlsplit(url).netloc.lower()
+        session, jar = _session(), self._jar()
         with self.turn(host, self.host_gap(urlsplit(url).hostname or host, robots, delay)):
-            resp = fetch(url, timeout=self.s.request_timeout, max_bytes=max_bytes or self.s.max_page_bytes,
-                         max_redirects=self.s.max_redirects, allow_private=self.s.allow_private,
-                         user_agent=self.s.user_agent, session=_session())
+            session.cookies = jar
+            try:
+                resp = fetch(url, timeout=self.s.request_timeout, max_bytes=max_bytes or self.s.max_page_bytes,
+                             max_redirects=self.s.max_redirects, allow_private=self.s.allow_private,
+                             user_agent=self.s.user_agent, session=session)
+            finally:
+                session.cookies = requests.cookies.RequestsCookieJar()
+                _trim(jar)
         if self.recorder:
-            self.recorder(resp)
+            if revisit:
+                self.recorder(resp, revisit=True)
+            else:
+                self.recorder(resp)
         return resp
 
     def get(self, url: str, *, delay: float | None = None, obey_robots: bool = True,
-            max_bytes: int | None = None) -> Response:
-        """Fetch `url` politely; raises FetchError (kind "robots" when robots.txt forbids it)."""
+            max_bytes: int | None = None, revisit: bool = False) -> Response:
+        """Fetch `url` politely; raises FetchError (kind "robots" when robots.txt forbids it,
+        "bad_url" for a URL the guard's parser refuses).
+        revisit=True (update crawls): archive an unchanged payload as a WARC revisit record."""
+        url = normalize_url(url)
         robots = None
         if obey_robots:
             robots = self.robots(url)
             if not robots.allowed(url):
                 raise FetchError("robots", url, "disallowed by robots.txt")
-        return self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots)
+        return self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots, revisit=revisit)

@@ -4,6 +4,14 @@
 `page` is called for every fetched page; it returns the page to extract from, rendered
 by headless Chromium (a per-worker pool, tasks/fetch/browser.py) when the crawl needs it.
 
+Comments by script need no list of widgets: the sample's pages that hint at more
+comments (tasks/extract/comment_signals.py: a count above the comments found, an empty
+comment container, a "load more" control, frames or scripts after the post) are rendered
+once and compared with the page as served; only when rendering shows more does the blog
+render its posts. The "load more" controls found on the rendered sample (by what they
+say) are clicked on every post of that blog. A blog whose pages as served are complete
+renders at most its sample.
+
 The decision is stored in the blog's Redis hash, so every worker agrees:
 `js` is "all" (the posts' content is drawn by script: render every page, listings
 included, since their links may be script-drawn too), "posts" (only the comments load
@@ -20,16 +28,19 @@ import logging
 import threading
 
 from tasks.fetch.http import FetchError
-from tasks.fetch.browser import (BrowserPool, RenderError, has_script_comments, needs_js, page_words,
-                          script_comment_widgets)
+from tasks.extract.comment_signals import more_controls, script_signals, shown_count
+from tasks.fetch.html import parse_html
+from tasks.learn.comment_blocks import learn_comment_blocks
+from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError, needs_js, page_words
 from workers.archive import post as archive
-from workers.runtime import Recent
+from workers.cache import Recent
 from workers.settings import RENDER_QUEUE, settings
 
 log = logging.getLogger("blogharvest")
 
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
+WEAK = "frames or scripts in the page's body"  # the hint most pages give, comments or not
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
 
 
@@ -47,7 +58,10 @@ def pool(rt=None) -> BrowserPool:
             s = getattr(rt, "settings", None) or settings()
             _pool = BrowserPool(size=s.browsers, max_pages=s.browser_pages,
                                 page_load_timeout=s.page_load_timeout, script_timeout=s.script_timeout,
-                                remote_url=s.selenium_remote_url or "")
+                                remote_url=s.selenium_remote_url or "", allow_private=s.allow_private,
+                                max_dom_bytes=s.max_page_bytes, max_renderer_bytes=s.max_renderer_bytes,
+                                request_timeout=s.request_timeout,
+                                binary=s.chromium or None, driver=s.chromedriver or None)
         return _pool
 
 
@@ -89,13 +103,79 @@ def _raw_page(rt, crawl_id: str, url: str) -> dict | None:
     return page
 
 
-def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bool:
-    """Whether this crawl renders pages; `pages` maps entry URL -> {"url", "html"} already fetched.
+NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pages are read as "
+              "served. Install Debian's chromium and chromium-driver, or set SELENIUM_REMOTE_URL.")
 
-    --js auto looks at a few entries' pages as served: content missing there but present
-    once rendered means "all"; a comment widget that loads by script means "posts".
-    """
-    st = rt.state
+
+def render_failed(rt, crawl_id: str, url: str, err: RenderError, note: str = "") -> None:
+    """A page's render error goes to the report; a missing browser is said once, as a warning."""
+    if err.kind == "unavailable":
+        if rt.state.warn(crawl_id, "no-browser", NO_BROWSER):
+            log.warning("crawl %s: %s", crawl_id, NO_BROWSER)
+        return
+    rt.state.add_error(crawl_id, url, "render", f"{err}{note}")
+
+
+def _content_vote(rt, crawl_id: str, e: dict, page: dict, reasons: list) -> bool:
+    """The feed's text is missing from the page as served and present once rendered."""
+    if not needs_js(page["html"], e):
+        return False
+    try:
+        rendered = _render(rt, crawl_id, e["url"])
+    except RenderError as err:
+        render_failed(rt, crawl_id, e["url"], err)
+        return False
+    if needs_js(page["html"], e, rendered["html"]):
+        reasons.append(f"{e['url']}: the feed's text appears only once rendered")
+        return True
+    return False
+
+
+def _comments_gain(rt, crawl_id: str, e: dict, page: dict, reasons: list, weak: list) -> bool:
+    """A sample post whose page hints at script comments, rendered: does the browser see more?
+    Its "load more" controls are learned for the blog, and the post rendered again with them.
+    Scripts and frames alone (most pages have some) are looked at on one sample post only:
+    `weak` holds the URL that was."""
+    signals = script_signals(page["html"])
+    if not signals or (all(s.endswith(WEAK) for s in signals) and weak):
+        return False
+    if all(s.endswith(WEAK) for s in signals):
+        weak.append(e["url"])
+    try:
+        rendered = _render(rt, crawl_id, e["url"])
+        controls = [c for c in more_controls(rendered["html"]) if c not in DEFAULT_LOAD_MORE]
+        if controls and not (rt.state.blog(crawl_id).get("js_load_more")):
+            rt.state.save_blog(crawl_id, js_load_more=controls)
+            rendered = _render(rt, crawl_id, e["url"], fresh=True)
+    except RenderError as err:
+        render_failed(rt, crawl_id, e["url"], err)
+        return False
+    gained = _gain(page["html"], rendered["html"])
+    hint = "; ".join(signals[:3])
+    if gained >= WIDGET_MIN_WORDS:
+        reasons.append(f"{e['url']}: comments by script ({hint}; more once rendered)")
+        return True
+    reasons.append(f"{e['url']}: rendering showed nothing more ({hint})")
+    return False
+
+
+def _comments_on(html: str) -> int:
+    rule = learn_comment_blocks([(parse_html(html), None)])
+    return rule["matched"] if rule else 0
+
+
+def _gain(static_html: str, rendered_html: str) -> int:
+    """What rendering adds to the comments: the repeated comment blocks it adds, or, where
+    the page shows more comments than it holds, the words it adds (one comment, no repeat)."""
+    before, after = _comments_on(static_html), _comments_on(rendered_html)
+    if after > before:
+        return WIDGET_MIN_WORDS + after - before
+    if shown_count(parse_html(static_html)) > before:
+        return len(page_words(rendered_html)) - len(page_words(static_html))
+    return 0
+
+
+def _forced(st, crawl_id: str):
     mode = (st.options(crawl_id).get("js") or "auto").lower()
     if mode == "never":
         st.save_blog(crawl_id, js=False, js_reason="--js never")
@@ -103,37 +183,30 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
     if mode == "always":
         st.save_blog(crawl_id, js="all", js_reason="--js always")
         return True
+    return None
+
+
+def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bool:
+    """Whether this crawl renders pages; `pages` maps entry URL -> {"url", "html"} already fetched.
+
+    --js auto looks at a few entries' pages as served: content missing there but present
+    once rendered means "all"; comments that a browser sees and the page as served does
+    not (rendered where the page hints at them) mean "posts". At most SAMPLE pages are
+    rendered here (one more when a "load more" control was learned).
+    """
+    st = rt.state
+    forced = _forced(st, crawl_id)
+    if forced is not None:
+        return forced
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
-    content_votes, script_comments, reasons, widget_checked = 0, False, [], False
+    content_votes, script_comments, reasons, weak = 0, False, [], []
     for e in sample:
         page = pages.get(e["url"]) or _raw_page(rt, crawl_id, e["url"])
         if page is None:
             continue
-        widgets = script_comment_widgets(page["html"])
-        if widgets and not widget_checked:
-            # a widget is worth a browser per post only if rendering shows more: an embed
-            # whose service is gone (or unreachable) would cost seconds a post for nothing
-            widget_checked = True
-            try:
-                rendered = _render(rt, crawl_id, e["url"])
-                gained = len(page_words(rendered["html"])) - len(page_words(page["html"]))
-            except RenderError as err:
-                st.add_error(crawl_id, e["url"], "render", str(err))
-                gained = 0
-            if gained >= WIDGET_MIN_WORDS:
-                script_comments = True
-                reasons.append(f"{e['url']}: comments by script ({', '.join(widgets)}, +{gained} words)")
-            else:
-                reasons.append(f"{e['url']}: comment widget ({', '.join(widgets)}) showed nothing once rendered")
-        if needs_js(page["html"], e):
-            try:
-                rendered = _render(rt, crawl_id, e["url"])
-            except RenderError as err:
-                st.add_error(crawl_id, e["url"], "render", str(err))
-                continue
-            if needs_js(page["html"], e, rendered["html"]):
-                content_votes += 1
-                reasons.append(f"{e['url']}: the feed's text appears only once rendered")
+        content_votes += _content_vote(rt, crawl_id, e, page, reasons)
+        if not script_comments:
+            script_comments = _comments_gain(rt, crawl_id, e, page, reasons, weak)
     if content_votes and content_votes * 2 >= len(sample):
         js = "all"
     elif script_comments:
@@ -147,17 +220,25 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
 
 # ------------------------------------------------------------------ rendering
 
-def _render(rt, crawl_id: str, url: str) -> dict:
-    """Render `url` (a training page's rendering is cached, learning and traversal share it)."""
+def _render(rt, crawl_id: str, url: str, fresh: bool = False) -> dict:
+    """Render `url` (a training page's rendering is cached, learning and traversal share it),
+    clicking the known "load more" controls and those learned for this blog."""
     st = rt.state
     key = RENDER_CACHE + url
-    cached = st.cached_page(crawl_id, key)
+    cached = None if fresh else st.cached_page(crawl_id, key)
     if cached is not None:
         return cached
-    out = pool(rt).render(url, max_clicks=max_clicks())
+    learned = tuple(st.blog(crawl_id).get("js_load_more") or ())
+    out = pool(rt).render(url, load_more_selectors=DEFAULT_LOAD_MORE + learned, max_clicks=max_clicks())
     page = {"url": out["url"], "html": out["html"]}
     if st.entry(crawl_id, url) is not None:
         st.cache_page(crawl_id, key, page)
+    for refused in [r for r in out.get("refused") or [] if r["kind"] == "private_address"]:
+        st.add_error(crawl_id, url, "browser_refused",
+                     f"the browser's request was refused: {refused['kind']}: {refused['message']} <{refused['url']}>")
+    # what the browser fetched (Response.to_dict() each) goes into the WARC now, whether this
+    # rendering was for the --js decision, learning or extraction: a replay needs them all
+    archive.on_resources(rt, crawl_id, url, out.get("resources") or [])
     return page
 
 
@@ -202,12 +283,13 @@ def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
         return fetched
     if js == "posts" and not _is_post(rt, crawl_id, url, rt.state.blog(crawl_id)):
         return fetched
-    if js == "posts" and not has_script_comments(fetched.get("html") or ""):
-        return fetched  # this post's comments are plain HTML
+    if js == "posts" and not script_signals(fetched.get("html") or ""):
+        return fetched  # nothing on this post hints at comments by script
     try:
         rendered = _render(rt, crawl_id, fetched.get("url") or url)
-        archive.on_rendered(rt, crawl_id, url, rendered)  # the DOM as extracted, into the WARC
-        return rendered
+        # the DOM as extracted and what the browser fetched for it ("resources"), into the WARC
+        archive.on_rendered(rt, crawl_id, url, rendered)
+        return {"url": rendered["url"], "html": rendered["html"]}
     except RenderError as e:
-        rt.state.add_error(crawl_id, url, "render", f"{e} (extracting from the page as served)")
+        render_failed(rt, crawl_id, url, e, " (extracting from the page as served)")
         return fetched

@@ -104,14 +104,18 @@ def test_round_trip_through_warcio(tmp_path, fetched):
         assert http.get_header("Content-Encoding") is None and http.get_header("Transfer-Encoding") is None
         assert http.get_header("Content-Type") == r.header("Content-Type")
         assert req["http"].protocol == "GET" and req["http"].get_header("Host") == r.request_headers[0][1]
-        # metadata points at its response and carries the post record
+        # metadata points at its response and carries the post record, on a URN that
+        # replay never looks up (on the page's URL it shadowed the response in pywb)
         assert meta["headers"]["WARC-Refers-To"] == resp["headers"]["WARC-Record-ID"]
+        assert meta["headers"]["WARC-Concurrent-To"] == resp["headers"]["WARC-Record-ID"]
+        assert meta["headers"]["WARC-Target-URI"] == "urn:blogharvest:record:" + r.url
         assert meta["headers"]["Content-Type"] == "application/json"
         assert json.loads(meta["payload"]) == post_records[meta["headers"]["WARC-Refers-To"]]
         assert by_id[meta["headers"]["WARC-Refers-To"]]["type"] == "response"
     assert recs[2]["http"].get_header("X-Extra") == "yes" and recs[2]["http"].get_header("Set-Cookie") == "a=1"
     assert fetched[2].redirects and recs[7]["headers"]["WARC-Target-URI"].endswith("/post")
     assert recs[-1]["payload"].endswith(b"<!-- rendered -->")
+    assert recs[-1]["headers"]["WARC-Target-URI"] == "urn:blogharvest:dom:" + fetched[0].url
     assert recs[-1]["headers"]["Content-Type"].startswith("text/html")
 
 
@@ -157,3 +161,49 @@ def test_two_rollers_in_one_directory_never_share_a_file(tmp_path, fetched):
     b.write(warc.response_record(fetched[1]))
     assert a.path != b.path
     assert [x["type"] for x in read_all(a.path)] == [x["type"] for x in read_all(b.path)] == ["warcinfo", "response"]
+
+
+def test_revisit_record_points_at_the_first_capture(tmp_path, fetched):
+    first, again = fetched[0], fetched[2]  # /post fetched twice (the second through a redirect)
+    assert first.content == again.content and first.fetched_at != again.fetched_at
+    original = {"id": warc.response_record_id(first), "target": first.url, "date": first.fetched_at}
+    roller = warc.WarcRoller(str(tmp_path))
+    roller.write(warc.request_record(first), warc.response_record(first))
+    roller.write(warc.revisit_request_record(again), warc.revisit_record(again, original))
+    recs = read_all(roller.path)
+    assert [x["type"] for x in recs] == ["warcinfo", "request", "response", "request", "revisit"]
+    req, rev = recs[3]["headers"], recs[4]["headers"]
+    assert rev["WARC-Record-ID"] == warc.revisit_record_id(again) != warc.response_record_id(again)
+    assert rev["WARC-Refers-To"] == recs[2]["headers"]["WARC-Record-ID"]
+    assert rev["WARC-Refers-To-Target-URI"] == first.url and rev["WARC-Refers-To-Date"] == first.fetched_at
+    assert rev["WARC-Profile"].endswith("/revisit/identical-payload-digest")
+    assert rev["WARC-Payload-Digest"] == recs[2]["headers"]["WARC-Payload-Digest"] == warc.payload_digest(again)
+    assert req["WARC-Concurrent-To"] == rev["WARC-Record-ID"] and rev["WARC-Concurrent-To"] == req["WARC-Record-ID"]
+    assert recs[4]["payload"] == b"" and recs[4]["http"].get_statuscode() == "200"
+    check = subprocess.run([sys.executable, "-m", "warcio.cli", "check", roller.path], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_browser_resources_become_request_response_pairs(tmp_path):
+    """What a renderer hands over per page (url, status, headers, body) is archived as fetched."""
+    items = [{"url": "http://blog.example/api/comments?post=7", "status": 200,
+              "headers": [["Content-Type", "application/json"], ["Content-Encoding", "gzip"]],
+              "body": '{"comments": [{"author": "Zoë"}]}'},
+             {"url": "http://blog.example/app.js", "status": 200, "headers": {"Content-Type": "text/javascript"},
+              "body": b"render()", "method": "GET", "fetched_at": "2026-01-02T03:04:05.000000Z"},
+             {"url": "http://blog.example/missing.css", "status": 404, "reason": "Not Found",
+              "headers": [], "body_b64": base64.b64encode(b"nope").decode()}]
+    roller = warc.WarcRoller(str(tmp_path))
+    roller.write(warc.resources_records(items, date="2026-01-01T00:00:00.000000Z"))
+    recs = read_all(roller.path)
+    assert [x["type"] for x in recs] == ["warcinfo"] + ["request", "response"] * 3
+    responses = recs[2::2]
+    assert [x["headers"]["WARC-Target-URI"] for x in responses] == [i["url"] for i in items]
+    assert json.loads(responses[0]["payload"]) == {"comments": [{"author": "Zoë"}]}
+    assert responses[0]["http"].get_header("Content-Encoding") is None  # the body given is decoded
+    assert responses[1]["payload"] == b"render()" and responses[1]["headers"]["WARC-Date"] == items[1]["fetched_at"]
+    assert responses[0]["headers"]["WARC-Date"] == "2026-01-01T00:00:00.000000Z"
+    assert responses[2]["http"].get_statuscode() == "404" and responses[2]["payload"] == b"nope"
+    assert recs[1]["http"].get_header("Host") == "blog.example"
+    check = subprocess.run([sys.executable, "-m", "warcio.cli", "check", roller.path], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -209,3 +209,45 @@ def test_blogger_start_index():
 def test_no_paging_without_entries_or_platform():
     assert next_page_urls(_feed(entries=[]), "http://b.test/feed/", 1) == []
     assert next_page_urls(_feed(), "http://b.test/index.xml", 1) == []
+
+
+# --- hostile feeds (issue 19): DTD entities are refused before any parser sees the bytes
+
+def test_entity_bomb_refused_before_parsing(monkeypatch):
+    import feedparser
+
+    from tasks.discover import feeds
+    from tests.farm.faults import entity_bomb
+
+    called = []
+    monkeypatch.setattr(feedparser, "parse", lambda *a, **kw: called.append(1))
+    for data in (entity_bomb(10_000, 2_000),
+                 entity_bomb(10, 10).decode().encode("utf-16"),  # BOM and UTF-16: the ASCII is hidden
+                 entity_bomb(10, 10).replace(b"<!ENTITY", b"<! ENTITY"),
+                 b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><rss>&x;</rss>'):
+        with pytest.raises(feeds.FeedError) as e:
+            feeds.parse_feed(data, "http://example.org/feed")
+        assert "entit" in str(e.value)
+        with pytest.raises(feeds.FeedError):
+            feeds.parse_comment_feed(data, "http://example.org/feed")
+    assert not called
+
+
+def test_feed_size_is_capped(monkeypatch):
+    from tasks.discover import feeds
+
+    monkeypatch.setattr(feeds, "MAX_FEED_BYTES", 1000)
+    with pytest.raises(feeds.FeedError) as e:
+        feeds.parse_feed(b"<rss>" + b" " * 2000 + b"</rss>", "http://example.org/feed")
+    assert "exceeds" in str(e.value)
+
+
+@pytest.mark.parametrize("declared,header", [("utf-7", None), ("utf-8", "rot13"), ("utf-8", "base64"),
+                                             ("UTF7", None)])
+def test_feed_in_a_refused_codec_is_read_as_text(declared, header):
+    from tasks.discover.feeds import parse_feed
+
+    data = (f'<?xml version="1.0" encoding="{declared}"?><rss version="2.0"><channel><title>T +ADw-b+AD4-</title>'
+            f'<link>http://e.org/</link><item><title>a</title><link>http://e.org/a</link></item></channel></rss>').encode()
+    feed = parse_feed(data, "http://e.org/feed", f"application/rss+xml; charset={header}" if header else None)
+    assert feed["title"] == "T +ADw-b+AD4-" and feed["entries"][0]["url"] == "http://e.org/a"

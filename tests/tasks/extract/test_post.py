@@ -38,7 +38,8 @@ def test_metadata_fills_in_where_there_are_no_rules():
     assert got["title"] == "A post (og)"
     assert got["content_text"] is None and got["content_html"] is None
     assert got["authors"] == ["Meta Author"]
-    assert got["published"] == "2014-03-09T10:00:00+01:00"  # article:published_time
+    assert got["published"] == "2015-01-02"  # JSON-LD comes before article:published_time
+    assert got["sources"] == {"title": "meta", "authors": "meta", "published": "jsonld"}
 
 
 def test_date_from_time_datetime_and_json_ld():
@@ -57,7 +58,7 @@ def test_a_learned_author_rule_that_finds_nobody_gives_no_author():
 def test_broken_pages_do_not_raise():
     for html in (None, "", b"\xff\xfe\x00", "<html", "<div>" * 5000 + "deep"):
         got = extract_post(html, "http://b.test/", RULES)
-        assert set(got) == {"title", "content_text", "content_html", "authors", "published"}
+        assert set(got) == {"title", "content_text", "content_html", "authors", "published", "sources"}
     assert extract_post("<div>" * 5000 + "deep text", None, {"content": "//body"})["content_text"] == "deep text"
 
 

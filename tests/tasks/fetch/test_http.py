@@ -337,11 +337,14 @@ def test_redirect_from_allowed_host_to_private_address_refused():
          " times before it was allowed")
 
 
-def test_dns_rebinding_caught_at_connect(monkeypatch):
-    """The name resolves to a public address when checked, to loopback when connected:
-    only the peer check after connect() can catch it, so DNS is the one thing simulated."""
+def test_dns_rebinding_defeated_by_pinning(monkeypatch):
+    """The name resolves to a public address when checked, to loopback on a second lookup:
+    the connection goes to the checked address (pinned), no second lookup happens. DNS and
+    the outbound connect are the things simulated (no test reaches the internet)."""
+    import urllib3.util.connection as uconn
+
     real = socket.getaddrinfo
-    calls = []
+    calls, connected = [], []
 
     def rebinding(host, port, *a, **kw):
         if host != "rebind.example":
@@ -350,14 +353,25 @@ def test_dns_rebinding_caught_at_connect(monkeypatch):
         target = "93.184.216.34" if len(calls) == 1 else "127.0.0.1"
         return real(target, port, *a, **kw)
 
+    real_connect = uconn.create_connection
+
+    def connect(address, *a, **kw):
+        connected.append(address[0])
+        if address[0] == "93.184.216.34":
+            raise OSError("network unreachable (simulated)")
+        return real_connect(address, *a, **kw)
+
     with LoopbackServer({"/": Reply(200, "internal")}) as s:
         monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+        monkeypatch.setattr(uconn, "create_connection", connect)
         with pytest.raises(FetchError) as e:
             fetch(f"http://rebind.example:{s.port}/", allow_private=False, timeout=3)
         assert s.hits["/"] == 0
-    assert e.value.kind == "private_address" and "127.0.0.1" in e.value.message and len(calls) == 2
+    assert connected == ["93.184.216.34"] and len(calls) == 1, (connected, calls)
+    assert e.value.kind == "connection"
     note("SSRF: name resolving to loopback (DNS rebinding)", "a name resolves public when checked, "
-         "127.0.0.1 when connected", "refused at connect, no request sent", e.value.message)
+         "127.0.0.1 on a second lookup", "the socket goes to the checked address; no second lookup",
+         f"connected to {connected}; lookups {len(calls)}")
 
 
 def test_utf8_body_declared_latin1_in_header_is_read_as_utf8():

@@ -229,3 +229,46 @@ def test_no_warc_dir_means_no_warc_record(redis_server, site, tmp_path):
     archive.on_rendered(rt, cid, resp.url, {"url": resp.url, "html": resp.text})
     assert rt.downloader.recorder is None
     assert not list(tmp_path.rglob("*.warc.gz"))
+
+
+def test_a_cluster_worker_packages_a_finished_crawl_as_wacz(redis_server, site, tmp_path, monkeypatch):
+    """BLOGHARVEST_WACZ_DIR on a cluster: the worker that sees the crawl finish writes
+    <crawl id>.wacz from the shared WARC directory, and leaves the workers' files there."""
+    from tasks.archive.wacz import validate_wacz
+
+    warc_dir, out_dir = tmp_path / "warc", tmp_path / "wacz"
+    rt = make_runtime(redis_server, warc_dir=str(warc_dir))
+    cid = crawl_of(rt, site)
+    posts = [site.url + f"post/{n}/" for n in (1, 2)]
+    for n, url in enumerate(posts, 1):
+        resp = rt.downloader.get(url)
+        record = post_record(url, site.url, {"title": f"Post {n}"})
+        rt.state.save_record(cid, record, f"d{n}", 1000)
+        archive.on_record(rt, cid, record, {"url": resp.url, "html": resp.text})
+    parts = sorted(os.listdir(warc_dir))
+    assert archive.on_finished(rt, cid) is None  # no BLOGHARVEST_WACZ_DIR: nothing to do
+    monkeypatch.setenv("BLOGHARVEST_WACZ_DIR", str(out_dir))
+    rt.state.set_state(cid, "done")
+    path = archive.on_finished(rt, cid)
+    assert path == str(out_dir / f"{cid}.wacz") and os.listdir(out_dir) == [f"{cid}.wacz"]
+    ok, said = validate_wacz(path)
+    assert ok, said
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        pages = [json.loads(x) for x in z.read("pages/pages.jsonl").decode().splitlines()[1:]]
+    assert sorted((p["url"], p["title"]) for p in pages) == [(posts[0], "Post 1"), (posts[1], "Post 2")]
+    assert sorted(os.listdir(warc_dir)) == parts  # the shared directory is the workers': untouched
+
+
+def test_record_with_sources_and_a_local_time_validates():
+    """`sources` per field and a published time without an offset (no zone invented) are valid."""
+    from tasks.archive.records import post_record
+    rec = post_record("http://b.test/p", "http://b.test/", {
+        "title": "T", "content_text": "x", "authors": ["Jane Doe", "John Roe"], "published": "2014-03-09T10:00:00",
+        "sources": {"title": "span", "content": "rule", "authors": "feed_blog", "published": "rule"}})
+    jsonschema.validate(rec, SCHEMA)
+    assert rec["sources"]["authors"] == "feed_blog"
+    rec["sources"]["title"] = "guess"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(rec, SCHEMA)

@@ -42,6 +42,7 @@ def site():
     routes["/img.png"] = Reply(200, b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, content_type="image/png")
     routes["/old/1/"] = Reply(301, "", headers={"Location": "/post/1/"})
     with LoopbackServer(routes) as s:
+        s.table = routes  # live: a test may change a page
         yield s
 
 
@@ -52,6 +53,7 @@ def read_warc(path) -> list[dict]:
             h = rec.rec_headers
             out.append({"type": rec.rec_type, "id": h.get_header("WARC-Record-ID"),
                         "uri": h.get_header("WARC-Target-URI"), "refers": h.get_header("WARC-Refers-To"),
+                        "http": rec.http_headers.get_statuscode() if rec.http_headers and rec.rec_type != "request" else None,
                         "payload": rec.content_stream().read()})
     return out
 
@@ -67,16 +69,40 @@ def test_recorder_writes_every_fetch_and_notes_its_capture(state, site, tmp_path
     recs = read_warc(files[0])
     assert recs[0]["type"] == "warcinfo" and b"robots: obey" in recs[0]["payload"]
     responses = [r for r in recs if r["type"] == "response"]
+    # the redirect of old/1/ as served, then where it led: replay of the linked URL redirects too
     assert [r["uri"] for r in responses] == [site.url + p for p in
-                                             ("robots.txt", "post/1/", "post/2/", "img.png", "post/1/")]
+                                             ("robots.txt", "post/1/", "post/2/", "img.png", "old/1/", "post/1/")]
+    assert responses[4]["payload"] == b"" and responses[4]["http"] == "301"
     assert sum(r["type"] == "request" for r in recs) == len(responses)
     for resp in fetched:
         assert warc.response_record_id(resp) in {r["id"] for r in responses}
     # the latest capture of a URL is what a metadata record will refer to (redirect: the final URL)
     assert sinks.captured(state, site.url + "post/1/") == warc.response_record_id(fetched[3])
     assert sinks.captured(state, site.url + "post/2/") == warc.response_record_id(fetched[1])
-    assert sinks.captured(state, site.url + "post/3/") is None
+    assert sinks.captured(state, site.url + "post/3/") is None and sinks.captured(state, site.url + "old/1/") is None
     assert 0 < state.r.ttl(sinks.capture_key(site.url + "post/2/")) <= sinks.CAPTURE_TTL
+
+
+def test_update_fetches_write_revisits_of_an_unchanged_payload(state, site, tmp_path):
+    """revisit=True (update crawls): the same payload as the URL's last capture is a revisit
+    record pointing at that capture; a changed payload is a new response."""
+    s = Settings(warc_dir=str(tmp_path), allow_private=True)
+    dl = Downloader(state, s, recorder=sinks.warc_recorder(s, state))
+    url = site.url + "post/3/"
+    first = dl.get(url)
+    again = dl.get(url, revisit=True)
+    plain = dl.get(url)  # a new crawl: a whole response again
+    site.table["/post/3/"] = Reply(200, page(3) + "<!-- edited -->")
+    changed = dl.get(url, revisit=True)
+    recs = [r for r in read_warc(glob.glob(str(tmp_path / "*.warc.gz"))[0]) if r["uri"] == url]
+    assert [r["type"] for r in recs] == ["request", "response", "request", "revisit", "request", "response",
+                                         "request", "response"]
+    assert recs[3]["refers"] == warc.response_record_id(first) and recs[3]["payload"] == b""
+    assert recs[7]["payload"] == changed.content and changed.content != again.content
+    assert sinks.captured(state, url) == warc.response_record_id(changed)
+    dl.get(url, revisit=True)  # unchanged since the edit: a revisit of the edited capture
+    last = read_warc(glob.glob(str(tmp_path / "*.warc.gz"))[0])[-1]
+    assert last["type"] == "revisit" and last["refers"] == warc.response_record_id(changed)
 
 
 def test_one_roller_per_process_and_directory(tmp_path, monkeypatch):
@@ -105,7 +131,7 @@ def test_assemble_warc_from_worker_parts(state, site, tmp_path):
         b.write(warc.request_record(r), warc.response_record(r))
     b.write(warc.resource_record(p3.url, page(3) + "<!-- rendered -->", refers_to_record_id=warc.response_record_id(p3)))
     b.write(warc.response_record(p4)[:-40])  # a worker killed in the middle of a record
-    state.r.set(sinks.capture_key(p2.url), warc.response_record_id(p2))  # noted by the worker that fetched it
+    state.r.hset(sinks.capture_key(p2.url), "id", warc.response_record_id(p2))  # noted by the worker that fetched it
     # p3's capture was never noted in Redis: found in the parts by its URL
 
     out = tmp_path / "crawl.warc.gz"
@@ -126,7 +152,12 @@ def test_assemble_warc_from_worker_parts(state, site, tmp_path):
     assert set(metadata) == {p1.url, p2.url, p3.url}
     for url, m in metadata.items():
         assert m["refers"] == responses[url] and by_id[m["refers"]]["uri"] == url
+        assert m["uri"] == "urn:blogharvest:record:" + url  # never shadows the page in replay
     assert json.loads(metadata[p2.url]["payload"]) == rec2
+    # every post's page, captured in the file, for a WACZ's pages.jsonl
+    assert [(p["url"], p["title"]) for p in summary["pages"]] == [(p1.url, "Post 1"), (p2.url, "Post 2"),
+                                                                   (p3.url, "Post 3")]
+    assert summary["pages"][0]["ts"] == p1.fetched_at and summary["uncaptured"] == []
     resource = [r for r in recs if r["type"] == "resource"]
     assert len(resource) == 1 and resource[0]["refers"] == responses[p3.url]
     assert summary["responses"] == 5 and summary["added_metadata"] == 2 and summary["metadata"] == 3
@@ -258,3 +289,25 @@ def test_write_jsonl_is_one_record_a_line(tmp_path):
     assert sinks.write_jsonl(recs, path) == 3
     assert [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] == recs
     assert not (tmp_path / "out.jsonl.part").exists()
+
+
+def test_assemble_from_a_shared_directory_keeps_the_crawls_window(state, site, tmp_path):
+    """A cluster's shared BLOGHARVEST_WARC_DIR holds every crawl's records: a window of time
+    picks this crawl's, and the workers' files stay where they are."""
+    from datetime import datetime
+
+    shared = tmp_path / "shared"
+    roller = warc.WarcRoller(str(shared), prefix="worker")
+    get = lambda p: fetch(site.url + p, allow_private=True)
+    before, p1, p2 = get("post/1/"), get("post/2/"), get("post/3/")
+    for r in (before, p1, p2):
+        roller.write(warc.request_record(r), warc.response_record(r))
+    at = lambda r: datetime.fromisoformat(r.fetched_at.replace("Z", "+00:00")).timestamp()
+    window = (at(p1) - 0.0001, at(p2) + 0.0001)
+    assert at(before) < window[0]
+    out = tmp_path / "crawl.warc.gz"
+    rec = post_record(p1.url, site.url, {"title": "Post 1"})
+    summary = sinks.assemble_warc(str(shared), str(out), [rec], state, ["c"], remove_parts=False, window=window)
+    uris = [r["uri"] for r in read_warc(out) if r["type"] == "response"]
+    assert uris == [p1.url, p2.url] and summary["pages"][0]["url"] == p1.url
+    assert os.listdir(shared) == [os.path.basename(roller.path)]

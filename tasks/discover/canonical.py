@@ -1,0 +1,129 @@
+"""One record per post: the URL a post calls its own, and pages that are never posts.
+
+`urls.canonical` folds spellings of one URL (tracking and comment parameters, `m=1`,
+`index.html`); this module adds what the page and the blog say:
+
+    page_canonical(root, url, home)  rel=canonical, else og:url, on the blog's own site, in the
+                                     home page's scheme and host spelling (http/https, www.)
+    fold_to_home(url, home)          the same URL in the home page's scheme and host
+    amp_origin(url)                  /amp/ and ?amp forms of a post: the post's own URL
+    is_listing(url, home)            home, page/N, tag, category, author, date archives, search:
+                                     pages that list posts and are never posts themselves
+    under_post(url, is_post)         a page below a post's URL (attachment, comment page)
+    body_key(title, text)            what two URLs serving the same post share
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from tasks.discover.urls import canonical, same_site
+from tasks.text.similarity import normalize_text
+
+__all__ = ["page_canonical", "fold_to_home", "amp_origin", "is_listing", "under_post", "body_key"]
+
+_TAXONOMY = re.compile(r"^(?:page|tag|tags|category|categories|label|labels|author|authors|search|feed|feeds)$",
+                       re.I)
+_SECTION_INDEX = re.compile(r"^(?:archives?|blog|posts|articles|sitemap|news|index)$", re.I)
+_PAGED = re.compile(r"(?:^|/)(?:page|seite|pagina|pg)/\d+/?$", re.I)
+_LISTING_QUERY = re.compile(r"(?:^|&)(?:s|q|search|paged|page|updated-max|updated-min|start-index|"
+                            r"max-results|by-date|cat|tag|m|author)=", re.I)
+_DATE_ARCHIVE = re.compile(r"^/(?:[^/]+/)?(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?)?/?$")
+_AMP = re.compile(r"/amp/?$", re.I)
+
+
+def fold_to_home(url: str, home: str) -> str:
+    """`url` with the home page's scheme and host spelling when it is on the same site
+    (a blog that moved to https, or links with and without www.)."""
+    if not url or not same_site(url, home):
+        return url
+    u, h = urlsplit(url), urlsplit(home)
+    return canonical(urlunsplit((h.scheme, h.netloc, u.path, u.query, "")))
+
+
+def amp_origin(url: str) -> str:
+    """The post an AMP URL stands for: `/post/amp/` -> `/post/`; `?amp` is dropped by canonical."""
+    p = urlsplit(url)
+    if _AMP.search(p.path) and p.path.strip("/") != "amp":
+        return canonical(urlunsplit((p.scheme, p.netloc, _AMP.sub("/", p.path), p.query, "")))
+    return url
+
+
+def page_canonical(root, url: str, home: str) -> str:
+    """The URL the page names as its own (`<link rel=canonical>`, else `og:url`), when it is
+    on the blog's site and not a listing (a paged comment view pointing at page 1 of the
+    blog would lose the post); else the page's own URL. Folded to the home's spelling."""
+    own = amp_origin(fold_to_home(canonical(url), home))
+    if root is None:
+        return own
+    named = None
+    for el in root.iter("link"):
+        rels = (el.get("rel") or "").lower().split()
+        href = (el.get("href") or "").strip()
+        if "canonical" in rels and href:
+            named = href
+            break
+    if named is None:
+        for el in root.iter("meta"):
+            if (el.get("property") or el.get("name") or "").lower() == "og:url" and (el.get("content") or "").strip():
+                named = el.get("content").strip()
+                break
+    if not named:
+        return own
+    try:
+        target = canonical(urljoin(url, named))
+    except ValueError:
+        return own
+    if urlsplit(target).scheme not in ("http", "https") or not same_site(target, home):
+        return own
+    target = amp_origin(fold_to_home(target, home))
+    if is_listing(target, home) and not is_listing(own, home):
+        return own  # a theme that names the home page as every page's canonical
+    return target
+
+
+def is_listing(url: str, home: str) -> bool:
+    """Pages that list posts (home, `page/N`, tag/category/author/label pages, date archives,
+    search, Blogger's `?updated-max=`): never a post, whatever the rules extract from them."""
+    p = urlsplit(canonical(url))
+    path = p.path or "/"
+    hp = urlsplit(canonical(home)).path or "/"
+    if p.query and _LISTING_QUERY.search(p.query):
+        return True
+    if path.rstrip("/") == hp.rstrip("/"):
+        return not p.query  # the home page, not /?p=123
+    if _PAGED.search(path) or _DATE_ARCHIVE.match(path):
+        return True
+    segs = [s for s in path.split("/") if s]
+    if segs and re.match(r"^index\.\w+$", segs[-1], re.I):
+        segs = segs[:-1]
+    if not segs:
+        return not p.query
+    if any(_TAXONOMY.match(s) for s in segs[-3:-1]) or _TAXONOMY.match(segs[-1]):
+        return True  # /tag/x/, /blog/category/a/b/, /search/label/x, /tags/
+    return bool(_SECTION_INDEX.match(segs[-1]))  # /blog/, /posts/, /archives/
+
+
+def under_post(url: str, is_post, home: str | None = None) -> bool:
+    """A page whose URL extends a post's URL (an attachment, a comment page, a per-post
+    feed): part of that post, never a post of its own. Ancestors that are listings (a date
+    archive that a root-slug pattern takes in) are no posts."""
+    p = urlsplit(url)
+    segs = [s for s in (p.path or "/").split("/") if s]
+    for k in range(len(segs) - 1, 0, -1):
+        parent = urlunsplit((p.scheme, p.netloc, "/" + "/".join(segs[:k]) + "/", "", ""))
+        if home and is_listing(parent, home):
+            continue
+        if is_post(parent) or is_post(parent.rstrip("/")):
+            return True
+    return False
+
+
+def body_key(title: str | None, text: str | None, min_chars: int = 40) -> str | None:
+    """A key two URLs of the same post share (title and text, normalised); None where the
+    text is too short to tell two posts apart (then no two records are merged)."""
+    body = normalize_text(text or "")
+    if len(body) < min_chars or not (title or "").strip():
+        return None
+    return hashlib.sha1((normalize_text(title).casefold() + "\n" + body).encode()).hexdigest()[:20]

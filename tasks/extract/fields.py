@@ -1,0 +1,101 @@
+"""Each field's fallback chain, and which source filled it.
+
+The learned rule (with its span) comes first; where it finds nothing the page's own
+metadata does (JSON-LD, microdata, meta tags: tasks.extract.metadata), then the feed
+entry, then, for authors, the one author the feed names for the whole blog, then the
+page's plain signs (h1, <time datetime>, rel=author). A tagline or a site's title is
+never an author. The record's `sources` says, per field, where its value came from:
+
+    rule | span | jsonld | microdata | meta | feed | feed_blog | page
+"""
+from __future__ import annotations
+
+from tasks.extract.metadata import page_metadata
+from tasks.fetch.html import html_to_text
+from tasks.learn.fields import clean_author, person_like
+from tasks.text.names import split_authors
+
+__all__ = ["SOURCES", "blog_authors", "complete"]
+
+SOURCES = ("rule", "span", "jsonld", "microdata", "meta", "feed", "feed_blog", "page")
+_META_SOURCES = ("jsonld", "microdata", "meta")
+
+
+def _not_site(names: list[str], site: set[str], strict: bool = True) -> list[str]:
+    """Names that are not the site's; from a weak source (`strict`: meta, page signs, the
+    feed's blog-wide author) only those that read as a person's name."""
+    return [n for n in names if n and n.casefold() not in site and (person_like(n) or not strict)]
+
+
+def blog_authors(feed: dict | None, entries: list[dict]) -> list[str]:
+    """The one author a feed names for the whole blog (its channel author, or the only name
+    every entry gives), if it reads as a person's name and not as the blog's title."""
+    names = set()
+    for e in entries:
+        for a in e.get("authors") or []:
+            names.add(clean_author(a))
+    names.discard("")
+    if len(names) != 1:
+        return []
+    title = ((feed or {}).get("title") or "").casefold()
+    name = names.pop()
+    # "Jane Doe's notes" is Jane Doe's blog: only a name that is the title itself is the site
+    return [name] if person_like(name) and name.casefold() != title else []
+
+
+def _entry_authors(entry: dict | None, lang: str | None) -> list[str]:
+    if not entry or entry.get("authors_from_feed"):
+        return []
+    return [n for a in entry.get("authors") or [] for n in split_authors(clean_author(a), lang)]
+
+
+def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
+             blog: dict | None = None, page_signs: dict | None = None, lang: str | None = None,
+             learned: tuple = ()) -> dict:
+    """`extracted` (title, authors, published as the rules found them, and their
+    `sources`) with every missing field filled down the chain; `sources` updated.
+
+    blog: {"authors": the feed's blog-wide author (blog_authors), "title": the feed's title}.
+    page_signs: callables field -> value for the last resort ("page": h1, <time>, rel=author).
+    learned: fields whose rule was learned and found nothing on this page: a post without
+    a byline where the others have one gets only a post's own author (JSON-LD, microdata,
+    its feed entry), never a site-wide one (meta author, the feed's blog-wide author).
+    """
+    out = dict(extracted)
+    sources = dict(out.get("sources") or {})
+    missing = [f for f in ("title", "authors", "published") if not out.get(f)]
+    if not missing:
+        out["sources"] = sources
+        return out
+    md = page_metadata(root, url)
+    site = set(md["site_names"]) | {s.casefold() for s in (md.get("site_name"), (blog or {}).get("title")) if s}
+    feed_title = html_to_text((entry or {}).get("title") or "") or None
+    chain = {
+        "title": [(s, (md["by_source"].get(s) or {}).get("title")) for s in _META_SOURCES]
+        + [("feed", feed_title)],
+        # metadata was checked against the site's names already; an entry's own author is trusted
+        "authors": [(s, _not_site((md["by_source"].get(s) or {}).get("authors") or [], set(), s == "meta"))
+                    for s in _META_SOURCES]
+        + [("feed", _not_site(_entry_authors(entry, lang), set(), False))],
+        "published": [(s, (md["by_source"].get(s) or {}).get("published")) for s in _META_SOURCES]
+        + [("feed", (entry or {}).get("published"))],
+    }
+    for field in missing:
+        steps = list(chain[field])
+        sign = (page_signs or {}).get(field)
+        if field == "authors" and field in learned:
+            steps = [(s, v) for s, v in steps if s != "meta"]
+        elif field == "authors":
+            steps.append(("page", lambda: _not_site(sign() if sign else [], site)))
+            steps.append(("feed_blog", _not_site(list((blog or {}).get("authors") or []), site)))
+        elif sign:
+            steps.append(("page", sign))
+        for source, value in steps:
+            if callable(value):
+                value = value()
+            if value:
+                out[field] = value
+                sources[field] = source
+                break
+    out["sources"] = sources
+    return out

@@ -1,0 +1,184 @@
+"""The parts of a page's comments that learning and extraction share: similarity and
+matching of texts, the nodes a rule returns, a comment's region, dates shown in it.
+
+Pure functions over lxml elements; tasks.learn.comment_rules, tasks.learn.comment_blocks
+and tasks.extract.comments build on them.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from tasks.fetch.html import node_text
+from tasks.learn.fields import clean_author
+from tasks.learn.rules import apply_rule
+from tasks.text.dates import parse_date
+from tasks.text.similarity import bigrams, normalize_text
+
+MIN_SIMILARITY = 0.5  # a page node "is" a feed comment from this similarity on
+HAS = "contains(concat(' ', normalize-space(@class), ' '), ' {} ')"
+SUB = "contains(@class, '{}')"
+DATE_ATTRS = ("datetime", "content", "title", "data-timestamp", "data-time")
+
+
+def pad(s: str) -> str:
+    return " " + normalize_text(s) + " "
+
+
+def similarity(a: str | None, b: str | None) -> float:
+    """Dice of the bigram sets of the two texts, each padded with a space (as tasks.learn.rules)."""
+    if not a or not b:
+        return 0.0
+    A, B = bigrams(pad(a)), bigrams(pad(b))
+    return 2 * len(A & B) / (len(A) + len(B)) if A or B else 0.0
+
+
+def sim_sets(A: set, B: set) -> float:
+    if not A or not B:
+        return 0.0
+    return 2 * len(A & B) / (len(A) + len(B))
+
+
+def match_comments(texts: list[str], targets: list[str], *, sets=None, target_sets=None):
+    """Maximum weighted bipartite matching of page texts to feed texts (weight = similarity).
+
+    Returns (score, pairs): score is the matched weight over len(targets) (1.0 when every
+    feed comment has an identical node), pairs [(text index, target index, weight)].
+    """
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    if (not texts and not sets) or not targets:
+        return 0.0, []
+    sets = sets if sets is not None else [bigrams(pad(t)) for t in texts]
+    target_sets = target_sets if target_sets is not None else [bigrams(pad(t)) for t in targets]
+    w = np.zeros((len(sets), len(target_sets)))
+    for i, a in enumerate(sets):
+        la = len(a)
+        for j, b in enumerate(target_sets):
+            lb = len(b)
+            if la and lb and 2 * min(la, lb) / (la + lb) >= 0.2:  # dice can not exceed this bound
+                w[i, j] = 2 * len(a & b) / (la + lb)
+    rows, cols = linear_sum_assignment(w, maximize=True)
+    pairs = [(int(r), int(c), float(w[r, c])) for r, c in zip(rows, cols) if w[r, c] > 0]
+    return sum(p[2] for p in pairs) / len(targets), pairs
+
+
+def class_tokens(el) -> list[str]:
+    return [t for t in (el.get("class") or "").split() if re.fullmatch(r"[A-Za-z_-][A-Za-z_-]*", t)][:6]
+
+
+def tag_of(el) -> str:
+    t = el.tag
+    return t if isinstance(t, str) and re.fullmatch(r"[A-Za-z][\w-]*", t) else "*"
+
+
+def stable_id(v: str | None) -> bool:
+    return bool(v) and len(v) <= 80 and not re.search(r"\d", v) and "'" not in v and '"' not in v
+
+
+def elements(nodes) -> list:
+    return [n for n in nodes if not isinstance(n, str) and isinstance(getattr(n, "tag", None), str)]
+
+
+def apply_all(roots, rule) -> list:
+    out = []
+    for r in roots:
+        out += elements(apply_rule(r, rule))
+    return out
+
+
+def first(container, rule):
+    if not rule:
+        return None
+    if rule == ".":
+        return container
+    try:
+        found = container.xpath(rule)
+    except Exception:
+        return None
+    return found[0] if found else None
+
+
+def is_ancestor(anc, node) -> bool:
+    p = node.getparent()
+    while p is not None:
+        if p is anc:
+            return True
+        p = p.getparent()
+    return False
+
+
+SIBLINGS = 3  # siblings either side searched for a sibling-run comment's author and date
+
+
+def region(container) -> list:
+    """Where a comment's fields are: the container, and for a sibling-run comment its
+    nearest siblings too."""
+    parent = container.getparent()
+    if parent is None:
+        return [container]
+    kids = [k for k in parent if isinstance(k.tag, str)]
+    i = kids.index(container)
+    return [container] + kids[max(0, i - SIBLINGS):i][::-1] + kids[i + 1:i + 1 + SIBLINGS]
+
+
+def in_region(container, el) -> bool:
+    return any(r is el or is_ancestor(r, el) for r in region(container))
+
+
+def _attr_date(node) -> str | None:
+    for a in DATE_ATTRS:
+        v = node.get(a)
+        if v:
+            if a.startswith("data-") and v.isdigit():
+                n = int(v) / (1000 if len(v) > 11 else 1)
+                return dt.datetime.fromtimestamp(n, dt.timezone.utc).isoformat()
+            d = parse_date(v)
+            if d:
+                return d
+    return None
+
+
+def date_value(node) -> str | None:
+    """The ISO date a node shows: a machine attribute first, else its text."""
+    if node is None:
+        return None
+    if isinstance(node, str):
+        return parse_date(node)
+    found = _attr_date(node)
+    if found:
+        return found
+    t = node_text(node)
+    return parse_date(t) if t and len(t) <= 120 else None
+
+
+def date_score(found: str | None, iso: str | None) -> float:
+    """3 for the same instant, 2 for the same minute as printed, 1 for the same day."""
+    if not found or not iso or found[:10] != iso[:10]:
+        return 0.0
+    if len(found) > 10 and len(iso) > 10:
+        try:
+            if dt.datetime.fromisoformat(found) == dt.datetime.fromisoformat(iso):
+                return 3.0
+        except ValueError:
+            pass
+        if found[:16] == iso[:16]:
+            return 2.0
+    return 1.0
+
+
+def depth(el) -> int:
+    d, p = 0, el.getparent()
+    while p is not None:
+        d, p = d + 1, p.getparent()
+    return d
+
+
+def clean_shown_author(text: str, rule: dict) -> str:
+    p, s = rule.get("author_prefix"), rule.get("author_suffix")
+    if p and text.startswith(p):
+        text = text[len(p):]
+    if s and text.endswith(s):
+        text = text[:-len(s)]
+    return clean_author(text)

@@ -1,0 +1,83 @@
+"""One URL per post: rel=canonical and og:url, scheme and www folding, listing pages, body keys."""
+from __future__ import annotations
+
+import pytest
+
+from tasks.discover.canonical import amp_origin, body_key, fold_to_home, is_listing, page_canonical, under_post
+from tasks.discover.urls import canonical, is_post, learn_post_pattern
+from tasks.fetch.html import parse_html
+
+HOME = "https://blog.test/"
+
+
+def page(head: str) -> object:
+    return parse_html(f"<html><head>{head}</head><body><p>x</p></body></html>", HOME)
+
+
+@pytest.mark.parametrize("head,want", [
+    ('<link rel="canonical" href="https://blog.test/2014/03/post.html">', "https://blog.test/2014/03/post.html"),
+    ('<link rel="canonical" href="/2014/03/post.html">', "https://blog.test/2014/03/post.html"),
+    ('<link rel="canonical" href="http://www.blog.test/2014/03/post.html">', "https://blog.test/2014/03/post.html"),
+    ('<meta property="og:url" content="https://blog.test/2014/03/post.html">', "https://blog.test/2014/03/post.html"),
+    ('<link rel="canonical" href="https://elsewhere.test/p/">', "https://blog.test/2014/03/post.html?zx=1"),
+    ('<link rel="canonical" href="https://blog.test/">', "https://blog.test/2014/03/post.html?zx=1"),
+    ("", "https://blog.test/2014/03/post.html?zx=1"),
+])
+def test_page_canonical(head, want):
+    assert page_canonical(page(head), "https://blog.test/2014/03/post.html?zx=1", HOME) == want
+
+
+@pytest.mark.parametrize("dup", [
+    "https://blog.test/2014/03/post.html?showComment=1394371200000#c123",
+    "https://blog.test/2014/03/post.html?m=1",
+    "https://blog.test/2014/03/post.html?utm_source=feed&utm_medium=rss",
+    "https://blog.test/2014/03/post.html#comment-4",
+    "https://blog.test/2014/03/post.html?replytocom=12",
+    "http://blog.test/2014/03/post.html",
+    "https://www.blog.test/2014/03/post.html",
+])
+def test_duplicate_forms_fold(dup):
+    assert fold_to_home(canonical(dup), HOME) == "https://blog.test/2014/03/post.html"
+
+
+def test_amp_and_index_html():
+    assert amp_origin("https://blog.test/my-post/amp/") == "https://blog.test/my-post/"
+    assert amp_origin("https://blog.test/amp/") == "https://blog.test/amp/"
+    assert canonical("https://blog.test/my-post/index.html") == "https://blog.test/my-post/"
+    assert canonical("https://blog.test/my-post/?amp=1") == "https://blog.test/my-post/"
+
+
+@pytest.mark.parametrize("url", [
+    "https://blog.test/", "https://blog.test/page/3/", "https://blog.test/tag/x/", "https://blog.test/category/a/b/",
+    "https://blog.test/2014/", "https://blog.test/2014/03/", "https://blog.test/search/label/Food",
+    "https://blog.test/?updated-max=2014-03-09T10:00:00%2B01:00&max-results=7", "https://blog.test/?s=word",
+    "https://blog.test/archives/", "https://blog.test/blog/page/2/", "https://blog.test/author/jo/",
+    "https://blog.test/?m=201403",
+])
+def test_listings_are_never_posts(url):
+    assert is_listing(url, HOME)
+
+
+@pytest.mark.parametrize("url", [
+    "https://blog.test/2014/03/09/slug/", "https://blog.test/2014/03/slug.html", "https://blog.test/?p=123",
+    "https://blog.test/archives/123", "https://blog.test/my-post/", "https://blog.test/travel/my-post/",
+])
+def test_posts_are_no_listings(url):
+    assert not is_listing(url, HOME)
+
+
+def test_under_post():
+    pattern = learn_post_pattern(["https://blog.test/a-post/", "https://blog.test/b-post/", "https://blog.test/c-post/"],
+                                 [HOME])
+    rx = lambda u: is_post(u, pattern)  # noqa: E731
+    assert under_post("https://blog.test/a-post/attachment-1/", rx, HOME)
+    assert under_post("https://blog.test/a-post/comment-page-2/", rx, HOME)
+    assert not under_post("https://blog.test/2014/03/slug.html", rx, HOME)  # /2014/ is an archive
+    assert not under_post("https://blog.test/a-post/", rx, HOME)
+
+
+def test_body_key():
+    text = "A post that says enough to be told apart from any other post of the blog."
+    assert body_key("Title", text) == body_key(" title ", text + "  ")
+    assert body_key("Title", text) != body_key("Other", text)
+    assert body_key("Title", "short") is None and body_key("", text) is None

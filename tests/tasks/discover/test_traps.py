@@ -1,0 +1,38 @@
+"""tasks.discover.traps: which URLs are crawler traps (the query-variant count is the state's)."""
+from __future__ import annotations
+
+import pytest
+
+from tasks.discover.traps import TrapLimits, trap_reason, variant_key
+
+O = "http://blog.example"
+
+
+@pytest.mark.parametrize("url", [
+    O + "/", O + "/2014/03/09/a-post/", O + "/category/travel/page/2/", O + "/feeds/123/comments/default",
+    O + "/?p=123", O + "/2014/03/03/", O + "/search/label/x?updated-max=2014-03-09T10:00:00Z&max-results=7",
+])
+def test_ordinary_urls_pass(url):
+    assert trap_reason(url) is None
+
+
+@pytest.mark.parametrize("url,why", [
+    (O + "/" + "a" * 3000, "longer"),
+    (O + "".join(f"/d{i}" for i in range(17)) + "/", "deeper"),
+    (O + "/x/x/x/", "repeats the segment"),
+    (O + "/blog/blog/post/", "back to back"),
+    (O + "/en/blog/en/blog/", "run of segments"),
+    (O + "/calendar/2014/calendar/2014/post/", "run of segments"),
+])
+def test_traps_are_named(url, why):
+    assert why in (trap_reason(url) or "")
+
+
+def test_limits_are_parameters():
+    deep = O + "".join(f"/d{i}" for i in range(5)) + "/"
+    assert trap_reason(deep) is None and trap_reason(deep, TrapLimits(max_depth=4))
+
+
+def test_variant_key_is_the_path_of_a_query():
+    assert variant_key(O + "/cal/") is None
+    assert variant_key(O + "/cal/?m=1") == variant_key(O + "/cal/?m=2") != variant_key(O + "/list/?m=1")

@@ -1,0 +1,66 @@
+"""tasks.learn.comment_blocks: a comment rule with no comment feed, from the repeated blocks
+of a few posts of farm blogs whose comments are only in the page (three themes, four
+languages, with and without dates), applied to every post of the blog."""
+from __future__ import annotations
+
+import pytest
+
+from tasks.extract.comments import extract_comments
+from tasks.fetch.html import node_text, parse_html
+from tasks.learn.comment_blocks import learn_comment_blocks, looks_like_comment
+from tasks.text.similarity import dice, normalize_text
+from tests.farm import make_blog
+
+O = "http://127.0.0.1:9"
+
+
+def _pages(blog, posts):
+    out = []
+    for p in posts:
+        root = parse_html(blog.render(p.path, O).body, O + p.path)
+        content = [e for e in root.iter() if isinstance(e.tag, str) and node_text(e) == p.text]
+        out.append((root, content[-1] if content else None))
+    return out
+
+
+@pytest.mark.parametrize("theme,lang,dates,seed", [
+    ("list", "en", True, 1), ("list", "de", False, 2), ("divs", "fr", True, 3), ("divs", "es", False, 4),
+    ("articles", "en", True, 5), ("articles", "fr", False, 6)])
+def test_rule_from_a_few_posts_reads_every_post(theme, lang, dates, seed):
+    blog = make_blog("threaded", seed, 24, theme=theme, lang=lang, comment_dates=dates)
+    rule = learn_comment_blocks(_pages(blog, blog.newest[:6]))
+    assert rule and rule["container"] and rule["author"] and rule["text"]
+    assert bool(rule["date"]) == dates
+    total = good = 0
+    for (root, _), p, t in zip(_pages(blog, blog.posts), blog.posts, blog.truth):
+        got = extract_comments(root, rule, O + p.path)
+        assert len(got) == len(t["comments"]), p.path
+        for g in t["comments"]:
+            total += 1
+            good += any(c["author"] == g["author"] and dice(normalize_text(c["content_text"]),
+                                                             normalize_text(g["content_text"])) > 0.9 for c in got)
+            if not dates:
+                assert all(c["published"] is None for c in got)
+    assert total > 40 and good >= 0.95 * total, f"{good}/{total}"
+
+
+def test_pingbacks_are_marked():
+    blog = make_blog("threaded", 2, 30, theme="list", lang="en")
+    rule = learn_comment_blocks(_pages(blog, blog.newest[:6]))
+    kinds = {}
+    for (root, _), p, t in zip(_pages(blog, blog.posts), blog.posts, blog.truth):
+        for c in extract_comments(root, rule, O + p.path):
+            kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
+    want = sum(1 for t in blog.truth for g in t["comments"] if g["kind"] == "pingback")
+    assert want and kinds.get("pingback") == want
+
+
+def test_no_rule_where_nothing_repeats():
+    blog = make_blog("static", 1, 8)
+    assert learn_comment_blocks(_pages(blog, blog.newest[:6])) is None
+
+
+def test_a_comment_has_a_name_and_something_said():
+    div = parse_html("<div><p><b>Ann</b></p><p>I liked this very much, thanks for writing it</p></div>").find(".//div")
+    date_only = parse_html("<div><span>Ann</span><span>March 3, 2014 at 2:05 PM</span></div>").find(".//div")
+    assert looks_like_comment(div) and not looks_like_comment(date_only)

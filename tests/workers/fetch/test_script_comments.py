@@ -1,0 +1,40 @@
+"""--js auto with no list of widgets, through real workers and headless Chromium: a blog whose
+comments an unknown script widget loads behind its own "load more" control gets every comment
+with the default --js auto; a blog whose static pages are complete (with scripts and a frame
+that make its sample worth a look) renders at most its sample."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.conftest import score
+from tests.farm import make_blog
+from tests.farm.server import FarmServer
+
+_missing = [p for p in ("/usr/bin/chromium", "/usr/bin/chromedriver") if not os.path.exists(p)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.skipif(bool(_missing), reason=f"needs {_missing}")]
+
+SAMPLE_BOUND = 5
+
+
+@pytest.mark.parametrize("seed,lang", [(3, "fr"), (4, "de")])
+def test_unknown_widget_behind_load_more_with_default_js(crawl, seed, lang):
+    blog = make_blog("widget", seed, 10, lang=lang)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url)
+        api = [t for t in site.hits if "-api/" in t or t.startswith("/x-api/")]
+    assert info["state"] == "done", info
+    assert sum(len(t["comments"]) for t in blog.truth) > 20
+    assert any(not t.endswith("/1.json") for t in api)  # the load-more control was clicked
+    assert score(blog.truth, records)["comments"] >= 98
+
+
+def test_complete_static_comments_render_at_most_the_sample(crawl):
+    blog = make_blog("threaded", 3, 14, lang="es", decoys=True)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url)
+        renders = site.hits["/share/share.js"]  # only a browser loads it
+    assert info["state"] == "done", info
+    assert 0 < renders <= SAMPLE_BOUND
+    assert score(blog.truth, records)["comments"] >= 95

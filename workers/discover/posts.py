@@ -1,0 +1,106 @@
+"""Which pages are posts, and under which URL, between tasks/discover and the Redis state (issue 15).
+
+    settle(...)          after a page is parsed: its canonical URL (the record's `url`); a page outside
+                         the post patterns that the learned rules read as a post of the blog's template
+                         becomes one, and its URL shape gains support as a further post pattern
+    first_of_body(...)   two URLs serving the same post (title and text) give one record
+    link_pattern(...)    the main pattern and the supported further ones: which links to fetch first
+    listing(url, home)   listing pages are never posts
+"""
+from __future__ import annotations
+
+import re
+
+from tasks.discover.canonical import body_key, is_listing, page_canonical, under_post
+from tasks.discover.recognise import template_post
+from tasks.discover.urls import is_post, learn_post_pattern
+from tasks.extract.post import extract_root
+
+MIN_SUPPORT = 2  # template-recognised posts of one URL shape before the shape counts as a pattern
+MAX_PATTERNS = 20  # further patterns used per blog (most supported first)
+
+
+def listing(url: str, home: str) -> bool:
+    return is_listing(url, home)
+
+
+def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
+    """One regex: the learned pattern or any further pattern with enough support."""
+    extra = sorted(((int(n), p) for p, n in (supported or {}).items() if int(n) >= MIN_SUPPORT), reverse=True)
+    parts = [p for p in [pattern] if p] + [p for _, p in extra[:MAX_PATTERNS]]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    try:
+        combined = "|".join(f"(?:{p})" for p in parts)
+        re.compile(combined)
+        return combined
+    except re.error:
+        return pattern
+
+
+def settle(rt, crawl_id: str, url: str, final_url: str, root, raw, rules: dict, pattern: str | None,
+           home: str, post: bool, entry: dict | None, extracted: dict | None, result: dict):
+    """(post, extracted, record url) of a parsed page."""
+    st = rt.state
+    record_url = page_canonical(root, final_url, home)
+    if pattern and is_post(url, pattern) and not is_post(record_url, pattern):
+        record_url = url  # the blog's permalink scheme (from its feed) over a canonical outside it
+    if record_url != url:
+        st.r.sadd(rt.keys(crawl_id).seen, record_url)  # the post is read here: not fetched again
+    if post and entry is None and is_listing(record_url, home):
+        return False, extracted, url  # its canonical is a listing (a paged view of the blog)
+    if post or entry is not None or not rules:
+        return post, extracted, record_url
+    if is_listing(url, home) or is_listing(record_url, home):
+        return False, extracted, url
+    if pattern and under_post(url, lambda u: is_post(u, pattern), home):
+        return False, extracted, url  # an attachment or comment page of a post
+    extracted = extract_root(root, raw, rules)
+    if not template_post(root, extracted, rules):
+        return False, None, url
+    result["post"] = result["template"] = True
+    _support(rt, crawl_id, record_url, home)
+    return True, extracted, record_url
+
+
+def _support(rt, crawl_id: str, url: str, home: str) -> None:
+    """The URL's shape, generalised as a post pattern, gains one post of support."""
+    shape = learn_post_pattern([url], [home])
+    if shape and shape != "(?!)":
+        rt.state.r.hincrby(rt.keys(crawl_id).patterns, shape, 1)
+
+
+def first_of_body(rt, crawl_id: str, record: dict, result: dict, pattern: str | None = None,
+                  entry: dict | None = None) -> bool:
+    """Whether this record is the one for its body. Another URL holding the same post keeps
+    it, unless this URL is the blog's permalink (a feed entry or the learned pattern) and
+    that one is not (a legacy `?p=N` copy recognised by its template): then this one takes over."""
+    key = body_key(record.get("title"), record.get("content_text"))
+    if key is None:
+        return True
+    url = record["url"]
+    owner = rt.state.claim_body(crawl_id, key, url)
+    if owner == url:
+        return True
+    mine = entry is not None or bool(pattern and is_post(url, pattern))
+    if mine and not (pattern and is_post(owner, pattern)) and rt.state.entry(crawl_id, owner) is None:
+        rt.state.take_body(crawl_id, key, owner, url)
+        result["replaced"] = owner
+        return True
+    result["duplicate_of"] = owner
+    return False
+
+
+def still_first(rt, crawl_id: str, record: dict, result: dict) -> None:
+    """After saving: if a permalink took this body over meanwhile (two workers on two URLs
+    of one post), this URL leaves the output. The taker sets the owner before removing the
+    old URL, and this check follows the save, so one of the two always removes it."""
+    key = body_key(record.get("title"), record.get("content_text"))
+    if key is None or "duplicate_of" in result:
+        return
+    owner = rt.state.r.hget(rt.keys(crawl_id).bodies, key)
+    if owner and owner != record["url"]:
+        rt.state.r.srem(rt.keys(crawl_id).posts, record["url"])
+        result["replaced_by"] = owner

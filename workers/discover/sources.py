@@ -1,0 +1,97 @@
+"""Discovery sources of a crawl beyond links: sitemaps (issue 15).
+
+Sitemaps are pages of the traversal like any other: queued with the seeds, fetched by
+whichever worker pops them, through the one downloader (robots.txt, politeness, the
+private-address guard, the page size cap). A sitemap index queues its sitemaps; a urlset
+queues its pages (posts first, by the blog's patterns), each remembered as found by
+the sitemap. The usual paths are guesses: a guess that fails is no error of the blog's,
+and the next guess is tried only then (one request when the first one is there).
+"""
+from __future__ import annotations
+
+import logging
+
+from tasks.discover import sitemaps as sm
+from tasks.discover.canonical import fold_to_home
+from tasks.discover.traversal import SEED_PRIORITY, in_scope
+from tasks.discover.urls import canonical, same_site
+from tasks.fetch.http import FetchError
+
+log = logging.getLogger("blogharvest")
+
+MAX_SITEMAPS = 200  # sitemap files read per crawl (indexes of indexes stop here)
+
+
+def seed(rt, crawl_id: str, home: str) -> int:
+    """Queue the blog's sitemaps: robots.txt's Sitemap lines, else the first usual path."""
+    try:
+        robots = rt.downloader.robots(home)
+        text = getattr(robots, "text", "") or ""
+    except Exception as e:  # robots.txt is the downloader's business; without it, guess
+        log.debug("robots.txt of %s unreadable for sitemaps: %s", home, e)
+        text = ""
+    found = [(canonical(u), g) for u, g in sm.candidates(home, text) if same_site(u, home)]
+    if not found:
+        return 0
+    named = [u for u, g in found if not g]
+    if named:
+        metas = {u: {"guessed": False, "next": []} for u in named}
+    else:
+        guesses = [u for u, _ in found]
+        metas = {guesses[0]: {"guessed": True, "next": guesses[1:]}}
+    return _queue(rt, crawl_id, metas)
+
+
+def _queue(rt, crawl_id: str, metas: dict[str, dict]) -> int:
+    st = rt.state
+    if st.r.hlen(rt.keys(crawl_id).sitemaps) >= MAX_SITEMAPS:
+        return 0
+    fresh = st.add_sitemaps(crawl_id, metas)
+    if fresh:
+        st.enqueue(crawl_id, {u: SEED_PRIORITY for u in fresh})
+    return len(fresh)
+
+
+def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> dict:
+    """Read one sitemap (popped from the frontier): queue what it lists."""
+    st = rt.state
+    home = ctx["blog"]["home"]
+    guessed = bool(meta.get("guessed"))
+    try:
+        resp = rt.downloader.get(url)
+        data = sm.parse_sitemap(resp.content, resp.url, max_bytes=max(rt.settings.max_page_bytes, 1))
+    except (FetchError, sm.SitemapError) as e:
+        transient = isinstance(e, FetchError) and e.transient
+        if transient:
+            raise  # retried like any page
+        if guessed:  # the blog has no sitemap there: try the next usual path, report nothing
+            nxt = list(meta.get("next") or [])
+            if nxt:
+                _queue(rt, crawl_id, {nxt[0]: {"guessed": True, "next": nxt[1:]}})
+        else:
+            st.add_error(crawl_id, url, "sitemap", str(e))
+        st.mark_done(crawl_id, url)
+        return {"url": url, "sitemap": "error"}
+    nested = {}
+    for e in data["sitemaps"]:
+        u = canonical(e["url"])
+        if same_site(u, home) and not sm.older_than(e.get("lastmod"), ctx.get("since")):
+            nested[u] = {"guessed": False, "next": []}
+    if nested:
+        _queue(rt, crawl_id, nested)
+    since = ctx.get("since") if ctx["options"].get("update") else None
+    pages, skipped = [], 0
+    for e in data["urls"]:
+        u = fold_to_home(canonical(e["url"]), home)
+        if not in_scope(u, home):
+            continue
+        if sm.older_than(e.get("lastmod"), since):
+            skipped += 1  # update_crawl: unchanged since `since`, by the sitemap's word
+            continue
+        pages.append(u)
+    pages = list(dict.fromkeys(pages))
+    st.mark_sources(crawl_id, st.unseen(crawl_id, pages), "sitemap")  # first finder only
+    queue_links(pages)
+    st.mark_done(crawl_id, url, counted=True)
+    return {"url": url, "sitemap": data["kind"], "listed": len(pages), "nested": len(nested),
+            "skipped_lastmod": skipped}
