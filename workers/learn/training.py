@@ -85,6 +85,40 @@ def _extra(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
     return [u for u in out if in_scope(u, home_url)]
 
 
+MAX_SITEMAP_FILES = 4  # sitemap files read for candidates (the traversal reads them all later)
+
+
+def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
+    """Page URLs the blog's sitemaps list (robots.txt's, else the first usual path that
+    answers), newest first where they say when: candidates beside the links."""
+    from tasks.discover import sitemaps as sm
+
+    try:
+        text = getattr(rt.downloader.robots(home_url), "text", "") or ""
+    except Exception:  # without robots.txt, the usual paths
+        text = ""
+    queue = [u for u, _ in sm.candidates(home_url, text)]
+    urls, read = [], 0
+    while queue and read < MAX_SITEMAP_FILES:
+        u = queue.pop(0)
+        if not in_scope(u, home_url) and not u.endswith((".xml", ".xml.gz", ".txt")):
+            continue
+        try:
+            got = sm.parse_sitemap(rt.downloader.get(u).content, u)
+        except Exception:  # a guess that is not there, or no sitemap: the next one
+            continue
+        read += 1
+        queue[:0] = [e["url"] for e in got.get("sitemaps") or []]
+        urls.extend(got.get("urls") or [])
+        if urls and not got.get("sitemaps"):
+            break
+    urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
+    return [e["url"] for e in urls]
+
+
+CANDIDATE_SOURCES.append(sitemap_candidates)
+
+
 def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: list[dict],
                      need: str | None) -> list[dict]:
     """The feed's entries (excerpts given their page's content where it holds them),
