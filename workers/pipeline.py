@@ -17,6 +17,7 @@ from tasks.extract.post import extract_post, extract_root, matches_entry, rule_o
 from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
 from tasks.learn.fields import learn_page, reduce_rules
+from tasks.learn.pseudo_feed import training_need
 from tasks.discover.priority import LinkEstimator
 from tasks.archive.records import content_hash, post_record
 from tasks.discover.traps import DEFAULT as TRAP_LIMITS, trap_reason, variant_key
@@ -24,12 +25,15 @@ from tasks.discover.traversal import (POST_PRIORITY, SEED_PRIORITY, feed_links, 
                              split_links)
 from tasks.discover.urls import canonical, extract_links, is_post, learn_post_pattern
 from workers import limits
+from tasks.discover.candidates import declared_permalink
 from workers.archive import post as archive
 from workers.discover import posts as discovered
 from workers.discover import sources
 from workers.extract import comments
+from workers.extract import fallback as page_fallback
 from workers.fetch import rendering
 from workers.fetch.patience import HostBusy
+from workers.learn import training
 
 log = logging.getLogger("blogharvest")
 
@@ -98,10 +102,11 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
                                          else "lists no post of this blog"))
     if feed is None and fallback is not None:
         feed, feed_url = fallback[0], fallback[1]
-    if feed is None:
+    if feed is None:  # no feed: training entries come from the pages themselves (below)
         for t in tried[:3]:
             st.add_error(crawl_id, url, "feed", t)
-        raise CrawlFailed(f"no readable feed found from {url} (tried {len(tried)} candidates)")
+        st.add_error(crawl_id, url, "feed", f"no readable feed found from {url} (tried {len(tried)} candidates)")
+        feed = {"entries": []}
     if feed.get("bozo"):
         st.add_error(crawl_id, feed_url, "feed", f"malformed feed, partly read: {feed['bozo']}")
     for candidate, why in skipped[:3]:
@@ -119,7 +124,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
 
     take(feed)
     page, current, current_url = 1, feed, feed_url
-    while page < MAX_FEED_PAGES:
+    while feed_url and page < MAX_FEED_PAGES:
         nxt = [u for u in feedlib.next_page_urls(current, current_url, page) if u]
         if not nxt:
             break
@@ -132,7 +137,15 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         take(current)
         if len(entries) == before:
             break
+    # ---- issue 18: a missing, excerpt-only or short feed is completed from the pages (workers/learn/training.py)
+    need = training_need(entries)
+    if need is not None and not (entries and st.options(crawl_id).get("update") and st.blog(crawl_id).get("rules")):
+        entries = training.training_entries(rt, crawl_id, home_url, home.text, entries, need)
+    # ---- end issue 18
     if not entries:
+        if feed_url is None:
+            raise CrawlFailed(f"no readable feed found from {url} (tried {len(tried)} candidates), "
+                              f"and no post pages among its links to learn from")
         raise CrawlFailed(f"the feed {feed_url} lists no post of this blog")
     st.save_entries(crawl_id, entries)
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries],
@@ -357,17 +370,23 @@ def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
     link_rx = discovered.link_pattern(pattern, ctx.get("patterns"))  # issue 15: further patterns
     posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)))
     others += [canonical(u) for u in feed_links(root, page["url"], home)]
+    if blog.get("pseudo") and (permalink := declared_permalink(root, page["url"], home)):
+        others.append(permalink)  # issue 18: a shortlink's page names its post's permalink
 
     result = {"url": url, "post": post}
     extracted = extract_root(root, page["html"], rules, entry, blog.get("feed_meta"), page["url"]) if post else None
-    if post and entry is None and not _reads_as_post(extracted, rules, pattern, home):
+    feed_entry = entry is not None and not entry.get("pseudo")  # issue 18: pseudo entries prove less
+    if post and not feed_entry and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = discovered.settle(rt, crawl_id, url, page["url"], root, page["html"], rules,
                                                      pattern, home, post, entry, extracted, result)
     if post:
+        # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
+        extracted, extraction = page_fallback.complete(rt, crawl_id, url, page, extracted, rules, feed_entry)
+        # ---- end issue 18
         if extracted.get("title") or extracted.get("content_text"):
-            record = post_record(record_url, home, extracted, rules=_rule_strings(rules),
+            record = post_record(record_url, home, extracted, rules=_rule_strings(rules), extraction=extraction,
                                  comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
                                                 rt, crawl_id, url, entry, page, root),
                                  media=_part(rt, crawl_id, url, "media", [], archive.media_for,
@@ -480,10 +499,11 @@ def _broad(pattern: str | None, home: str) -> bool:
     return bool(pattern) and (is_post(probe, pattern) or is_post(probe + "/", pattern))
 
 
-def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str) -> bool:
-    """A page beyond the feed that the pattern takes in: under a broad pattern it must also
-    show a date when the blog's posts do (the date rule held on most training pages)."""
-    if not _broad(pattern, home):
+def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str, strict: bool = False) -> bool:
+    """A page beyond the feed that the pattern takes in: under a broad pattern (or rules learned
+    without a feed, `strict`) it must also show a date when the blog's posts do (the date
+    rule held on most training pages)."""
+    if not strict and not _broad(pattern, home):
         return True
     date = (rules or {}).get("date")
     dated = isinstance(date, dict) and float(date.get("share") or 0) >= 0.6

@@ -80,12 +80,12 @@ class Keys:
         """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages, f"{self.crawl}:variants",
-                self.sitemaps, self.sources, self.bodies]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace",
-                self.sitemaps, self.sources, self.bodies]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
 
 
 # Queue the urls not seen before: SADD to the seen set, ZADD to the frontier, as one step.

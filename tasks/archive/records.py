@@ -20,7 +20,8 @@ def record_id(url: str) -> str:
 
 def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
                 comments: list | None = None, media: list | None = None,
-                crawled_at: str | None = None) -> dict:
+                crawled_at: str | None = None, extraction: str = "rules") -> dict:
+    """`extraction` names the path that produced it: "rules", "rules+span" or "fallback"."""
     return {
         "kind": "post",
         "id": record_id(url),
@@ -39,6 +40,7 @@ def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
         # meta, feed, feed_blog, page; a field nothing filled is absent
         "sources": {f: v for f, v in (extracted.get("sources") or {}).items()
                     if f in ("title", "content", "authors", "published")},
+        "extraction": extraction,
     }
 
 

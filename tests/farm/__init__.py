@@ -9,6 +9,8 @@ by JavaScript from JSON), forum (a blog inside thousands of forum/wiki pages), t
 (comments in the page only, no comment feed) and widget (comments from an unknown script
 widget behind "load more"), tests/farm/comments.py, and bylines (field values inside
 bylines, titles with counters, authors only in JSON-LD or the feed), tests/farm/bylines.py.
+FEED_FAMILIES (tests/farm/feedless.py): nofeed, brokenfeed, excerptfeed, shortfeed: one of
+wordpress/blogger/static (by seed, or base=) with its feed missing, 404, excerpt-only or 3 long.
 Pytest fixtures are in tests/farm/fixtures.py; `python -m tests.farm serve FAMILY` serves one.
 """
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .forum import Forum
 from .spa import SPA
 from .static import Static
 from .wordpress import WordPress
+from .feedless import FEED_FAMILIES  # noqa: E402  feed failure families over the platforms above (issue 18)
 
 FAMILIES: dict[str, type[Blog]] = {
     "wordpress": WordPress,
@@ -46,13 +49,13 @@ DISCOVERY_FAMILIES: dict[str, type[Blog]] = {
 
 
 def make_blog(family: str, seed: int = 0, n_posts: int | None = 40, **options) -> Blog:
-    """A farm blog of `family`; n_posts=None draws the platform-like 50-500."""
+    """A farm blog of `family` (FAMILIES or FEED_FAMILIES); n_posts=None draws the platform-like 50-500."""
     try:
-        cls = FAMILIES.get(family) or DISCOVERY_FAMILIES[family]
+        cls = FAMILIES.get(family) or DISCOVERY_FAMILIES.get(family) or FEED_FAMILIES[family]
     except KeyError:
-        known = ", ".join([*FAMILIES, *DISCOVERY_FAMILIES])
+        known = ", ".join([*FAMILIES, *DISCOVERY_FAMILIES, *FEED_FAMILIES])
         raise ValueError(f"unknown farm family {family!r}; known: {known}") from None
     return cls(seed, n_posts, **options)
 
 
-__all__ = ["FAMILIES", "DISCOVERY_FAMILIES", "Blog", "make_blog"]
+__all__ = ["FAMILIES", "DISCOVERY_FAMILIES", "FEED_FAMILIES", "Blog", "make_blog"]

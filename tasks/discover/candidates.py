@@ -1,0 +1,165 @@
+"""Candidate post pages of a blog without a usable feed, from its own links.
+
+A blog's home page and listings (pagination, archives) link its posts by title: many
+links of one URL shape (/2014/03/slug/, /posts/slug/, /?p=123) whose anchors read like
+titles (several words), beside a few dozen navigation, tag and page links. Candidates
+are ranked by their shape group's size and anchor length; which of them are really
+posts is decided later by their pages (tasks.learn.pseudo_feed groups them by template).
+
+Other sources (sitemaps) give bare URLs: `rank_candidates(..., extra=urls)` ranks them
+with the links, by their shape only.
+"""
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections import Counter, defaultdict
+
+from tasks.discover.traversal import in_scope
+from tasks.discover.urls import _RESERVED_RE, canonical
+from tasks.fetch.html import node_text
+
+_NEXT_TEXT = re.compile(r"^\W*(?:older|next|previous|prev|more|earlier|ältere|weiter|suivant|anciens|"
+                        r"siguiente|anteriores|page\s*\d+|\d+)\W*(?:posts?|entries|articles|page)?\W*$|^[»›>→]+$|"
+                        r"^[«‹<←]+$|archives?|blog archive", re.I)
+_LISTING_URL = re.compile(r"(?:^|/)(?:page|archives?|blog)(?:/|$)|[?&](?:paged|page|start|offset|p)=\d+$|"
+                          r"/\d{4}/(?:\d{2}/?)?$", re.I)
+
+
+def _segment_shape(seg: str) -> str:
+    if seg.isdigit():
+        return f"<{len(seg)}d>"
+    if "-" in seg or "_" in seg or len(seg) > 24 or re.search(r"\d", seg):
+        return "<slug>"
+    if _RESERVED_RE.match(seg):
+        return seg.lower()
+    return "<word>"
+
+
+def url_shape(url: str) -> str:
+    """The URL with its variable parts named: /2014/03/a-post/ -> /<4d>/<2d>/<slug>/."""
+    p = urllib.parse.urlsplit(url)
+    segs = [s for s in (p.path or "/").split("/")]
+    shape = "/".join(_segment_shape(s) if s else "" for s in segs)
+    if p.query:
+        keys = sorted(k + ("=<n>" if v.isdigit() else "=<v>")
+                      for k, v in urllib.parse.parse_qsl(p.query, keep_blank_values=True))
+        shape += "?" + "&".join(keys)
+    return shape
+
+
+def page_links(root, base_url: str, home: str) -> list[tuple[str, str, bool]]:
+    """[(url, anchor text, rel=next)] of a page's in-scope links, canonical, first occurrence."""
+    out, seen = [], set()
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "mailto:", "javascript:")):
+            continue
+        try:
+            url = canonical(urllib.parse.urljoin(base_url, href))
+        except ValueError:
+            continue
+        if url in seen or not in_scope(url, home) or url.rstrip("/") == home.rstrip("/"):
+            continue
+        seen.add(url)
+        out.append((url, node_text(a)[:200], "next" in (a.get("rel") or "").lower().split()))
+    return out
+
+
+def listing_links(links: list[tuple[str, str, bool]]) -> list[str]:
+    """The links of a page that lead to more listings: rel=next, "Older posts", /page/2/, archives."""
+    return [u for u, text, nxt in links
+            if nxt or _NEXT_TEXT.search(text or "") or _LISTING_URL.search(urllib.parse.urlsplit(u).path
+                                                                            + ("?" + urllib.parse.urlsplit(u).query
+                                                                               if urllib.parse.urlsplit(u).query
+                                                                               else ""))]
+
+
+def sitewide(pages_links: list[list[tuple[str, str, bool]]]) -> set[str]:
+    """Links found on most of the listing pages read (at least two): the site's navigation
+    (about, contact, a sidebar), where a listing's posts appear on one listing page each."""
+    if len(pages_links) < 2:
+        return set()
+    seen = Counter(u for links in pages_links for u in {u for u, _, _ in links})
+    return {u for u, n in seen.items() if n >= 2 and n * 2 >= len(pages_links)}
+
+
+def feed_section(declared_feeds: list[str], home: str) -> str | None:
+    """The section of the site a blog's declared feed sits in (".../blog/rss.xml" -> ".../blog/"),
+    when that is not the whole site: where the posts are, even if the feed itself is broken."""
+    for feed in declared_feeds[:1]:
+        p = urllib.parse.urlsplit(feed)
+        segs = p.path.split("/")
+        cut = next((i for i, x in enumerate(segs) if x.lower() in ("feed", "feeds", "rss", "atom")), None)
+        path = "/".join(segs[:cut]) + "/" if cut is not None else p.path.rsplit("/", 1)[0] + "/"
+        path = "/" if p.query else path
+        section = urllib.parse.urlunsplit((p.scheme, p.netloc, path, "", ""))
+        if path.strip("/") and section.rstrip("/") != home.rstrip("/") and in_scope(section, home):
+            return canonical(section)
+    return None
+
+
+def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), extra: list[str] = (),
+                    exclude: set | None = None, demote: set | None = None,
+                    section: str | None = None) -> list[str]:
+    """Link URLs (and `extra` URLs) most likely to be posts first.
+
+    A shape group scores by how many distinct URLs it holds and how title-like their
+    anchors are (words per anchor); the shapes of `known` posts (a short feed's entries)
+    come first, then those inside `section` (feed_section). Within a group, document order,
+    `demote` (site-wide links) last."""
+    exclude = exclude or set()
+    demote = demote or set()
+    groups: dict[str, list[str]] = defaultdict(list)
+    words: dict[str, list[int]] = defaultdict(list)
+    for url, text, _ in links:
+        if url in exclude:
+            continue
+        s = url_shape(url)
+        if url not in groups[s]:
+            groups[s].append(url)
+            words[s].append(len(re.findall(r"\w+", text or "")))
+    for url in extra:
+        s = url_shape(url)
+        if url not in exclude and url not in groups[s]:
+            groups[s].append(url)
+    known_shapes = {url_shape(u) for u in known}
+
+    def score(s: str) -> tuple:
+        w = words.get(s) or [0]
+        title_like = sum(min(n, 8) for n in w) / len(w)
+        listing = "page" in s.split("/") or s.endswith("=<n>") and "p=<n>" not in s
+        inside = bool(section) and all(u.startswith(section) for u in groups[s])
+        return (s in known_shapes, inside, not listing, len(groups[s]) * (1 + title_like), len(groups[s]))
+
+    out = []
+    for s in sorted(groups, key=score, reverse=True):
+        out.extend(groups[s])
+    return [u for u in out if u not in demote] + [u for u in out if u in demote]
+
+
+_COMMENT_FEED_TITLE = re.compile(r"comment|kommentar|commentaire|comentario", re.I)
+_FEED_TAIL = re.compile(r"/feed(?:/(?:index\.(?:html?|xml))?)?$", re.I)
+
+
+def declared_permalink(root, base_url: str, home: str) -> str | None:
+    """The post's permalink as the page itself declares it through its comment feed
+    (`<link rel="alternate" title="... Comments Feed" href="PERMALINK/feed/">`), when that
+    is another URL than the one the page was reached by (a ?p=123 shortlink, a static
+    mirror's copy). None if the page declares no such feed."""
+    for el in root.iter("link"):
+        rels = (el.get("rel") or "").lower().split()
+        href = (el.get("href") or "").strip()
+        if "alternate" not in rels or not href or not _COMMENT_FEED_TITLE.search(el.get("title") or ""):
+            continue
+        try:
+            feed = urllib.parse.urlsplit(urllib.parse.urljoin(base_url, href))
+        except ValueError:
+            continue
+        if feed.query or not _FEED_TAIL.search(feed.path):
+            continue
+        url = canonical(urllib.parse.urlunsplit((feed.scheme, feed.netloc, _FEED_TAIL.sub("/", feed.path), "", "")))
+        if in_scope(url, home) and url.rstrip("/") != home.rstrip("/") and url != canonical(base_url):
+            return url
+        return None
+    return None

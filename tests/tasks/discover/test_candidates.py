@@ -1,0 +1,46 @@
+"""Candidate posts from a blog's own links: shape groups with title-like anchors first."""
+from __future__ import annotations
+
+import pytest
+
+from tasks.discover.candidates import listing_links, page_links, rank_candidates, url_shape
+from tasks.fetch.html import parse_html
+from tests.farm import make_blog
+
+O = "http://127.0.0.1:9"
+
+
+def test_url_shape():
+    assert url_shape("http://b/2014/03/a-post/") == "/<4d>/<2d>/<slug>/"
+    assert url_shape("http://b/?p=105") == "/?p=<n>"
+    assert url_shape("http://b/tags/python/") == "/tags/<word>/"
+
+
+@pytest.mark.parametrize("family", ["wordpress", "blogger", "static"])
+@pytest.mark.parametrize("seed", [1, 5])
+def test_home_page_posts_rank_first(family, seed):
+    blog = make_blog(family, seed, 30)
+    root = parse_html(blog.render("/", O).body, O + "/")
+    links = page_links(root, O + "/", O + "/")
+    ranked = rank_candidates(links)
+    posts = {O + p.path for p in blog.posts}
+    on_home = [u for u, _, _ in links if u in posts]
+    assert on_home and set(ranked[:len(on_home)]) == set(on_home)
+    # and the home page leads to more listings
+    assert listing_links(links)
+
+
+def test_extra_urls_join_their_shape_group_and_known_shapes_lead():
+    links = [("http://b/about/", "About", False), ("http://b/2014/03/one-post/", "One post here", False)]
+    ranked = rank_candidates(links, known=["http://b/2013/01/old-post/"], extra=["http://b/2012/05/from-sitemap/"])
+    assert ranked[:2] == ["http://b/2014/03/one-post/", "http://b/2012/05/from-sitemap/"]
+
+
+def test_feed_section_names_where_the_blog_is():
+    from tasks.discover.candidates import feed_section
+
+    home = "http://x/"
+    assert feed_section(["http://x/blog/rss.xml"], home) == "http://x/blog/"
+    assert feed_section(["http://x/blog/feed/"], home) == "http://x/blog/"
+    for whole_site in ("http://x/feed/", "http://x/index.xml", "http://x/feeds/posts/default", "http://x/?feed=rss2"):
+        assert feed_section([whole_site], home) is None

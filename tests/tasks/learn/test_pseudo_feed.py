@@ -1,0 +1,94 @@
+"""Pseudo feed entries from what pages say of themselves, agreed across one template."""
+from __future__ import annotations
+
+import pytest
+
+from tasks.learn.fields import learn_page, reduce_rules
+from tasks.extract.post import extract_post
+from tasks.learn.pseudo_feed import (enrich_excerpt, group_by_template, page_facts, pseudo_entries,
+                                     self_description, summary_in, training_need)
+from tests.conftest import score
+from tests.farm import make_blog
+
+O = "http://127.0.0.1:9"
+
+
+def _facts(blog, paths):
+    return [page_facts(blog.render(p, O).body, O + p) for p in paths]
+
+
+@pytest.mark.parametrize("family", ["wordpress", "blogger", "static"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pseudo_entries_agree_with_truth_and_leave_out_other_pages(family, seed):
+    blog = make_blog(family, seed, 14)
+    posts = [p.path for p in blog.posts]
+    others = ["/about/"] if family != "blogger" else []  # (candidates never include the home page)
+    entries = pseudo_entries(_facts(blog, others + posts))
+    by_url = {e["url"]: e for e in entries}
+    assert set(by_url) == {O + p for p in posts}  # the home and about pages are not posts
+    for p in blog.posts:
+        e = by_url[O + p.path]
+        assert e["title"] == p.title
+        assert e["published"] and e["published"][:10] == p.published.date().isoformat() or not blog.machine_dates
+
+
+def test_rules_learned_from_pseudo_entries_extract_unseen_posts():
+    blog = make_blog("wordpress", 4, 24)
+    train, unseen = blog.posts[:12], blog.posts[12:]
+    entries = pseudo_entries(_facts(blog, [p.path for p in train]))
+    assert len(entries) == 12
+    rules = reduce_rules([learn_page(blog.render(e["url"][len(O):], O).body, e["url"], {
+        "title": e["title"], "content": e["content_html"], "authors": e["authors"],
+        "published": e["published"]}) for e in entries])
+    got = [dict(extract_post(blog.render(p.path, O).body, O + p.path, rules), url=O + p.path) for p in unseen]
+    s = score([t for t in blog.truth if O + "/" + t["path"].replace("index.html", "") in
+               {g["url"] for g in got}], got)
+    assert s["found"] == 100 and s["title_exact"] == 100 and s["content_f1"] == 100 and s["date"] == 100, s
+
+
+def test_title_site_name_is_stripped_by_agreement_across_pages():
+    pages = []
+    for i, t in enumerate(["Walking the coast", "A winter garden", "Notes on rain"]):
+        pages.append(f"<html><head><title>Site Name | {t}</title></head><body><div class='c'>"
+                     f"<h2 class='t'>{t}</h2><p>{'Some words of a post. ' * 30}</p></div></body></html>")
+    facts = [page_facts(h, f"{O}/p/{i}") for i, h in enumerate(pages)]
+    entries = pseudo_entries(facts)
+    assert [e["title"] for e in entries] == ["Walking the coast", "A winter garden", "Notes on rain"]
+
+
+def test_json_ld_wins_over_a_sidebar_time():
+    html = ("<html><head><script type='application/ld+json'>{\"@type\": \"BlogPosting\", \"headline\": \"Real\","
+            " \"datePublished\": \"2015-04-02T10:00:00+02:00\", \"author\": {\"name\": \"Ann Lee\"}}</script>"
+            "<title>Real - Blog</title></head><body><aside><time datetime='2020-01-01'>x</time></aside>"
+            "<h1>Real</h1><p>" + "Text. " * 60 + "</p></body></html>")
+    d = self_description(page_facts(html, O + "/real/"))
+    assert d == {"title": "Real", "published": "2015-04-02T10:00:00+02:00", "authors": ["Ann Lee"]}
+
+
+def test_template_groups_separate_listings_from_posts():
+    blog = make_blog("static", 2, 20)
+    paths = ["/", "/page/2/", "/tags/"] + [p.path for p in blog.posts[:8]]
+    groups = group_by_template(_facts(blog, paths))
+    assert sorted(groups[0]) == list(range(3, 11))
+
+
+def test_training_need():
+    full = {"content_html": "<p>x</p>", "content_is_summary": False}
+    summ = {"content_html": None, "summary_html": "<p>x</p>", "content_is_summary": True}
+    assert training_need([]) == "none"
+    assert training_need([full] * 3) == "short"
+    assert training_need([summ] * 12) == "excerpt"
+    assert training_need([full] * 12) is None
+
+
+def test_excerpt_entry_gets_its_page_content_only_when_the_page_holds_the_summary():
+    blog = make_blog("static", 1, 4)
+    p, other = blog.posts[0], blog.posts[1]
+    facts = page_facts(blog.render(p.path, O).body, O + p.path)
+    entry = {"url": O + p.path, "title": p.title, "content_html": None, "summary_html": p.summary_html,
+             "content_is_summary": True}
+    got = enrich_excerpt(entry, facts)
+    assert got["content_from"] == "page" and not got["content_is_summary"]
+    assert summary_in(p.summary_html, facts["content"]["content_text"]) >= 0.9
+    wrong = dict(entry, summary_html=other.summary_html)
+    assert enrich_excerpt(wrong, facts) is wrong

@@ -1,0 +1,28 @@
+"""Crawls of blogs whose feed is missing, 404, excerpt-only or 3 entries long, through real
+Celery workers and a real Redis (issue 18): training entries are made from the pages,
+Algorithm 2 learns rules from them, and the records come from those rules."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import score
+from tests.farm.feedless import MODES
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("base", ["wordpress", "blogger", "static"])
+def test_blog_with_feed_trouble_is_archived_by_rules(crawl, farm_blog, mode, base):
+    site = farm_blog(mode, seed=3, n_posts=30, base=base)
+    info, records = crawl(site.url, timeout=300)
+    assert info["state"] == "done", info
+    s = score(site.truth, records)
+    assert s["found"] >= 95 and s["precision"] >= 95, s
+    assert s["title_exact"] >= 95, s
+    assert s["content_f1"] >= 90, s
+    assert s["date"] >= 95, s
+    # learned rules did the work, not the page-level fallback on every page
+    by_rules = [r for r in records if r["extraction"] in ("rules", "rules+span")]
+    assert len(by_rules) >= 0.9 * len(records), [r["extraction"] for r in records]
+    assert all(r["rules"]["content"] for r in by_rules)
+    if mode in ("nofeed", "brokenfeed"):
+        assert any(e["kind"] == "feed" for e in info["error_report"])

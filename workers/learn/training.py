@@ -1,0 +1,181 @@
+"""Training entries when the feed does not give enough: the steps between tasks.learn.pseudo_feed
+and the crawl's state (fetching candidate pages politely, caching them for the learning chord).
+
+    need = training_need(feed entries)     "none" | "excerpt" | "short" | None
+    entries = training_entries(rt, crawl_id, home_url, home_html, entries, need)
+
+The result goes to the same learning chord, traversal and records as a feed's entries.
+
+Hook for other discovery sources (sitemaps): append a callable
+`source(rt, crawl_id, home_url, home_html) -> list[str]` to CANDIDATE_SOURCES; its URLs
+are ranked with the links of the home page and listings (by URL shape) and may be
+fetched as candidates. A source that fails is reported and skipped.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable
+
+from tasks.discover.candidates import (declared_permalink, feed_section, listing_links, page_links,
+                                       rank_candidates, sitewide)
+from tasks.discover.traversal import feed_links, in_scope
+from tasks.discover.urls import canonical
+from tasks.fetch.html import parse_html
+from tasks.fetch.http import FetchError
+from tasks.learn.pseudo_feed import MIN_ENTRIES, enrich_excerpt, page_facts, pseudo_entries
+
+log = logging.getLogger("blogharvest")
+
+CANDIDATE_SOURCES: list[Callable] = []  # (rt, crawl_id, home_url, home_html) -> [url]: sitemaps and the like
+MAX_LISTINGS = 6  # listing pages read for links (home page, pagination, archives)
+MAX_CANDIDATES = 30  # candidate pages fetched and read by the page-level extractor
+BUDGET_SECONDS = 150.0  # discovery runs in one task, under its time limit (polite delays add up)
+
+
+def _html_page(rt, crawl_id: str, url: str) -> dict | None:
+    """The page at `url` (cached for the learning chord), or None if it is not an HTML page."""
+    st = rt.state
+    page = st.cached_page(crawl_id, url)
+    if page is not None:
+        return page
+    try:
+        resp = rt.downloader.get(url)
+    except FetchError:
+        return None
+    ctype = (resp.content_type or "").lower()
+    if ctype and "html" not in ctype:
+        return None
+    page = {"url": resp.url, "html": resp.text}
+    st.cache_page(crawl_id, url, page)
+    return page
+
+
+def _candidate_links(rt, crawl_id: str, home_url: str, home_html: str, deadline: float,
+                     section: str | None = None) -> list:
+    """[[(url, anchor, rel=next)] per page] of the home page (and the blog's section, where its
+    declared feed names one) and of the listings they lead to."""
+    links, queue, read = [], [home_url] + ([section] if section else []), set()
+    html_of = {home_url: home_html}
+    while queue and len(read) < MAX_LISTINGS and time.monotonic() < deadline:
+        url = queue.pop(0)
+        if url in read:
+            continue
+        read.add(url)
+        html = html_of.get(url)
+        if html is None:
+            page = _html_page(rt, crawl_id, url)
+            if page is None:
+                continue
+            html = page["html"]
+        found = page_links(parse_html(html, url), url, home_url)
+        links.append(found)
+        queue.extend(u for u in listing_links(found) if u not in read)
+    return links
+
+
+def _extra(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
+    out = []
+    for source in CANDIDATE_SOURCES:
+        try:
+            out.extend(canonical(u) for u in source(rt, crawl_id, home_url, home_html) or [])
+        except Exception as e:  # another source's bug must not stop the crawl
+            log.exception("candidate source %r failed", source)
+            rt.state.add_error(crawl_id, home_url, "candidates", f"{type(e).__name__}: {e}")
+    return [u for u in out if in_scope(u, home_url)]
+
+
+MAX_SITEMAP_FILES = 4  # sitemap files read for candidates (the traversal reads them all later)
+
+
+def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
+    """Page URLs the blog's sitemaps list (robots.txt's, else the first usual path that
+    answers), newest first where they say when: candidates beside the links."""
+    from tasks.discover import sitemaps as sm
+
+    try:
+        text = getattr(rt.downloader.robots(home_url), "text", "") or ""
+    except Exception:  # without robots.txt, the usual paths
+        text = ""
+    queue = [u for u, _ in sm.candidates(home_url, text)]
+    urls, read = [], 0
+    while queue and read < MAX_SITEMAP_FILES:
+        u = queue.pop(0)
+        if not in_scope(u, home_url) and not u.endswith((".xml", ".xml.gz", ".txt")):
+            continue
+        try:
+            got = sm.parse_sitemap(rt.downloader.get(u).content, u)
+        except Exception:  # a guess that is not there, or no sitemap: the next one
+            continue
+        read += 1
+        queue[:0] = [e["url"] for e in got.get("sitemaps") or []]
+        urls.extend(got.get("urls") or [])
+        if urls and not got.get("sitemaps"):
+            break
+    urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
+    return [e["url"] for e in urls]
+
+
+CANDIDATE_SOURCES.append(sitemap_candidates)
+
+
+def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: list[dict],
+                     need: str | None) -> list[dict]:
+    """The feed's entries (excerpts given their page's content where it holds them),
+    followed by pseudo entries of candidate posts while there are fewer than MIN_ENTRIES
+    with full content."""
+    if need is None:
+        return entries
+    st = rt.state
+    deadline = time.monotonic() + BUDGET_SECONDS
+    facts_of: dict[str, dict] = {}
+
+    def facts(url: str) -> dict | None:
+        if url not in facts_of:
+            page = _html_page(rt, crawl_id, url)
+            facts_of[url] = page_facts(page["html"], url) if page else None
+            if facts_of[url] is not None:  # a shortlink's page names its permalink: the entry is that
+                root = parse_html(page["html"], page["url"])
+                facts_of[url]["permalink"] = declared_permalink(root, page["url"], home_url)
+        return facts_of[url]
+
+    out = []
+    for e in entries:
+        if need == "excerpt" and time.monotonic() < deadline and (f := facts(e["url"])):
+            e = enrich_excerpt(e, f)
+        out.append(e)
+    enriched = sum(bool(e.get("content_from")) for e in out)
+    if need == "excerpt" and out:
+        st.add_error(crawl_id, home_url, "training",
+                     f"excerpt-only feed: {enriched} of {len(out)} entries given their page's content")
+    full = [e for e in out if e.get("content_html") and not e.get("content_is_summary")]
+    if len(full) >= MIN_ENTRIES:
+        return out
+
+    known = [e["url"] for e in out]
+    section = feed_section(feed_links(parse_html(home_html, home_url), home_url, home_url), home_url)
+    per_page = _candidate_links(rt, crawl_id, home_url, home_html, deadline, section)
+    ranked = rank_candidates([x for links in per_page for x in links], known=known,
+                             extra=_extra(rt, crawl_id, home_url, home_html), exclude=set(known),
+                             demote=sitewide(per_page), section=section)
+    for u in known[:MAX_CANDIDATES]:  # the feed's own posts vote for the posts' template
+        if time.monotonic() < deadline:
+            facts(u)
+    inside = [u for u in ranked if section and u.startswith(section)]
+    if len(inside) >= MIN_ENTRIES:  # the blog is a section of a larger site: its posts are there
+        ranked = inside
+    for u in ranked[:MAX_CANDIDATES]:
+        if time.monotonic() > deadline:
+            break
+        facts(u)
+    pseudo = [p for p in pseudo_entries([f for f in facts_of.values() if f], prefer=known or inside)
+              if p["url"] not in set(known)]
+    if pseudo:
+        st.save_blog(crawl_id, pseudo=len(pseudo))
+    st.add_error(crawl_id, home_url, "training",
+                 f"{need} feed: {len(pseudo)} pseudo entries from {len(facts_of)} pages "
+                 f"(sources {pseudo[0]['sources'] if pseudo else {}})")
+    # pseudo entries with full content go before a feed's excerpts: the chord learns from the first ones
+    if need == "excerpt":
+        return full + pseudo + [e for e in out if e not in full]
+    return out + pseudo
