@@ -215,7 +215,7 @@ def page_authors(root, raw=None) -> list[str]:
               "//*[@itemprop='author']",
               "//*[contains(concat(' ', normalize-space(@class), ' '), ' author ')]",
               "//*[contains(concat(' ', normalize-space(@class), ' '), ' byline ')]",
-              "//*[contains(concat(' ', normalize-space(@class), ' '), ' vcard ')]"
+              "//*[contains(concat(' ', normalize-space(@class), ' '), ' vcard ')]",
               "//*[contains(concat(' ', normalize-space(@class), ' '), ' fn ')]"]  # fn in vcard
     for p in probes:
         for r in apply_rule(root, p):
