@@ -14,7 +14,7 @@ import re
 
 from lxml import etree
 
-from tasks.fetch.html import JSON_LD_REL, node_text
+from tasks.fetch.html import JSON_LD_REL, flatten_json_ld, node_text
 from tasks.text.dates import parse_date
 from tasks.text.names import split_authors
 from tasks.text.similarity import normalize_text
@@ -55,15 +55,7 @@ def json_ld_objects(root) -> list[dict]:
                 obj = jstyleson.loads(text)
             except Exception:
                 continue
-        stack = [obj]
-        while stack:
-            o = stack.pop(0)
-            if isinstance(o, list):
-                stack[:0] = o
-            elif isinstance(o, dict):
-                out.append(o)
-                if isinstance(o.get("@graph"), list):
-                    stack.extend(o["@graph"])
+        out += flatten_json_ld(obj)
     return out
 
 

@@ -196,13 +196,19 @@ def json_ld(text: str | bytes | None) -> list:
             obj = json.loads(block.strip())
         except ValueError:
             continue
-        stack = obj if isinstance(obj, list) else [obj]
-        while stack:
-            o = stack.pop(0)
-            if isinstance(o, list):
-                stack[:0] = o
-            elif isinstance(o, dict):
-                out.append(o)
-                if isinstance(o.get("@graph"), list):
-                    stack.extend(o["@graph"])
+        out += flatten_json_ld(obj)
+    return out
+
+
+def flatten_json_ld(obj) -> list[dict]:
+    """The objects of one JSON-LD document: lists unrolled, @graph members after their owner."""
+    out, stack = [], [obj]
+    while stack:
+        o = stack.pop(0)
+        if isinstance(o, list):
+            stack[:0] = o
+        elif isinstance(o, dict):
+            out.append(o)
+            if isinstance(o.get("@graph"), list):
+                stack.extend(o["@graph"])
     return out

@@ -87,33 +87,39 @@ def _reclaimed(c: Cluster, wid: str) -> dict | None:
     return next((e for e in heal.events(c.state.r) if e["worker"] == wid), None)
 
 
+def _kill_while_holding(c: Cluster, cid: str, phase: str, held, min_pages: int = 0):
+    """SIGKILL worker 0 (and start its replacement) once, in `phase`, it holds work that
+    `held` recognises; wait for the crawl to end done. (at_kill, worker id, kill time, end time)"""
+    holder = {}
+
+    def victim_holds(i):
+        if i["state"] in ("done", "failed"):
+            return True
+        if c.state.r.hget(Keys(cid).crawl, "phase") != phase or i["pages"] < min_pages:
+            return False
+        wid = _worker_id(c, 0)
+        if wid and any(held(h) for h in _holds(c, wid)):
+            holder["wid"] = wid
+            return True
+        return False
+
+    at_kill = _wait(c, cid, 90, victim_holds)
+    assert at_kill["state"] == "running" and at_kill.get("phase", phase) == phase, at_kill
+    killed = _kill_and_replace(c, 0)
+    info = _wait(c, cid, LOADED, None)
+    ended = time.time()
+    assert info["state"] == "done", info
+    return at_kill, holder["wid"], killed, ended
+
+
 @pytest.mark.slow
 def test_sigkill_mid_traversal_workers_alone_finish(make_cluster):
     c = make_cluster(n=2, concurrency=2)
     blog = WordPress(seed=31, n_posts=40, feed_size=10)
     with FarmServer(blog) as site:
         cid = c.enqueue(site.url, js="never")
-        holder = {}
-
-        def victim_busy(i):
-            if i["state"] in ("done", "failed"):
-                return True
-            if c.state.r.hget(Keys(cid).crawl, "phase") != "traverse" or i["pages"] < 5:
-                return False
-            wid = _worker_id(c, 0)
-            pages = [h for h in _holds(c, wid)] if wid else []
-            if any("process_url" in h or '"url"' in h for h in pages):
-                holder["wid"] = wid
-                return True
-            return False
-
-        at_kill = _wait(c, cid, 90, victim_busy)
-        assert at_kill["state"] == "running", at_kill
-        wid = holder["wid"]
-        killed = _kill_and_replace(c, 0)
-        info = _wait(c, cid, LOADED, None)
-        ended = time.time()
-        assert info["state"] == "done", info
+        at_kill, wid, killed, ended = _kill_while_holding(
+            c, cid, "traverse", lambda h: "process_url" in h or '"url"' in h, min_pages=5)
         records = _assert_exactly_once(c, cid, blog, site.origin)
     event = _reclaimed(c, wid)
     assert event and event["reclaimed"] > 0, heal.events(c.state.r)
@@ -134,26 +140,7 @@ def test_sigkill_mid_learning_chord_goes_on(make_cluster):
     blog = WordPress(seed=32, n_posts=20, feed_size=12)
     with FarmServer(blog) as site:
         cid = c.enqueue(site.url, js="never")
-        holder = {}
-
-        def victim_learning(i):
-            if i["state"] in ("done", "failed"):
-                return True
-            if c.state.r.hget(Keys(cid).crawl, "phase") != "learn":
-                return False
-            wid = _worker_id(c, 0)
-            if wid and any("blogharvest.learn_page" in h for h in _holds(c, wid)):
-                holder["wid"] = wid
-                return True
-            return False
-
-        at_kill = _wait(c, cid, 90, victim_learning)
-        assert at_kill["state"] == "running" and at_kill["phase"] == "learn", at_kill
-        wid = holder["wid"]
-        killed = _kill_and_replace(c, 0)
-        info = _wait(c, cid, LOADED, None)
-        ended = time.time()
-        assert info["state"] == "done", info
+        at_kill, wid, killed, ended = _kill_while_holding(c, cid, "learn", lambda h: "blogharvest.learn_page" in h)
         records = _assert_exactly_once(c, cid, blog, site.origin)
         blog_state = c.state.blog(cid)
     event = _reclaimed(c, wid)
