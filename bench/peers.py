@@ -69,7 +69,23 @@ def start_farm(family: str, seed: int, posts: int, blogs: int):
 
 # ------------------------------------------------------------------ the peers (child processes)
 
+def _courlan_loopback() -> None:
+    """courlan (trafilatura's URL filter) drops hosts without a domain name, so every link
+    of a blog served on 127.0.0.1:PORT; let loopback through, as a real blog's domain is."""
+    import courlan.core as core
+    import courlan.filters as filters
+
+    def loop(url_or_host: str) -> str:
+        return urlsplit(url_or_host).netloc if "://" in url_or_host else url_or_host
+
+    domain_filter, extract_domain = filters.domain_filter, core.extract_domain
+    core.domain_filter = lambda d: d.startswith("127.0.0.1:") or domain_filter(d)
+    core.extract_domain = lambda url, *a, **k: (loop(url) if loop(url).startswith("127.0.0.1:")
+                                                else extract_domain(url, *a, **k))
+
+
 def peer_trafilatura(urls: list[str]) -> dict:
+    _courlan_loopback()
     from trafilatura import extract
     from trafilatura.downloads import buffered_downloads
     from trafilatura.settings import use_config
