@@ -1,9 +1,15 @@
 """Download priority: how many post links will the page at a URL hold? (paper, 4.3)
 
-A distance-weighted k-nearest-neighbour regression (scikit-learn) over URL features
+A distance-weighted k-nearest-neighbour regression over URL features
 (tasks.discover.urls.url_features) of the pages already fetched, each labelled with L(u), the
 number of post links found on it. Unfitted, it answers a neutral prior so that the
 traversal starts as breadth-first and sharpens as samples arrive.
+
+The regression is scikit-learn's KNeighborsRegressor(weights="distance") written out in
+numpy (brute force: a blog has at most a few thousand samples, a page a few hundred
+links): the same estimates (tests/tasks/discover/test_priority.py holds them to
+scikit-learn's), without importing scikit-learn and SciPy into every worker, which cost
+a worker about 70 MB and seconds of start-up.
 """
 from __future__ import annotations
 
@@ -12,7 +18,6 @@ import re
 from urllib.parse import urlsplit
 
 import numpy as np
-from sklearn.neighbors import KNeighborsRegressor
 
 from tasks.discover.urls import url_features
 
@@ -41,6 +46,35 @@ def url_template(url: str) -> str:
     return "/".join(segs) + ("?" + "&".join(keys) if keys else "")
 
 
+class DistanceKNN:
+    """k nearest neighbours (Euclidean), each weighing 1/distance; a query that sits on
+    samples takes their mean (scikit-learn's weights="distance"). Equal distances go to
+    the earlier sample."""
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> "DistanceKNN":
+        self.X, self.y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        return self
+
+    def predict(self, Q: np.ndarray) -> np.ndarray:
+        Q = np.asarray(Q, dtype=float)
+        k = min(self.k, len(self.X))
+        # exact squared distances (a query equal to a sample is at 0), a block of queries at a time
+        d2 = np.concatenate([((Q[i:i + 32, None, :] - self.X[None, :, :]) ** 2).sum(axis=2)
+                             for i in range(0, len(Q), 32)]) if len(Q) else np.zeros((0, len(self.X)))
+        idx = np.argsort(d2, axis=1, kind="stable")[:, :k]  # ties: the earlier sample
+        near = np.take_along_axis(d2, idx, axis=1)
+        dist = np.sqrt(near)
+        with np.errstate(divide="ignore"):
+            w = 1.0 / dist
+        on = np.isinf(w)
+        rows = on.any(axis=1)
+        w[rows] = on[rows]
+        return (w * self.y[idx]).sum(axis=1) / w.sum(axis=1)
+
+
 class LinkEstimator:
     """kNN estimate of post links, plus an exploration bonus for URL shapes never sampled:
     a kind of page the crawl has not looked at yet (the blog's own archive pages inside a
@@ -62,9 +96,7 @@ class LinkEstimator:
         y = np.array([n for _, n in rows], dtype=float)
         self.templates = {url_template(u) for u, _ in rows}
         self.bonus = max(PRIOR, float(y.max()) / 2)
-        self.model = KNeighborsRegressor(n_neighbors=min(self.k, len(rows)), weights="distance",
-                                         algorithm="kd_tree")  # no thread pool per call: workers are threads
-        self.model.fit(X, y)
+        self.model = DistanceKNN(min(self.k, len(rows))).fit(X, y)
         return self
 
     def predict(self, urls) -> list[float]:
