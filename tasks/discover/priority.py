@@ -48,24 +48,26 @@ def url_template(url: str) -> str:
 
 class DistanceKNN:
     """k nearest neighbours (Euclidean), each weighing 1/distance; a query that sits on
-    samples takes their mean (scikit-learn's weights="distance"). Equal distances go to
-    the earlier sample."""
+    samples takes their mean (scikit-learn's weights="distance"). Which of several samples
+    tied at the k-th distance counts is left open, as in scikit-learn."""
 
     def __init__(self, k: int):
         self.k = k
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> "DistanceKNN":
         self.X, self.y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+        self.sq = np.einsum("ij,ij->i", self.X, self.X)
         return self
 
     def predict(self, Q: np.ndarray) -> np.ndarray:
-        Q = np.asarray(Q, dtype=float)
+        Q = np.asarray(Q, dtype=float).reshape(-1, self.X.shape[1])
         k = min(self.k, len(self.X))
-        # exact squared distances (a query equal to a sample is at 0), a block of queries at a time
-        d2 = np.concatenate([((Q[i:i + 32, None, :] - self.X[None, :, :]) ** 2).sum(axis=2)
-                             for i in range(0, len(Q), 32)]) if len(Q) else np.zeros((0, len(self.X)))
-        idx = np.argsort(d2, axis=1, kind="stable")[:, :k]  # ties: the earlier sample
-        near = np.take_along_axis(d2, idx, axis=1)
+        # the k nearest by |q|^2 - 2 q.x + |x|^2 (one matrix product), then their exact
+        # distances, so that a query equal to a sample is at 0 and weighs as scikit-learn's
+        approx = np.einsum("ij,ij->i", Q, Q)[:, None] - 2.0 * (Q @ self.X.T) + self.sq[None, :]
+        idx = np.argpartition(approx, k - 1, axis=1)[:, :k] if k < len(self.X) else \
+            np.broadcast_to(np.arange(len(self.X)), approx.shape)
+        near = ((self.X[idx] - Q[:, None, :]) ** 2).sum(axis=2)
         dist = np.sqrt(near)
         with np.errstate(divide="ignore"):
             w = 1.0 / dist
