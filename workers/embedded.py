@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,38 @@ def worker_command(concurrency: int, name: str, pool: str = "threads", queues: s
             "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]
 
 
+def lean_worker_command(concurrency: int, name: str, pool: str = "threads", queues: str = WORKER_QUEUES) -> list[str]:
+    """The embedded workers' command: a Celery worker started by `python -m workers.embedded`,
+    not by the `celery` program, whose command line loads every installed plugin (flower,
+    the REPL: about two seconds and 30 MB a worker) before the worker starts."""
+    return [sys.executable, "-m", "workers.embedded", "--pool", pool, "--concurrency", str(concurrency),
+            "--hostname", name, "--queues", queues]
+
+
+def run_worker(argv: list[str] | None = None) -> int:
+    """`python -m workers.embedded`: one Celery worker, as `celery worker` would start it."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m workers.embedded")
+    ap.add_argument("--pool", default="threads")
+    ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--hostname", default="worker@%h")
+    ap.add_argument("--queues", default=WORKER_QUEUES)
+    ap.add_argument("--loglevel", default="WARNING")
+    a = ap.parse_args(argv)
+
+    from celery.concurrency import get_implementation
+    from celery.utils.nodenames import default_nodename, host_format
+
+    from workers.app import app
+
+    worker = app.Worker(hostname=host_format(default_nodename(a.hostname)), pool_cls=get_implementation(a.pool),
+                        concurrency=a.concurrency, queues=a.queues.split(","), loglevel=a.loglevel,
+                        without_gossip=True, without_mingle=True, quiet=True, no_color=True)
+    worker.start()
+    return worker.exitcode or 0
+
+
 class WorkerProcesses:
     """`n` celery worker processes against `redis_url`, stopped warm (SIGTERM) at the end."""
 
@@ -42,6 +75,7 @@ class WorkerProcesses:
         self.log_dir = log_dir
         self.queues, self.pool = queues, pool
         self.procs: list[subprocess.Popen] = []
+        self.names: list[str] = []
 
     def start(self) -> "WorkerProcesses":
         for i in range(self.n):
@@ -50,13 +84,30 @@ class WorkerProcesses:
 
     def start_one(self, name: str) -> subprocess.Popen:
         log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
-        p = subprocess.Popen(worker_command(self.concurrency, name, self.pool, self.queues),
+        p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues),
                              env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                              start_new_session=True, preexec_fn=die_with_parent if self.die_with_parent else None)
         self.procs.append(p)
+        self.names.append(name.replace("%h", socket.gethostname()))
         return p
 
+    def _wake(self) -> None:
+        """Celery's remote `shutdown` to our workers: a message their event loop wakes on at
+        once (a signal alone waits for the loop's next turn, up to a second); the same warm
+        shutdown as SIGTERM, which follows anyway."""
+        try:
+            from kombu import Connection
+
+            from workers.app import app
+
+            with Connection(self.redis_url, connect_timeout=1) as conn:
+                app.control.broadcast("shutdown", destination=self.names, connection=conn)
+        except Exception:  # the signal still stops them
+            pass
+
     def stop(self, timeout: float = 30.0) -> None:
+        if any(p.poll() is None for p in self.procs):
+            self._wake()
         for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
@@ -103,3 +154,7 @@ class Embedded:
             self.redis.stop()
             if self._lockfile:
                 self._lockfile.close()
+
+
+if __name__ == "__main__":
+    sys.exit(run_worker())
