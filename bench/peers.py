@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -148,21 +149,23 @@ def peer_main(name: str, urls: list[str], out: str) -> int:
 
 # ------------------------------------------------------------------ measuring a process tree
 
-def _tree_rss(proc) -> int:
+def _tree_rss(proc) -> tuple[int, list]:
+    """RSS of the process tree, and its members as (command, RSS)."""
     import psutil
 
     try:
         p = psutil.Process(proc.pid)
         members = [p] + p.children(recursive=True)
     except psutil.Error:
-        return 0
-    total = 0
+        return 0, []
+    parts = []
     for q in members:
         try:
-            total += q.memory_info().rss
+            cmd = q.cmdline()
+            parts.append((" ".join(c.rsplit("/", 1)[-1] for c in cmd[:4]), q.memory_info().rss))
         except psutil.Error:
             pass
-    return total
+    return sum(r for _, r in parts), parts
 
 
 def measure(cmd: list[str], env: dict) -> dict:
@@ -170,13 +173,15 @@ def measure(cmd: list[str], env: dict) -> dict:
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    peak = 0
+    peak, members = 0, []
     done = threading.Event()
 
     def sample():
-        nonlocal peak
+        nonlocal peak, members
         while not done.is_set():
-            peak = max(peak, _tree_rss(proc))
+            rss, parts = _tree_rss(proc)
+            if rss > peak:
+                peak, members = rss, parts
             done.wait(0.05)
 
     t = threading.Thread(target=sample, daemon=True)
@@ -190,7 +195,8 @@ def measure(cmd: list[str], env: dict) -> dict:
     if proc.returncode:
         sys.stderr.write(err.decode(errors="replace")[-3000:])
         raise SystemExit(f"{cmd[:4]} exited with {proc.returncode}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_rss": peak, "end": time.time()}
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_rss": peak, "end": time.time(),
+            "members": members}
 
 
 def _posts_of(urls, sites) -> int:
@@ -216,8 +222,13 @@ def _redis_after(home: Path) -> dict:
         for key in r.scan_iter("bh:{*}:crawl:*"):
             if r.type(key) == "hash" and r.hexists(key, "finished"):
                 spans.append((float(r.hget(key, "created")), float(r.hget(key, "finished"))))
-        keys = r.dbsize()
-    return {"used": used - baseline, "spans": spans, "keys": keys}
+        kinds: dict[str, int] = {}
+        for key in r.scan_iter(count=1000):
+            kind = re.sub(r"\{[0-9a-f]+\}", "{B}", key)
+            kind = re.sub(r":crawl:[^:]+", ":crawl:C", kind)
+            kind = re.sub(r"[0-9a-f]{8}-[0-9a-f-]{27}", "ID", kind)
+            kinds[kind] = kinds.get(kind, 0) + (r.memory_usage(key, samples=0) or 0)
+    return {"used": used - baseline, "spans": spans, "kinds": kinds}
 
 
 def run_blogharvest(sites, tmp: Path, extra: list[str]) -> dict:
@@ -231,7 +242,7 @@ def run_blogharvest(sites, tmp: Path, extra: list[str]) -> dict:
     urls = [json.loads(line)["url"] for line in out.read_text().splitlines() if line.strip()]
     m["posts"] = _posts_of(urls, sites)
     red = _redis_after(home)
-    m["redis_bytes"] = red["used"]
+    m["redis_bytes"], m["redis_kinds"] = red["used"], red["kinds"]
     if red["spans"]:
         crawling = max(f for _, f in red["spans"]) - min(c for c, _ in red["spans"])
         m["overhead"] = max(0.0, (m["end"] - began) - crawling)
@@ -259,6 +270,8 @@ def one_round(a, sites) -> dict:
             r["posts_per_s"] = r["posts"] / r["wall"]
             print(f"  {name:12} posts {r['posts']:>5}  wall {r['wall']:7.1f} s  {r['posts_per_s']:7.1f} posts/s  "
                   f"CPU {r['cpu']:7.1f} s  peak RSS {r['peak_rss'] / 2**20:6.0f} MB", flush=True)
+            if len(r["members"]) > 1:
+                print("      at the peak: " + "; ".join(f"{c} {m / 2**20:.0f} MB" for c, m in r["members"]), flush=True)
     return rows
 
 
@@ -297,7 +310,10 @@ def report(a, sites, rounds: list[dict]) -> None:
         posts = med("blogharvest", "posts")
         if rb is not None and posts:
             print(f"blogharvest Redis after the crawl (used_memory over an empty server): {rb / 2**20:.1f} MiB, "
-                  f"{rb / 2**20 * 1000 / posts:.1f} MiB per 1,000 posts")
+                  f"{rb / 2**20 * 1000 / posts:.1f} MiB per 1,000 posts; by key (MEMORY USAGE), per 1,000 posts:")
+            kinds = rounds[-1]["blogharvest"]["redis_kinds"]
+            for kind, size in sorted(kinds.items(), key=lambda kv: -kv[1])[:12]:
+                print(f"    {size / 2**20 * 1000 / posts:8.2f} MiB  {kind}")
 
 
 def main(argv=None) -> int:

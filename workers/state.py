@@ -365,6 +365,7 @@ class State:
         working keys expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
         k = Keys(crawl_id)
         self.r.hset(k.crawl, "seen", self.r.scard(k.seen))
+        self.r.delete(k.pages, k.entries)  # the learning cache: no step of an ended crawl reads it (issue 22)
         if self.finished_ttl > 0:
             with self.r.pipeline() as p:
                 for key in k.working():
