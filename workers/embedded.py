@@ -127,6 +127,39 @@ class Embedded:
         self._lockfile = None
         self.resumable = True
 
+    def drop_expiring(self) -> int:
+        """Delete now every key set to expire: in a private Redis they are caches nobody will
+        read again (an ended crawl's working keys, robots.txt, locks, task results), and they
+        would sit in the data directory until their day is up. Unfinished crawls keep theirs
+        (no expiry), so a crawl interrupted and run again still resumes."""
+        import redis
+
+        r = redis.Redis.from_url(self.redis_url)
+        n = 0
+        try:
+            batch = []
+            for key in r.scan_iter(count=1000):
+                batch.append(key)
+                if len(batch) >= 1000:
+                    n += self._drop(r, batch)
+                    batch = []
+            n += self._drop(r, batch)
+        except redis.RedisError:  # a cache left behind costs memory, not correctness
+            pass
+        finally:
+            r.close()
+        return n
+
+    @staticmethod
+    def _drop(r, keys: list) -> int:
+        if not keys:
+            return 0
+        with r.pipeline(transaction=False) as p:
+            for key in keys:
+                p.pttl(key)
+            expiring = [k for k, t in zip(keys, p.execute()) if t > 0]
+        return r.unlink(*expiring) if expiring else 0
+
     def __enter__(self) -> "Embedded":
         home = data_home()
         try:
@@ -150,6 +183,7 @@ class Embedded:
     def __exit__(self, *exc) -> None:
         try:
             self.pool.stop()
+            self.drop_expiring()
         finally:
             self.redis.stop()
             if self._lockfile:
