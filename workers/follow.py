@@ -72,13 +72,12 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
         return 130
     for cid in ids:
         st.set_phase(cid, "write")
-    records = [r for cid in ids for r in st.crawl_records(cid)]
-    if out:
-        write_jsonl(records, out)
+    if out:  # streamed: the follower never holds a whole blog's records
+        write_jsonl((r for cid in ids for r in st.iter_records(cid)), out)
     if warc:
         from workers.archive.sinks import assemble_warc
 
-        assemble_warc(warc_parts, warc, records, st, ids)
+        assemble_warc(warc_parts, warc, [r for cid in ids for r in st.crawl_records(cid)], st, ids)
     if report:
         _write_reports(st, ids, report)
     failed = [i for i in infos if i["state"] == "failed"]
@@ -140,9 +139,15 @@ def _warnings(infos: list[dict], said: set) -> None:
                 print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
-def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
-    from workers import pipeline
+def _sweep(crawl_id: str) -> None:
+    """Hand out again the pages of dead workers: the workers' own `blogharvest.sweep`, so the
+    follower does not load the crawl's code (lxml, numpy, feeds: 25 MB) to watch a crawl."""
+    from workers.app import app
 
+    app.send_task("blogharvest.sweep", args=[crawl_id], ignore_result=True)
+
+
+def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
     st = rt.state
     tty = not quiet and sys.stderr.isatty()
     progress = None
@@ -177,7 +182,7 @@ def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
                 last_sweep = time.monotonic()
                 for i in infos:
                     if i["state"] == "running":
-                        pipeline.recover(rt, i["crawl_id"], send_page)
+                        _sweep(i["crawl_id"])
             time.sleep(0.25)  # a display refresh, not synchronisation
     finally:
         if progress:

@@ -62,9 +62,9 @@ class DistanceKNN:
     def predict(self, Q: np.ndarray) -> np.ndarray:
         Q = np.asarray(Q, dtype=float).reshape(-1, self.X.shape[1])
         k = min(self.k, len(self.X))
-        # the k nearest by |q|^2 - 2 q.x + |x|^2 (one matrix product), then their exact
+        # the k nearest by |q|^2 - 2 q.x + |x|^2 (one product, without BLAS threads: workers are threads), then their exact
         # distances, so that a query equal to a sample is at 0 and weighs as scikit-learn's
-        approx = np.einsum("ij,ij->i", Q, Q)[:, None] - 2.0 * (Q @ self.X.T) + self.sq[None, :]
+        approx = np.einsum("ij,ij->i", Q, Q)[:, None] - 2.0 * np.einsum("ij,kj->ik", Q, self.X) + self.sq[None, :]
         idx = np.argpartition(approx, k - 1, axis=1)[:, :k] if k < len(self.X) else \
             np.broadcast_to(np.arange(len(self.X)), approx.shape)
         near = ((self.X[idx] - Q[:, None, :]) ** 2).sum(axis=2)
