@@ -3,6 +3,7 @@
     python bench/peers.py [--posts 500] [--repeat 1]          one blog of --posts posts
     python bench/peers.py --blogs 20 --posts 30               many blogs at once
     python bench/peers.py --only blogharvest                   just us (and Redis figures)
+    python bench/peers.py --variant "--workers 1"             also blogharvest with one worker
 
 The peers, each a whole process started afresh (start-up and shutdown count):
 - blogharvest: `python -m workers.cli crawl URL... --out F` as a user runs it, with no
@@ -262,13 +263,15 @@ def run_peer(name: str, sites, tmp: Path) -> dict:
 def one_round(a, sites) -> dict:
     rows = {}
     with tempfile.TemporaryDirectory(prefix="bh-peers-") as d:
-        for name in a.only or PEERS:
-            tmp = Path(d) / name
+        runs = [(n, a.bh_args if n == "blogharvest" else None) for n in a.only or PEERS]
+        runs += [(f"blogharvest {v}", v.split()) for v in a.variant]
+        for i, (name, bh_args) in enumerate(runs):
+            tmp = Path(d) / str(i)
             tmp.mkdir()
-            rows[name] = run_blogharvest(sites, tmp, a.bh_args) if name == "blogharvest" else run_peer(name, sites, tmp)
+            rows[name] = run_blogharvest(sites, tmp, bh_args) if bh_args is not None else run_peer(name, sites, tmp)
             r = rows[name]
             r["posts_per_s"] = r["posts"] / r["wall"]
-            print(f"  {name:12} posts {r['posts']:>5}  wall {r['wall']:7.1f} s  {r['posts_per_s']:7.1f} posts/s  "
+            print(f"  {name:24} posts {r['posts']:>5}  wall {r['wall']:7.1f} s  {r['posts_per_s']:7.1f} posts/s  "
                   f"CPU {r['cpu']:7.1f} s  peak RSS {r['peak_rss'] / 2**20:6.0f} MB", flush=True)
             if len(r["members"]) > 1:
                 print("      at the peak: " + "; ".join(f"{c} {m / 2**20:.0f} MB" for c, m in r["members"]), flush=True)
@@ -284,14 +287,14 @@ def report(a, sites, rounds: list[dict]) -> None:
         vals = sorted(r[name][key] for r in rounds if name in r and key in r[name])
         return vals[len(vals) // 2] if vals else None
 
-    print(f"{'peer':12} {'posts':>6} {'wall s':>8} {'posts/s':>8} {'CPU s':>7} {'peak RSS MB':>12}")
-    names = [n for n in (a.only or PEERS)]
+    print(f"{'peer':24} {'posts':>6} {'wall s':>8} {'posts/s':>8} {'CPU s':>7} {'peak RSS MB':>12}")
+    names = list(a.only or PEERS) + [f"blogharvest {v}" for v in a.variant]
     for n in names:
-        print(f"{n:12} {med(n, 'posts'):>6} {med(n, 'wall'):>8.1f} {med(n, 'posts_per_s'):>8.1f} "
+        print(f"{n:24} {med(n, 'posts'):>6} {med(n, 'wall'):>8.1f} {med(n, 'posts_per_s'):>8.1f} "
               f"{med(n, 'cpu'):>7.1f} {med(n, 'peak_rss') / 2**20:>12.0f}")
     if "blogharvest" in names:
         for n in names:
-            if n == "blogharvest":
+            if n.startswith("blogharvest"):
                 continue
             # ratios within each round, then their median: a loaded machine slows a whole round
             speed = sorted(r["blogharvest"]["posts_per_s"] / r[n]["posts_per_s"] for r in rounds if r[n]["posts"])
@@ -302,6 +305,12 @@ def report(a, sites, rounds: list[dict]) -> None:
                 print(f"blogharvest / {n}: posts/s {speed[len(speed) // 2]:.2f}x "
                       f"(rounds {', '.join(f'{s:.2f}' for s in speed)}); CPU per post {cpu[len(cpu) // 2]:.2f}x less; "
                       f"peak RSS {rss[len(rss) // 2]:.2f}x")
+        for v in a.variant:
+            n = f"blogharvest {v}"
+            speed = sorted(r["blogharvest"]["posts_per_s"] / r[n]["posts_per_s"] for r in rounds)
+            rss = sorted(r["blogharvest"]["peak_rss"] / r[n]["peak_rss"] for r in rounds)
+            print(f"blogharvest / blogharvest {v}: posts/s {speed[len(speed) // 2]:.2f}x, "
+                  f"peak RSS {rss[len(rss) // 2]:.2f}x")
         over = med("blogharvest", "overhead")
         if over is not None:
             print(f"blogharvest start-up + shutdown: {over:.1f} s, {100 * over / med('blogharvest', 'wall'):.0f} % "
@@ -330,6 +339,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--only", action="append", choices=PEERS, help="run only this peer (repeatable)")
     ap.add_argument("--bh-args", default="", help="more arguments for `blogharvest crawl` (e.g. '--workers 1')")
+    ap.add_argument("--variant", action="append", default=[], metavar="ARGS",
+                    help="also run `blogharvest crawl ARGS` in each round (e.g. '--workers 1'), with its ratio")
     a = ap.parse_args(argv)
     a.bh_args = a.bh_args.split()
     farm, sites = start_farm(a.family, a.seed, a.posts, a.blogs)
