@@ -24,7 +24,7 @@ from tasks.discover.urls import url_features
 PRIOR = 1.0  # the estimate before any sample: every page equally worth a visit
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=8192)
 def url_template(url: str) -> str:
     """The shape of a URL: numbers as #, word-like segments as *, query keys kept.
     "/blog/page/3/" and "/blog/page/4/" share one; "/wiki/Slow_River_57" another."""
