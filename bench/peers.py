@@ -18,8 +18,9 @@ Printed per peer: posts found (pages whose path is a post of the farm blog and t
 gave a document), wall seconds, posts/s, CPU seconds of the whole process tree (user +
 sys, from wait4: every descendant is counted when it is reaped), peak RSS of the whole
 process tree (psutil, sampled every 50 ms: workers and the embedded redis-server
-included), and the ratios blogharvest / peer. For blogharvest also: start-up + shutdown
-(the wall time outside the crawl's created..finished span, read from its state) and the
+included), and the ratios blogharvest / peer. For blogharvest also: start-up (from the
+command's start until a worker starts the first crawl, its `started` time) + shutdown
+(from the last crawl's `finished` time to the command's exit), and the
 embedded Redis's `used_memory` after the crawl ended (its AOF reloaded in a fresh
 redis-server), per 1,000 posts.
 
@@ -222,7 +223,7 @@ def _redis_after(home: Path) -> dict:
         spans = []
         for key in r.scan_iter("bh:{*}:crawl:*"):
             if r.type(key) == "hash" and r.hexists(key, "finished"):
-                spans.append((float(r.hget(key, "created")), float(r.hget(key, "finished"))))
+                spans.append((float(r.hget(key, "started") or r.hget(key, "created")), float(r.hget(key, "finished"))))
         kinds: dict[str, int] = {}
         for key in r.scan_iter(count=1000):
             kind = re.sub(r"\{[0-9a-f]+\}", "{B}", key)
@@ -244,9 +245,10 @@ def run_blogharvest(sites, tmp: Path, extra: list[str]) -> dict:
     m["posts"] = _posts_of(urls, sites)
     red = _redis_after(home)
     m["redis_bytes"], m["redis_kinds"] = red["used"], red["kinds"]
-    if red["spans"]:
-        crawling = max(f for _, f in red["spans"]) - min(c for c, _ in red["spans"])
-        m["overhead"] = max(0.0, (m["end"] - began) - crawling)
+    if red["spans"]:  # start-up: until a worker starts the first crawl; shutdown: after the last ends
+        m["startup"] = min(c for c, _ in red["spans"]) - began
+        m["shutdown"] = m["end"] - max(f for _, f in red["spans"])
+        m["overhead"] = max(0.0, m["startup"] + m["shutdown"])
     return m
 
 
@@ -313,8 +315,9 @@ def report(a, sites, rounds: list[dict]) -> None:
                   f"peak RSS {rss[len(rss) // 2]:.2f}x")
         over = med("blogharvest", "overhead")
         if over is not None:
-            print(f"blogharvest start-up + shutdown: {over:.1f} s, {100 * over / med('blogharvest', 'wall'):.0f} % "
-                  f"of the run")
+            print(f"blogharvest start-up + shutdown: {over:.1f} s ({med('blogharvest', 'startup'):.1f} s until a "
+                  f"worker starts the crawl, {med('blogharvest', 'shutdown'):.1f} s from its end to the exit), "
+                  f"{100 * over / med('blogharvest', 'wall'):.0f} % of the run")
         rb = med("blogharvest", "redis_bytes")
         posts = med("blogharvest", "posts")
         if rb is not None and posts:
