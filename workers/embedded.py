@@ -123,7 +123,11 @@ class Embedded:
     """Private Redis + workers for the life of a `with` block; exposes `redis_url`."""
 
     def __init__(self, workers: int = 2, concurrency: int = 4, env: dict | None = None):
-        self.workers, self.concurrency, self.env = workers, concurrency, env or {}
+        self.workers, self.concurrency, self.env = workers, concurrency, dict(env or {})
+        if "BLOGHARVEST_STREAM_MAXLEN" not in os.environ:
+            # nobody reads a private Redis's `bh:records` stream (the records are in the output
+            # and the records hash): keep about the last 100 entries, not a second copy of all
+            self.env.setdefault("BLOGHARVEST_STREAM_MAXLEN", "0")
         self._lockfile = None
         self.resumable = True
 

@@ -46,6 +46,15 @@ def test_drop_expiring_keeps_what_lasts(redis_server):
     r.delete("bh:test-embedded:records")
 
 
+def test_the_private_stream_is_capped_unless_asked(monkeypatch):
+    from workers.embedded import Embedded
+
+    monkeypatch.delenv("BLOGHARVEST_STREAM_MAXLEN", raising=False)
+    assert Embedded().env["BLOGHARVEST_STREAM_MAXLEN"] == "0"
+    monkeypatch.setenv("BLOGHARVEST_STREAM_MAXLEN", "5000")
+    assert "BLOGHARVEST_STREAM_MAXLEN" not in Embedded().env  # the workers inherit the user's
+
+
 def test_an_embedded_crawl_leaves_records_and_report_only(tmp_path):
     """After `blogharvest crawl` the private Redis holds the records, the crawl's report and
     counts: no learning cache, no working keys of the ended crawl, nothing set to expire."""
