@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,38 @@ def worker_command(concurrency: int, name: str, pool: str = "threads", queues: s
             "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]
 
 
+def lean_worker_command(concurrency: int, name: str, pool: str = "threads", queues: str = WORKER_QUEUES) -> list[str]:
+    """The embedded workers' command: a Celery worker started by `python -m workers.embedded`,
+    not by the `celery` program, whose command line loads every installed plugin (flower,
+    the REPL: about two seconds and 30 MB a worker) before the worker starts."""
+    return [sys.executable, "-m", "workers.embedded", "--pool", pool, "--concurrency", str(concurrency),
+            "--hostname", name, "--queues", queues]
+
+
+def run_worker(argv: list[str] | None = None) -> int:
+    """`python -m workers.embedded`: one Celery worker, as `celery worker` would start it."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m workers.embedded")
+    ap.add_argument("--pool", default="threads")
+    ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--hostname", default="worker@%h")
+    ap.add_argument("--queues", default=WORKER_QUEUES)
+    ap.add_argument("--loglevel", default="WARNING")
+    a = ap.parse_args(argv)
+
+    from celery.concurrency import get_implementation
+    from celery.utils.nodenames import default_nodename, host_format
+
+    from workers.app import app
+
+    worker = app.Worker(hostname=host_format(default_nodename(a.hostname)), pool_cls=get_implementation(a.pool),
+                        concurrency=a.concurrency, queues=a.queues.split(","), loglevel=a.loglevel,
+                        without_gossip=True, without_mingle=True, quiet=True, no_color=True)
+    worker.start()
+    return worker.exitcode or 0
+
+
 class WorkerProcesses:
     """`n` celery worker processes against `redis_url`, stopped warm (SIGTERM) at the end."""
 
@@ -42,6 +75,7 @@ class WorkerProcesses:
         self.log_dir = log_dir
         self.queues, self.pool = queues, pool
         self.procs: list[subprocess.Popen] = []
+        self.names: list[str] = []
 
     def start(self) -> "WorkerProcesses":
         for i in range(self.n):
@@ -50,13 +84,30 @@ class WorkerProcesses:
 
     def start_one(self, name: str) -> subprocess.Popen:
         log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
-        p = subprocess.Popen(worker_command(self.concurrency, name, self.pool, self.queues),
+        p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues),
                              env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                              start_new_session=True, preexec_fn=die_with_parent if self.die_with_parent else None)
         self.procs.append(p)
+        self.names.append(name.replace("%h", socket.gethostname()))
         return p
 
+    def _wake(self) -> None:
+        """Celery's remote `shutdown` to our workers: a message their event loop wakes on at
+        once (a signal alone waits for the loop's next turn, up to a second); the same warm
+        shutdown as SIGTERM, which follows anyway."""
+        try:
+            from kombu import Connection
+
+            from workers.app import app
+
+            with Connection(self.redis_url, connect_timeout=1) as conn:
+                app.control.broadcast("shutdown", destination=self.names, connection=conn)
+        except Exception:  # the signal still stops them
+            pass
+
     def stop(self, timeout: float = 30.0) -> None:
+        if any(p.poll() is None for p in self.procs):
+            self._wake()
         for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
@@ -72,9 +123,46 @@ class Embedded:
     """Private Redis + workers for the life of a `with` block; exposes `redis_url`."""
 
     def __init__(self, workers: int = 2, concurrency: int = 4, env: dict | None = None):
-        self.workers, self.concurrency, self.env = workers, concurrency, env or {}
+        self.workers, self.concurrency, self.env = workers, concurrency, dict(env or {})
+        if "BLOGHARVEST_STREAM_MAXLEN" not in os.environ:
+            # nobody reads a private Redis's `bh:records` stream (the records are in the output
+            # and the records hash): keep about the last 100 entries, not a second copy of all
+            self.env.setdefault("BLOGHARVEST_STREAM_MAXLEN", "0")
         self._lockfile = None
         self.resumable = True
+
+    def drop_expiring(self) -> int:
+        """Delete now every key set to expire: in a private Redis they are caches nobody will
+        read again (an ended crawl's working keys, robots.txt, locks, task results), and they
+        would sit in the data directory until their day is up. Unfinished crawls keep theirs
+        (no expiry), so a crawl interrupted and run again still resumes."""
+        import redis
+
+        r = redis.Redis.from_url(self.redis_url)
+        n = 0
+        try:
+            batch = []
+            for key in r.scan_iter(count=1000):
+                batch.append(key)
+                if len(batch) >= 1000:
+                    n += self._drop(r, batch)
+                    batch = []
+            n += self._drop(r, batch)
+        except redis.RedisError:  # a cache left behind costs memory, not correctness
+            pass
+        finally:
+            r.close()
+        return n
+
+    @staticmethod
+    def _drop(r, keys: list) -> int:
+        if not keys:
+            return 0
+        with r.pipeline(transaction=False) as p:
+            for key in keys:
+                p.pttl(key)
+            expiring = [k for k, t in zip(keys, p.execute()) if t > 0]
+        return r.unlink(*expiring) if expiring else 0
 
     def __enter__(self) -> "Embedded":
         home = data_home()
@@ -99,7 +187,12 @@ class Embedded:
     def __exit__(self, *exc) -> None:
         try:
             self.pool.stop()
+            self.drop_expiring()
         finally:
             self.redis.stop()
             if self._lockfile:
                 self._lockfile.close()
+
+
+if __name__ == "__main__":
+    sys.exit(run_worker())

@@ -193,9 +193,15 @@ def _warnings(infos: list[dict], said: set) -> None:
                 print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
-def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
-    from workers import pipeline
+def _sweep(crawl_id: str) -> None:
+    """Hand out again the pages of dead workers: the workers' own `blogharvest.sweep`, so the
+    follower does not load the crawl's code (lxml, numpy, feeds: 25 MB) to watch a crawl."""
+    from workers.app import app
 
+    app.send_task("blogharvest.sweep", args=[crawl_id], ignore_result=True)
+
+
+def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
     st = rt.state
     tty = not quiet and sys.stderr.isatty()
     progress = None
@@ -230,7 +236,7 @@ def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
                 last_sweep = time.monotonic()
                 for i in infos:  # (the workers sweep too, workers/heal.py: this is a second pair of hands)
                     if i["state"] == "running":
-                        _retrying(lambda: pipeline.recover(rt, i["crawl_id"], send_page), "sweeping", quiet)
+                        _retrying(lambda: _sweep(i["crawl_id"]), "sweeping", quiet)
             time.sleep(0.25)  # a display refresh, not synchronisation
     finally:
         if progress:

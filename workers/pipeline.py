@@ -426,16 +426,16 @@ def _queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options
         rt.state.enqueue(crawl_id, {u: -float(first + i) for i, u in enumerate(fresh)})
         return
     scored = {u: POST_PRIORITY for u in posts}
-    others = rt.state.unseen(crawl_id, [u for u in dict.fromkeys(others) if u not in scored])
-    if others:
-        model, refitted = _estimator(rt, crawl_id, samples)
-        fresh = others  # only links never queued are estimated (most of a page's links are)
-        # equal estimates go first found, first served (not by the URL's spelling)
-        first = rt.state.next_sequence(crawl_id, len(fresh)) - len(fresh) + 1
-        scored.update((u, v - TIE * (first + i)) for i, (u, v) in enumerate(zip(fresh, model.predict(fresh))))
-        if refitted:
-            _rescore(rt, crawl_id, model)
-    rt.state.enqueue(crawl_id, scored)
+    others = [u for u in dict.fromkeys(others) if u not in scored]
+    if not others:
+        rt.state.enqueue(crawl_id, scored)
+        return
+    # every link is estimated (numpy, cheap) and the script keeps the ones never queued, so
+    # the page's links cost one round trip, not three (which are new, their numbers, queue)
+    model, refitted = _estimator(rt, crawl_id, samples)
+    rt.state.enqueue_estimated(crawl_id, scored, dict(zip(others, model.predict(others))), TIE)
+    if refitted:
+        _rescore(rt, crawl_id, model)
 
 
 def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):

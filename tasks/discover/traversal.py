@@ -27,7 +27,7 @@ def _host(u: str) -> str:
     return h[4:] if h.startswith("www.") else h
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=8192)
 def in_scope(url: str, home: str) -> bool:
     """Same host as the blog's home page (www. folded), http(s), and a page, not a resource."""
     p = urlsplit(url)

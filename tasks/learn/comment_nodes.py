@@ -46,7 +46,7 @@ def match_comments(texts: list[str], targets: list[str], *, sets=None, target_se
     feed comment has an identical node), pairs [(text index, target index, weight)].
     """
     import numpy as np
-    from scipy.optimize import linear_sum_assignment
+    from tasks.learn.assignment import max_weight_assignment
 
     if (not texts and not sets) or not targets:
         return 0.0, []
@@ -59,7 +59,7 @@ def match_comments(texts: list[str], targets: list[str], *, sets=None, target_se
             lb = len(b)
             if la and lb and 2 * min(la, lb) / (la + lb) >= 0.2:  # dice can not exceed this bound
                 w[i, j] = 2 * len(a & b) / (la + lb)
-    rows, cols = linear_sum_assignment(w, maximize=True)
+    rows, cols = max_weight_assignment(w)
     pairs = [(int(r), int(c), float(w[r, c])) for r, c in zip(rows, cols) if w[r, c] > 0]
     return sum(p[2] for p in pairs) / len(targets), pairs
 

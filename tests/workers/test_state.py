@@ -68,7 +68,8 @@ def test_an_ended_crawl_keeps_its_report_and_output_and_lets_its_working_keys_ex
     assert all(redis_client.ttl(key) == -1 for key in k.working() if redis_client.exists(key))
     assert state.maybe_finish(cid, 100)
     ttls = {key: redis_client.ttl(key) for key in k.working() if redis_client.exists(key)}
-    assert {k.seen, k.done, k.pages, f"{k.crawl}:attempts"} <= set(ttls)
+    assert {k.seen, k.done, f"{k.crawl}:attempts"} <= set(ttls)
+    assert not redis_client.exists(k.pages, k.entries)  # the learning cache goes at once
     assert all(0 < t <= state.finished_ttl for t in ttls.values())
     assert redis_client.ttl(k.crawl) == -1 and redis_client.ttl(k.posts) == -1  # report, output
     redis_client.delete(*k.working())  # as their expiry will
@@ -79,8 +80,10 @@ def test_an_ended_crawl_keeps_its_report_and_output_and_lets_its_working_keys_ex
 def test_a_failed_crawl_lets_its_working_keys_expire_too(state, redis_client):
     cid = _crawl(state, "http://state-test-10.example/")
     state.enqueue(cid, {"x": 1.0})
+    state.save_entries(cid, [{"url": "x", "title": "t"}])
     state.set_state(cid, "failed", "no feed")
     assert 0 < redis_client.ttl(Keys(cid).seen) <= state.finished_ttl
+    assert not redis_client.exists(Keys(cid).entries)
     assert state.crawl_info(cid)["seen"] == 1
 
 

@@ -1,0 +1,80 @@
+"""The embedded default (workers/embedded.py): lean worker processes, a quick clean stop,
+and a private Redis that keeps only what lasts once the crawl command ends."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import redis
+
+from tests.conftest import wait_for
+from tests.farm.server import FarmServer
+from tests.farm.wordpress import WordPress
+
+CLI = [sys.executable, "-m", "workers.cli"]
+
+
+def test_lean_workers_answer_and_stop_cleanly(redis_server, tmp_path):
+    """`python -m workers.embedded` is a Celery worker like `celery worker`: it answers the
+    control ping under its node name and stops warm (exit status 0) when asked."""
+    from workers.app import app
+    from workers.embedded import WorkerProcesses
+
+    pool = WorkerProcesses(redis_server.url, n=2, concurrency=2, log_dir=tmp_path).start()
+    try:
+        assert all("workers.embedded" in " ".join(p.args) for p in pool.procs)
+        wait_for(lambda: {n for r in app.control.ping(timeout=0.5) or [] for n in r} >= set(pool.names),
+                 120, "both workers to answer a ping")
+    finally:
+        pool.stop()
+    assert [p.returncode for p in pool.procs] == [0, 0]
+
+
+def test_drop_expiring_keeps_what_lasts(redis_server):
+    """Keys with an expiry (an ended crawl's working keys, caches) go; the rest stays."""
+    from workers.embedded import Embedded
+
+    r = redis.Redis.from_url(redis_server.url)
+    r.set("bh:test-embedded:cache", "x", ex=3600)
+    r.hset("bh:test-embedded:records", "u", "{}")
+    emb = Embedded()
+    emb.redis_url = redis_server.url
+    assert emb.drop_expiring() >= 1
+    assert not r.exists("bh:test-embedded:cache") and r.exists("bh:test-embedded:records")
+    r.delete("bh:test-embedded:records")
+
+
+def test_the_private_stream_is_capped_unless_asked(monkeypatch):
+    from workers.embedded import Embedded
+
+    monkeypatch.delenv("BLOGHARVEST_STREAM_MAXLEN", raising=False)
+    assert Embedded().env["BLOGHARVEST_STREAM_MAXLEN"] == "0"
+    monkeypatch.setenv("BLOGHARVEST_STREAM_MAXLEN", "5000")
+    assert "BLOGHARVEST_STREAM_MAXLEN" not in Embedded().env  # the workers inherit the user's
+
+
+def test_an_embedded_crawl_leaves_records_and_report_only(tmp_path):
+    """After `blogharvest crawl` the private Redis holds the records, the crawl's report and
+    counts: no learning cache, no working keys of the ended crawl, nothing set to expire."""
+    from workers.redis_server import RedisServer
+
+    blog = WordPress(seed=12, n_posts=20)
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(BLOGHARVEST_ALLOW_PRIVATE="1", BLOGHARVEST_HOME=str(home))
+    with FarmServer(blog) as site:
+        p = subprocess.run(CLI + ["crawl", site.url, "--out", str(tmp_path / "o.jsonl"), "--quiet", "--js", "never"],
+                           env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    with RedisServer(Path(home) / "redis", persist=True) as server:
+        r = redis.Redis.from_url(server.url, decode_responses=True)
+        keys = list(r.scan_iter(count=1000))
+        assert keys
+        assert [k for k in keys if r.pttl(k) > 0] == []
+        assert not [k for k in keys if k.endswith((":pages", ":entries", ":seen", ":frontier", ":done"))]
+        [records] = [k for k in keys if k.endswith(":records") and r.type(k) == "hash"]
+        assert r.hlen(records) == 20
+        [crawl] = [k for k in keys if ":crawl:" in k and r.type(k) == "hash" and r.hexists(k, "state")]
+        assert r.hget(crawl, "state") == "done"
