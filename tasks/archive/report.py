@@ -106,6 +106,41 @@ def phases(info: dict) -> list[dict]:
     return out
 
 
+def gaps(months: dict[str, int]) -> list[str]:
+    """Months without a post between months with posts (a missed period, or a pause)."""
+    return [m for m, n in months.items() if m != "undated" and n == 0]
+
+
+def advice(f: dict) -> list[str]:
+    """What to do, fault by fault, in words a first-time reader can act on."""
+    out = []
+    for source, miss in f["missing_against"].items():
+        if miss and source != "feed entries":
+            out.append(f"{miss} of the {f['announced'][source]} posts the {source} announces were not found: "
+                       "see the errors below and the empty months of the chart; running the same command "
+                       "again resumes the crawl and retries what failed.")
+    missed = gaps(f["posts_per_month"])
+    if missed:
+        shown = ", ".join(missed[:6]) + (" ..." if len(missed) > 6 else "")
+        out.append(f"No post in {len(missed)} month(s) between others ({shown}): the blog may have paused, or "
+                   "those months' pages failed (errors below); compare with the blog's own archive.")
+    for field, cov in f["coverage"].items():
+        if field != "comments" and cov["of"] and cov["share"] < 0.9:
+            out.append(f"{field} is filled on {100 * cov['share']:.0f} % of the posts only: some posts use "
+                       "another template than the training posts; their records say which source filled "
+                       "each field (`sources`, `extraction`).")
+    fallback = sum(n for cov in f["coverage"].values() for s, n in cov["sources"].items() if s == "fallback")
+    if fallback:
+        out.append("Some posts were read by the page-level fallback, not the learned rules (a template the "
+                   "rules did not match): check those records' titles and dates.")
+    for kind, message in (f.get("warnings") or {}).items():
+        out.append(message)
+    if any(g["kind"] in ("timeout", "connection", "http_status", "http_503", "http_429") for g in f["errors"]):
+        out.append("Some pages failed for reasons that may pass (timeouts, refused connections, server "
+                   "errors): run the same command again later to retry them.")
+    return out
+
+
 def summarise(info: dict, blog: dict, records: list[dict], errors: list[dict],
               announced: dict[str, int] | None = None) -> dict:
     """Every fact of the report, JSON-ready."""
@@ -126,6 +161,7 @@ def summarise(info: dict, blog: dict, records: list[dict], errors: list[dict],
         "comments": comments_per_post(records),
         "errors": error_groups(errors),
         "phases": phases(info),
+        "warnings": dict(info.get("warnings") or {}),
     }
 
 
@@ -183,11 +219,6 @@ def _section_overview(f: dict) -> str:
     return "<h2>Overview</h2>" + _table(["", ""], rows)
 
 
-def _section_warnings(f: dict) -> str:
-    items = "".join(f"<li>{_e(k)}: {_e(v)}</li>" for k, v in (f.get("warnings") or {}).items())
-    return f"<h2>Warnings</h2><ul>{items}</ul>" if items else ""
-
-
 def _section_coverage(f: dict) -> str:
     rows = []
     for field, cov in f["coverage"].items():
@@ -213,6 +244,13 @@ def _section_errors(f: dict) -> str:
     return "<h2>Errors</h2>" + _table(["kind", "count", "examples"], rows, {1})
 
 
+def _section_verdict(f: dict) -> str:
+    todo = advice(f)
+    if not todo:
+        return "<h2>Verdict</h2><p class='ok'>Complete: every announced post found, every field filled, no gap.</p>"
+    return "<h2>Verdict: what to check</h2><ul>" + "".join(f"<li>{_e(t)}</li>" for t in todo) + "</ul>"
+
+
 def render_html(facts: dict) -> str:
     """One self-contained page: no script, no external resource."""
     c = facts["crawl"]
@@ -223,7 +261,7 @@ def render_html(facts: dict) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>blogharvest report: {_e(c.get('url'))}</title><style>{_CSS}</style></head><body>",
         f"<h1>Crawl of {_e(c.get('url'))}</h1><p>crawl <code>{_e(c.get('crawl_id'))}</code></p>",
-        _section_overview(facts), _section_warnings(facts), _section_coverage(facts), _section_rules(facts),
+        _section_verdict(facts), _section_overview(facts), _section_coverage(facts), _section_rules(facts),
         "<h2>Posts per month</h2>", bar_chart(months, "posts per month"),
         (f"<p>{facts['posts_per_month']['undated']} posts without a date</p>"
          if "undated" in facts["posts_per_month"] else ""),

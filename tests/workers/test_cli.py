@@ -202,22 +202,36 @@ def test_a_killed_crawl_leaves_no_server_or_worker_behind(tmp_path, sig):
 
 
 def test_crawl_report_and_a_missing_browser_said_once(tmp_path):
-    """`crawl --report`: a self-contained page setting posts found against the count the
-    blog announces; with no Chromium, `--js always` says once that rendering is off
-    instead of an error per page, and the records are still read from the pages as served."""
+    """`crawl --report` on a blog with planted faults (a month whose posts fail, no Chromium
+    under --js always): the self-contained page sets posts found against the count the blog
+    announces, shows the empty month, and says what to do about each fault; a missing
+    browser is said once as a warning, not as an error per page."""
     blog = WordPress(seed=12, n_posts=24, archive_counts=True)
+    months = list(blog.by_month)
+    faults = {p.path: "404" for p in blog.by_month[months[len(months) // 2]]}
+    lost = months[len(months) // 2].replace("/", "-")  # "YYYY-MM", as the report writes months
     out, report = tmp_path / "posts.jsonl", tmp_path / "report.html"
-    with FarmServer(blog) as site:
+    with FarmServer(blog, faults) as site:
         p = subprocess.run(CLI + ["crawl", site.url, "--out", str(out), "--report", str(report), "--js", "always"],
                            env=_env(tmp_path, BLOGHARVEST_CHROMIUM=str(tmp_path / "no-chromium")),
                            capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
-    assert score(blog.truth, _records(out))["found"] == 100
+    assert len(_records(out)) == 24 - len(faults)
     assert p.stderr.count("rendering is off: no Chromium") == 1, p.stderr[-2000:]
     page = report.read_text(encoding="utf-8")
     facts = json.loads(page.split("id='facts'>", 1)[1].split("</script>", 1)[0])
-    assert facts["posts"] == 24 and facts["announced"]["archive widget"] == 24
-    assert facts["missing_against"]["archive widget"] == 0
+    assert facts["posts"] == 24 - len(faults) and facts["announced"]["archive widget"] == 24
+    assert facts["missing_against"]["archive widget"] == len(faults)
+    assert facts["posts_per_month"][lost] == 0
+    assert sum(g["count"] for g in facts["errors"] if g["kind"] == "http_status") >= len(faults)
     assert not [g for g in facts["errors"] if g["kind"] == "render"]
     assert "no-browser" in facts["warnings"]
+    said = " ".join(facts_advice(facts))
+    assert f"{len(faults)} of the 24 posts" in said and lost in said and "no Chromium" in said
     assert [p["phase"] for p in facts["phases"]][:1] == ["discover"] and "traverse" in page
+
+
+def facts_advice(facts: dict) -> list[str]:
+    from tasks.archive.report import advice
+
+    return advice(facts)

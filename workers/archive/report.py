@@ -16,7 +16,6 @@ def facts(state, crawl_id: str) -> dict | None:
     if blog.get("entry_urls"):
         announced.setdefault("feed entries", len(blog["entry_urls"]))
     f = summarise(info, blog, state.crawl_records(crawl_id), state.errors(crawl_id, 10_000), announced)
-    f["warnings"] = info.get("warnings") or {}
     return f
 
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tasks.archive.report import (bar_chart, comments_per_post, coverage, error_groups, posts_per_month,
+from tasks.archive.report import (advice, bar_chart, comments_per_post, coverage, error_groups, posts_per_month,
                                   render_html, summarise)
 
 
@@ -77,6 +77,20 @@ def test_html_stands_alone_and_escapes_what_the_blog_wrote():
     assert "<i>k</i>" not in page and "&lt;i&gt;k&lt;/i&gt;" in page
     data = re.search(r"<script type='application/json' id='facts'>(.*?)</script>", page, re.S).group(1)
     assert json.loads(data)["posts"] == 10
+
+
+def test_advice_names_each_fault_and_what_to_do():
+    info = dict(INFO, warnings={"no-browser": "rendering is off: no Chromium; install chromium"})
+    f = summarise(info, BLOG, RECORDS, ERRORS + [{"url": "u", "kind": "timeout", "message": "m"}],
+                  {"archive widget": 12})
+    said = " | ".join(advice(f))
+    assert "3 of the 12 posts the archive widget announces were not found" in said
+    assert "No post in 2 month(s)" in said and "2012-02, 2012-04" in said
+    assert "install chromium" in said and "run the same command again" in said
+    assert "fallback" in said
+    clean = summarise(INFO, BLOG, [_record(i, published=f"2012-0{i % 3 + 1}-01") for i in range(9)], [],
+                      {"archive widget": 9})
+    assert advice(clean) == [] and "Complete" in render_html(clean)
 
 
 def test_bar_chart_marks_empty_months():
