@@ -135,7 +135,9 @@ class Embedded:
         """Delete now every key set to expire: in a private Redis they are caches nobody will
         read again (an ended crawl's working keys, robots.txt, locks, task results), and they
         would sit in the data directory until their day is up. Unfinished crawls keep theirs
-        (no expiry), so a crawl interrupted and run again still resumes."""
+        (no expiry), so a crawl interrupted and run again still resumes. Keys a later crawl
+        reads (workers.state.LASTING: the captures an update crawl's revisits point at) stay,
+        with their expiry."""
         import redis
 
         r = redis.Redis.from_url(self.redis_url)
@@ -156,6 +158,10 @@ class Embedded:
 
     @staticmethod
     def _drop(r, keys: list) -> int:
+        from workers.state import LASTING
+
+        text = (lambda k: k.decode("utf-8", "replace") if isinstance(k, bytes) else k)
+        keys = [k for k in keys if not text(k).startswith(LASTING)]
         if not keys:
             return 0
         with r.pipeline(transaction=False) as p:

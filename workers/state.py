@@ -16,6 +16,11 @@ import redis
 
 STREAM = "bh:records"  # every record, for other services (consumer groups)
 CRAWLS = "bh:crawls"  # zset crawl id -> start time
+CAPTURES = "bh:capture:"  # hash per URL: its latest WARC capture (workers/archive/sinks.py)
+# Keys that expire yet outlive the crawl that wrote them, because a later crawl reads them:
+# an update crawl writes a revisit record against the capture of the crawl before. An
+# embedded crawl, which drops every expiring key when it ends (caches), keeps these.
+LASTING = (CAPTURES,)
 # the states a crawl ends in: "budget_exhausted" is a crawl stopped by its page budget with pages
 # still queued (its output is partial by design), "done" one that ran out of pages to read
 ENDED = ("done", "failed", "budget_exhausted")

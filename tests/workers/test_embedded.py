@@ -33,17 +33,24 @@ def test_lean_workers_answer_and_stop_cleanly(redis_server, tmp_path):
 
 
 def test_drop_expiring_keeps_what_lasts(redis_server):
-    """Keys with an expiry (an ended crawl's working keys, caches) go; the rest stays."""
+    """Keys with an expiry (an ended crawl's working keys, caches) go; the rest stays, and so
+    do expiring keys a later crawl reads (a URL's capture, which an update crawl's revisit
+    record points at), with their expiry."""
+    from workers.archive.sinks import capture_key
     from workers.embedded import Embedded
 
     r = redis.Redis.from_url(redis_server.url)
+    capture = capture_key("http://blog.test/test-embedded/post/")
     r.set("bh:test-embedded:cache", "x", ex=3600)
     r.hset("bh:test-embedded:records", "u", "{}")
+    r.hset(capture, "id", "<urn:uuid:x>")
+    r.expire(capture, 3600)
     emb = Embedded()
     emb.redis_url = redis_server.url
     assert emb.drop_expiring() >= 1
     assert not r.exists("bh:test-embedded:cache") and r.exists("bh:test-embedded:records")
-    r.delete("bh:test-embedded:records")
+    assert r.exists(capture) and r.ttl(capture) > 0
+    r.delete("bh:test-embedded:records", capture)
 
 
 def test_the_private_stream_is_capped_unless_asked(monkeypatch):

@@ -17,9 +17,11 @@ import threading
 import zlib
 from pathlib import Path
 
-from workers.state import STREAM, url_key
+from workers.state import CAPTURES, STREAM, url_key
 
-CAPTURE_TTL = 30 * 24 * 3600  # how long the capture of a URL stays findable for metadata records
+# how long the capture of a URL stays findable for metadata records and the revisit
+# records of later update crawls (workers.state.LASTING: an embedded crawl keeps it past its end)
+CAPTURE_TTL = 30 * 24 * 3600
 DEFAULT_WARC_MAX_BYTES = 1_000_000_000
 
 
@@ -71,7 +73,7 @@ def capture_key(url: str) -> str:
     """Redis hash of the latest capture of `url`: "id" (its response or revisit record),
     "digest" (payload digest) and the response record holding that payload
     ("orig_id", "orig_target", "orig_date"), which a revisit record points at."""
-    return f"bh:capture:{{{url_key(url)}}}"
+    return f"{CAPTURES}{{{url_key(url)}}}"
 
 
 def captured(state, url: str) -> str | None:
