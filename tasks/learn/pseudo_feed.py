@@ -339,6 +339,56 @@ def _usual_shapes(entries: list[dict], prefer=()) -> list[dict]:
     return [e for e in entries if shapes[shape(e["url"])] * 10 >= total]
 
 
+def checked_by_feed(pseudo: list[dict], entries: list[dict], facts_of: dict) -> list[dict]:
+    """Pseudo entries whose date and authors come from a page source that the feed confirms.
+
+    A feed (even an excerpt-only or short one) states the date and authors of its own
+    posts; read on those posts' pages, the source the pseudo entries use must say the same
+    on every one of them, else the field is left out of the pseudo entries (the feed's
+    entries alone then teach it): a meta author that is the site's name, an extractor
+    reading 08/05 as August (right from the 13th on: a few wrong pages are wrong targets
+    all the same). Where no feed post can be checked the pseudo entries stay as they are."""
+    checks = {"date": (_date_candidates, lambda e: e.get("published"), _same_day),
+              "author": (_author_candidates, lambda e: e.get("authors"), _same_names)}
+    drop = set()
+    for field, (candidates, stated, same) in checks.items():
+        src = next((p["sources"].get(field) for p in pseudo if p.get("sources", {}).get(field)), None)
+        n = agree = 0
+        for e in entries:
+            f = facts_of.get(e.get("url"))
+            got, want = (candidates(f).get(src) if f and src else None), stated(e)
+            if got and want:
+                n += 1
+                agree += bool(same(got, want))
+        if agree < n:
+            drop.add(field)
+    if not drop:
+        return pseudo
+    out = []
+    for p in pseudo:
+        p = dict(p, sources=dict(p["sources"]))
+        if "date" in drop:
+            p["published"], p["sources"]["date"] = None, None
+        if "author" in drop:
+            p["authors"], p["authors_from_feed"], p["sources"]["author"] = [], True, None
+        out.append(p)
+    return out
+
+
+def _same_day(a: str, b: str) -> bool:
+    """Two dates a day apart at most (a page's local day against the feed's UTC time)."""
+    import datetime as dt
+
+    try:
+        return abs((dt.date.fromisoformat(a[:10]) - dt.date.fromisoformat(b[:10])).days) <= 1
+    except ValueError:
+        return False
+
+
+def _same_names(a: list[str], b: list[str]) -> bool:
+    return any(_same(x, y) for x in a for y in b)
+
+
 # ---------------------------------------------------------------- feeds that fall short
 
 def training_need(entries: list[dict]) -> str | None:

@@ -23,7 +23,7 @@ from tasks.discover.traversal import feed_links, in_scope
 from tasks.discover.urls import canonical
 from tasks.fetch.html import parse_html
 from tasks.fetch.http import FetchError
-from tasks.learn.pseudo_feed import MIN_ENTRIES, enrich_excerpt, page_facts, pseudo_entries
+from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
 
 log = logging.getLogger("blogharvest")
 
@@ -170,6 +170,8 @@ def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: 
         facts(u)
     pseudo = [p for p in pseudo_entries([f for f in facts_of.values() if f], prefer=known or inside)
               if p["url"] not in set(known)]
+    # the feed's own posts check the pages' dates and authors
+    pseudo = checked_by_feed(pseudo, out, {u: f for u, f in facts_of.items() if f})
     if pseudo:
         st.save_blog(crawl_id, pseudo=len(pseudo))
     st.add_error(crawl_id, home_url, "training",
