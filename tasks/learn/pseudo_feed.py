@@ -283,7 +283,9 @@ def _vote(per_page: list[dict], order: tuple) -> str | None:
 
 def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[dict]:
     """Feed-like entries for the pages of the post template. `prefer`: URLs known to be
-    posts (a short feed's entries): their template is the posts' template."""
+    posts (a short feed's entries): their template is the posts' template. Where they were
+    read but none reads as a post here (script-drawn shells), the posts' template is not
+    among these pages: no entries, rather than the listings' or tag pages' template."""
     posts = [i for i, f in enumerate(facts) if _is_post_like(f)]
     if not posts:
         return []
@@ -291,6 +293,8 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     groups = group_by_template(sub)
     known = set(prefer)
     groups.sort(key=lambda g: (sum(sub[i].get("url") in known for i in g), len(g)), reverse=True)
+    if any(f.get("url") in known for f in facts) and not any(sub[i].get("url") in known for i in groups[0]):
+        return []
     chosen = [sub[i] for i in groups[0]]
     pre, suf = _common_affixes([f.get("title_tag") or "" for f in chosen])
     titles = [_title_candidates(f, pre, suf) for f in chosen]

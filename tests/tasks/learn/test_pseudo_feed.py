@@ -92,3 +92,14 @@ def test_excerpt_entry_gets_its_page_content_only_when_the_page_holds_the_summar
     assert summary_in(p.summary_html, facts["content"]["content_text"]) >= 0.9
     wrong = dict(entry, summary_html=other.summary_html)
     assert enrich_excerpt(wrong, facts) is wrong
+
+
+def test_known_posts_that_read_as_no_post_keep_other_templates_out():
+    """A short feed's posts drawn by script read as empty shells: the tag and listing pages
+    (post-like text, dated cards) are not the posts' template and give no entries."""
+    blog = make_blog("spa", 31, 6)
+    posts = [p.path for p in blog.posts]
+    others = ["/"] + [f"/tag/{t}/" for t in blog.by_tag]
+    facts = _facts(blog, posts + others)
+    assert pseudo_entries(facts, prefer=[O + p for p in posts]) == []
+    assert pseudo_entries(facts)  # without known posts, the post-like pages still group (the test's premise)
