@@ -139,6 +139,10 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
             break
     # ---- issue 18: a missing, excerpt-only or short feed is completed from the pages (workers/learn/training.py)
     need = training_need(entries)
+    # --js auto is decided on the feed's own entries, before pseudo entries join them: those
+    # are read off the pages as served, so their text is always there and would vote "no js";
+    # and with the decision made, training reads the pages as the crawl will (rendered or not)
+    decided = bool(entries) and _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
     if need is not None and not (entries and st.options(crawl_id).get("update") and st.blog(crawl_id).get("rules")):
         entries = training.training_entries(rt, crawl_id, home_url, home.text, entries, need)
     # ---- end issue 18
@@ -153,13 +157,8 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
                             "authors": blog_authors(feed, entries)})
     st.cache_page(crawl_id, home_url, {"url": home.url, "html": home.text})
 
-    try:
-        rendering.decide(rt, crawl_id, entries[:MAX_TRAINING], {})
-    except HostBusy:  # politeness: the task does discovery again at the host's next turn
-        raise
-    except Exception as e:  # without a decision the pages are read as served
-        log.exception("--js auto decision for %s failed", url)
-        st.add_error(crawl_id, url, "render", f"could not decide on rendering: {type(e).__name__}: {e}")
+    if not decided:  # no feed entries (or the decision failed): the pages found decide
+        _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
     options = st.options(crawl_id)
     learn = True
     if options.get("update") and st.blog(crawl_id).get("rules"):
@@ -167,6 +166,19 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         if learn:
             st.add_error(crawl_id, url, "relearn", "stored rules stopped matching the feed: re-learning")
     return {"learn": learn, "entries": entries[:MAX_TRAINING], "feed": feed_url}
+
+
+def _decide_js(rt, crawl_id: str, url: str, entries: list[dict]) -> bool:
+    """rendering.decide on `entries`; True once decided (a failure goes to the report)."""
+    try:
+        rendering.decide(rt, crawl_id, entries, {})
+        return True
+    except HostBusy:  # politeness: the task does discovery again at the host's next turn
+        raise
+    except Exception as e:  # without a decision the pages are read as served
+        log.exception("--js auto decision for %s failed", url)
+        rt.state.add_error(crawl_id, url, "render", f"could not decide on rendering: {type(e).__name__}: {e}")
+        return False
 
 
 def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:

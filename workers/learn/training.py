@@ -24,6 +24,7 @@ from tasks.discover.urls import canonical
 from tasks.fetch.html import parse_html
 from tasks.fetch.http import FetchError
 from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
+from workers.fetch import rendering
 
 log = logging.getLogger("blogharvest")
 
@@ -37,18 +38,19 @@ def _html_page(rt, crawl_id: str, url: str) -> dict | None:
     """The page at `url` (cached for the learning chord), or None if it is not an HTML page."""
     st = rt.state
     page = st.cached_page(crawl_id, url)
-    if page is not None:
-        return page
-    try:
-        resp = rt.downloader.get(url)
-    except FetchError:
-        return None
-    ctype = (resp.content_type or "").lower()
-    if ctype and "html" not in ctype:
-        return None
-    page = {"url": resp.url, "html": resp.text}
-    st.cache_page(crawl_id, url, page)
-    return page
+    if page is None:
+        try:
+            resp = rt.downloader.get(url)
+        except FetchError:
+            return None
+        ctype = (resp.content_type or "").lower()
+        if ctype and "html" not in ctype:
+            return None
+        page = {"url": resp.url, "html": resp.text}
+        st.cache_page(crawl_id, url, page)
+    # read as the crawl will extract it: rendered where --js decided so (a script-drawn
+    # post's page as served holds neither its content nor its title)
+    return rendering.page(rt, crawl_id, url, page)
 
 
 def _candidate_links(rt, crawl_id: str, home_url: str, home_html: str, deadline: float,
