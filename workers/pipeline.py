@@ -32,6 +32,7 @@ from workers.discover import sources
 from workers.extract import comments
 from workers.extract import fallback as page_fallback
 from workers.fetch import rendering
+from workers.fetch.pages import html_page, not_html_message, usable
 from workers.fetch.patience import HostBusy
 from workers.learn import training
 
@@ -192,9 +193,12 @@ def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:
             resp = rt.downloader.get(e["url"], revisit=True)  # update crawls only: unchanged is a WARC revisit
         except FetchError:
             continue
-        rt.state.cache_page(crawl_id, e["url"], {"url": resp.url, "html": resp.text})
+        page = html_page(resp)
+        if page is None:  # binary or not HTML: no evidence either way (the traversal reports it)
+            continue
+        rt.state.cache_page(crawl_id, e["url"], page)
         n += 1
-        ok += bool(matches_entry(extract_post(resp.text, resp.url, rules), e))
+        ok += bool(matches_entry(extract_post(page["html"], page["url"], rules), e))
     return n == 0 or ok * 2 >= n
 
 
@@ -218,9 +222,9 @@ def learn_one(rt, crawl_id: str, url: str) -> dict:
         except FetchError as e:
             st.add_error(crawl_id, url, e.kind, e.message)
             return {"url": url, "error": e.kind}
-        if not _looks_html(resp):  # nothing to learn from, and not to be cached as a page
+        page = html_page(resp)
+        if page is None:  # nothing to learn from, and not to be cached as a page
             return {"url": url, "error": "not_html"}  # (the traversal reports it)
-        page = {"url": resp.url, "html": resp.text}
         st.cache_page(crawl_id, url, page)
     page = rendering.page(rt, crawl_id, url, page)
     limits.check()  # the task's deadline (threads pool: Celery's limits do not hold there)
@@ -325,16 +329,6 @@ def _rescore(rt, crawl_id: str, model) -> None:
         st.rescore(crawl_id, {u: v - TIE * i for i, (u, v) in enumerate(zip(queued, model.predict(queued)))})
 
 
-def _looks_html(resp) -> bool:
-    ctype = (resp.content_type or "").lower()
-    if getattr(resp, "looks_binary", False):
-        return False
-    if not ctype or "html" in ctype or "xml" in ctype or ctype.startswith("text/plain"):
-        head = resp.content[:1024].lstrip().lower()
-        return "html" in ctype or head.startswith((b"<!doctype", b"<html", b"<head", b"<body", b"<"))
-    return False
-
-
 def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
     """One page of the traversal; `count` false: the same delivery run again (Redis outage)."""
     st = rt.state
@@ -366,11 +360,13 @@ def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
         resp = rt.downloader.get(url, revisit=bool(options.get("update")))
         if looks_like_feed(resp.content, resp.content_type):
             return _process_feed(rt, crawl_id, url, resp, pattern, home)
-        if not _looks_html(resp):
-            page_failed(rt, crawl_id, url, "not_html",
-                        f"not an HTML page ({resp.content_type or 'no content type'}, {len(resp.content)} bytes)")
+        page = html_page(resp)
+        if page is None:
+            page_failed(rt, crawl_id, url, "not_html", not_html_message(resp))
             return {"url": url, "error": "not_html"}
-        page = {"url": resp.url, "html": resp.text}
+    elif not usable(page):  # cached by an earlier stage before the gate held: binary is never a post
+        page_failed(rt, crawl_id, url, "not_html", f"not an HTML page (binary bytes, {len(page.get('html') or '')} characters)")
+        return {"url": url, "error": "not_html"}
     page = rendering.page(rt, crawl_id, url, page)
     limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
     final = canonical(page["url"])

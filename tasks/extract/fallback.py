@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import html as htmllib
 
+from tasks.fetch.charset import garbled
 from tasks.fetch.html import html_to_text, to_html
 from tasks.text.similarity import normalize_text
 
@@ -70,6 +71,8 @@ def fallback_extract(html: str, url: str | None = None, facts: dict | None = Non
     extractor, title/date/authors from the page's own description first."""
     from tasks.learn.pseudo_feed import page_facts, self_description  # (pseudo_feed imports this module)
 
+    if garbled(html):  # binary bytes decoded: nothing to read, and nothing to invent
+        return {"title": None, "content_text": None, "content_html": None, "authors": [], "published": None}
     facts = facts if facts is not None else page_facts(html, url)
     own = self_description(facts)
     got = page_content(html, url)

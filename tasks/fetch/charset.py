@@ -139,3 +139,19 @@ def decode(content: bytes, encoding: str | None = None) -> str:
         return content.decode(codec, errors="replace")
     except (LookupError, TypeError, ValueError):
         return content.decode("utf-8", errors="replace")
+
+
+_GARBLE_SAMPLE = 8192
+GARBLED_SHARE = 0.05  # control or replacement characters above this share: binary bytes, not text
+
+
+def garbled(text: str | None) -> bool:
+    """Does decoded text read as binary bytes (control characters or U+FFFD in more than
+    GARBLED_SHARE of its first 8 KiB)? The text-side twin of `tasks.fetch.http.looks_binary`,
+    for pages held as text (cached, rendered): such a page is no page, and no extractor may
+    read a post from it."""
+    sample = (text or "")[:_GARBLE_SAMPLE]
+    if not sample:
+        return False
+    bad = sum(1 for ch in sample if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\f\r") or ch == "\x7f")
+    return bad > len(sample) * GARBLED_SHARE

@@ -33,6 +33,7 @@ from tasks.fetch.http import FetchError
 from tasks.fetch.html import parse_html
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.learn.rules import first_of
+from workers.fetch.pages import html_page
 from workers.fetch.rendering import RENDER_CACHE
 
 log = logging.getLogger("blogharvest")
@@ -130,7 +131,9 @@ def _sample_page(rt, crawl_id: str, url: str) -> dict | None:
             resp = rt.downloader.get(url)
         except FetchError:
             return None
-        page = {"url": resp.url, "html": resp.text}
+        page = html_page(resp)
+        if page is None:  # binary or not HTML: nothing to sample (the traversal reports it)
+            return None
         st.cache_page(crawl_id, url, page)  # the traversal will not fetch it again
     return page
 

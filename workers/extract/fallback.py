@@ -18,6 +18,7 @@ import json
 import logging
 
 from tasks.extract.fallback import fallback_extract
+from tasks.fetch.charset import garbled
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.pseudo_feed import MIN_POST_CHARS
 
@@ -64,6 +65,8 @@ def complete(rt, crawl_id: str, url: str, page: dict, extracted: dict, rules: di
     rules failed. A page only the URL pattern calls a post must read as one (a date and an
     article) before the fallback makes it a record."""
     if not rules_failed(extracted, rules):
+        return extracted, extraction_of(extracted)
+    if garbled(page.get("html")):  # binary bytes: the page-level extractor would read a "post" from noise
         return extracted, extraction_of(extracted)
     got = fallback_extract(page["html"], page["url"])
     if not got.get("content_text"):

@@ -34,6 +34,7 @@ from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError, needs_js, page_words
 from workers.archive import post as archive
 from workers.cache import Recent
+from workers.fetch.pages import html_page
 from workers.settings import RENDER_QUEUE, settings
 
 log = logging.getLogger("blogharvest")
@@ -98,7 +99,9 @@ def _raw_page(rt, crawl_id: str, url: str) -> dict | None:
         except FetchError as e:
             rt.state.add_error(crawl_id, url, e.kind, str(e))
             return None
-        page = {"url": resp.url, "html": resp.text}
+        page = html_page(resp)
+        if page is None:  # binary or not HTML: no vote (the traversal reports it)
+            return None
         rt.state.cache_page(crawl_id, url, page)
     return page
 

@@ -25,6 +25,7 @@ from tasks.fetch.html import parse_html
 from tasks.fetch.http import FetchError
 from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
 from workers.fetch import rendering
+from workers.fetch.pages import html_page
 
 log = logging.getLogger("blogharvest")
 
@@ -43,10 +44,9 @@ def _html_page(rt, crawl_id: str, url: str) -> dict | None:
             resp = rt.downloader.get(url)
         except FetchError:
             return None
-        ctype = (resp.content_type or "").lower()
-        if ctype and "html" not in ctype:
+        page = html_page(resp)  # binary served as text/html is no page (and is not cached as one)
+        if page is None:
             return None
-        page = {"url": resp.url, "html": resp.text}
         st.cache_page(crawl_id, url, page)
     # read as the crawl will extract it: rendered where --js decided so (a script-drawn
     # post's page as served holds neither its content nor its title)

@@ -24,3 +24,15 @@ def test_fallback_reads_farm_posts(family):
 def test_fallback_on_a_page_without_article_gives_no_content():
     got = fallback_extract("<html><body><nav><a href='/'>Home</a></nav></body></html>", O + "/x")
     assert got["content_text"] is None
+
+
+def test_fallback_reads_no_post_from_binary_bytes():
+    """Binary bytes decoded as text: the page-level extractor invents nothing."""
+    import random
+
+    from tasks.extract.fallback import fallback_extract
+
+    rng = random.Random(3)
+    noise = bytes(rng.randrange(256) for _ in range(20000)).decode("utf-8", errors="replace")
+    got = fallback_extract("<html><body><article>" + noise + "</article></body></html>", "http://example.org/p/")
+    assert not got["content_text"] and not got["title"]

@@ -48,3 +48,19 @@ def test_decode_takes_the_callers_charset_and_drops_a_bom():
     assert decode("café".encode("cp1252"), "latin-1") == "café"   # WHATWG: Latin-1 means windows-1252
     assert decode(b"caf\xe9", "no-such-charset") == decode(b"caf\xe9")
     assert isinstance(decode(bytes(range(256)) * 4), str)          # garbage never raises
+
+
+def test_garbled_text_is_binary_bytes_decoded_not_a_page():
+    """Binary bytes decoded as UTF-8 or Latin-1 are garbled; real pages (in any script, with
+    a stray replacement character or tab) are not."""
+    import random
+
+    from tasks.fetch.charset import garbled
+
+    rng = random.Random(7)
+    noise = bytes(rng.randrange(256) for _ in range(6000))
+    assert garbled(noise.decode("utf-8", errors="replace"))
+    assert garbled(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".decode("latin-1") + noise.decode("latin-1"))
+    page = "<html><body><p>Größe \t Ελληνικά 日本語 \ufffd ok</p>" + "<p>texte</p>" * 200 + "</body></html>"
+    assert not garbled(page)
+    assert not garbled("") and not garbled(None)
