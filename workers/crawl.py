@@ -223,13 +223,15 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
             out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again))
         memo.forget()
         return out
-    except HostBusy as e:
+    except HostBusy as busy:
+        wait = busy.wait
+
         def defer(again):
             memo.keep()
-            defer_page(rt, crawl_id, url, e.wait, send_page)
+            defer_page(rt, crawl_id, url, wait, send_page)
 
         _ride_out(rt, defer)
-        return {"url": url, "deferred": e.wait}
+        return {"url": url, "deferred": wait}
     except FetchError as e:
         if e.transient and retries < task.max_retries:
             countdown = min(300.0, e.retry_after or (2 ** retries) * 2.0)

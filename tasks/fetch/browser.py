@@ -337,8 +337,6 @@ class BrowserPool:
         return clicks
 
     def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
-        from selenium.common.exceptions import WebDriverException
-
         with _MemoryWatch(s, self.max_renderer_bytes):
             return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames)
 
