@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from workers.redis_server import RedisServer, die_with_parent
@@ -105,9 +106,18 @@ class WorkerProcesses:
         except Exception:  # the signal still stops them
             pass
 
-    def stop(self, timeout: float = 30.0) -> None:
+    def stop(self, timeout: float = 30.0, asked: float = 5.0) -> None:
+        """Warm stop: the remote shutdown first; SIGTERM only to a worker still running after
+        `asked` seconds (a SIGTERM that lands while a worker is already ending, its handlers
+        gone, would kill it instead of letting it finish)."""
         if any(p.poll() is None for p in self.procs):
             self._wake()
+            deadline = time.monotonic() + asked
+            for p in self.procs:
+                try:
+                    p.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
         for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)

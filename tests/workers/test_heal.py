@@ -24,6 +24,11 @@ from tests.workers.report import note
 from workers import heal
 from workers.state import Keys
 
+# crash and outage scenarios time recovery: they run one after another on one xdist worker
+# (--dist loadgroup), beside the rest of the suite but not beside each other
+pytestmark = pytest.mark.xdist_group("chaos")
+
+
 # slow pages a little so an interruption meets work; a worker killed mid-request holds its
 # host's politeness turn until the lease ends (request timeout + 5 s)
 ENV = {"BLOGHARVEST_LOCAL_DELAY": "0.05", "BLOGHARVEST_REQUEST_TIMEOUT": "5"}
@@ -162,21 +167,27 @@ def _mid_traversal(c: Cluster, cid: str, pages: int = 5) -> dict:
                      and c.state.r.hget(Keys(cid).crawl, "phase") == "traverse"))
 
 
-@pytest.mark.slow
-def test_redis_restart_workers_alone_finish(make_cluster):
-    c = make_cluster(n=2, concurrency=2)
-    blog = Static(seed=33, n_posts=30, feed_size=10)
+def _disturbed_mid_traversal(c: Cluster, blog, disturb) -> tuple:
+    """Crawl `blog`, call `disturb()` mid-traversal, wait for the crawl to end done with
+    every post exactly once: (info before, time the disturbance ended, end time, records, errors)."""
     with FarmServer(blog) as site:
         cid = c.enqueue(site.url, js="never")
         before = _mid_traversal(c, cid)
         assert before["state"] == "running", before
-        restarted = time.time()
-        c.restart_redis()
+        disturb()
+        after = time.time()
         info = _wait(c, cid, LOADED, None)
         ended = time.time()
         assert info["state"] == "done", info
         records = _assert_exactly_once(c, cid, blog, site.origin)
-        errors = c.state.errors(cid)
+        return before, after, ended, records, c.state.errors(cid)
+
+
+@pytest.mark.slow
+def test_redis_restart_workers_alone_finish(make_cluster):
+    c = make_cluster(n=2, concurrency=2)
+    before, restarted, ended, records, errors = _disturbed_mid_traversal(
+        c, Static(seed=33, n_posts=30, feed_size=10), c.restart_redis)
     assert not [e for e in errors if "Connection" in e["message"] or e["kind"] in ("error", "gave_up")], errors[:5]
     note("restart Redis (AOF) mid-crawl, workers alone", f"SIGTERM redis-server at {before['pages']} pages "
          "and start it again on the same data; no beat, no follower, no test sweep",
@@ -188,22 +199,16 @@ def test_redis_restart_workers_alone_finish(make_cluster):
 @pytest.mark.slow
 def test_redis_paused_ten_seconds(make_cluster):
     c = make_cluster(n=2, concurrency=2)
-    blog = WordPress(seed=34, n_posts=30, feed_size=10)
-    with FarmServer(blog) as site:
-        cid = c.enqueue(site.url, js="never")
-        before = _mid_traversal(c, cid)
-        assert before["state"] == "running", before
+
+    def pause():
         os.kill(c.redis.proc.pid, signal.SIGSTOP)
         try:
             time.sleep(10)  # the scenario: Redis frozen for 10 s (not a wait for anything)
         finally:
             os.kill(c.redis.proc.pid, signal.SIGCONT)
-        resumed = time.time()
-        info = _wait(c, cid, LOADED, None)
-        ended = time.time()
-        assert info["state"] == "done", info
-        records = _assert_exactly_once(c, cid, blog, site.origin)
-        errors = c.state.errors(cid)
+
+    before, resumed, ended, records, errors = _disturbed_mid_traversal(
+        c, WordPress(seed=34, n_posts=30, feed_size=10), pause)
     assert not [e for e in errors if e["kind"] in ("error", "gave_up", "internal")], errors[:5]
     # a 10 s pause is under the 20 s of silence that makes a worker dead: nobody was declared dead
     assert heal.events(c.state.r) == [], heal.events(c.state.r)

@@ -212,6 +212,11 @@ TLS_CHECK = """
 import json, ssl
 from workers.app import app
 from workers.runtime import runtime
+
+# crash and outage scenarios time recovery: they run one after another on one xdist worker
+# (--dist loadgroup), beside the rest of the suite but not beside each other
+pytestmark = pytest.mark.xdist_group("chaos")
+
 s = runtime().state.r.connection_pool.connection_kwargs
 b = app.backend.connparams
 print(json.dumps({"state_ssl": "SSL" in runtime().state.r.connection_pool.connection_class.__name__,

@@ -7,6 +7,11 @@ import pytest
 from tests.farm.faults import Faults, apply, entity_bomb, fault
 from tests.httpd import LoopbackServer, Reply
 
+# crash and outage scenarios time recovery: they run one after another on one xdist worker
+# (--dist loadgroup), beside the rest of the suite but not beside each other
+pytestmark = pytest.mark.xdist_group("chaos")
+
+
 FEED_ITEM = ("<item><title>Post {i}</title><link>{o}/post-{i}/</link><guid>{o}/post-{i}/</guid>"
              "<pubDate>Sun, 0{i} Mar 2014 10:00:00 +0000</pubDate><description>Words of post {i} about "
              "mountains and rivers and the long road home.</description></item>")
