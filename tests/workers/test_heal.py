@@ -138,6 +138,7 @@ def test_sigkill_mid_traversal_workers_alone_finish(make_cluster):
          f"kill; crawl done {ended - killed:.0f} s after it; {len(records)}/40 posts, each streamed once")
 
 
+@pytest.mark.flaky(reruns=1)  # load-sensitive timing on a shared 2-core machine: once more before failing
 @pytest.mark.slow
 def test_sigkill_mid_learning_chord_goes_on(make_cluster):
     # learning pages wait their host's turn (0.3 s apart), so learning lasts a few seconds

@@ -18,6 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.skipif(bool(_mi
 SAMPLE_BOUND = 5
 
 
+@pytest.mark.flaky(reruns=1)  # load-sensitive timing on a shared 2-core machine: once more before failing
 @pytest.mark.parametrize("seed,lang", [(3, "fr"), (4, "de")])
 def test_unknown_widget_behind_load_more_with_default_js(crawl, seed, lang):
     blog = make_blog("widget", seed, 10, lang=lang)
