@@ -105,6 +105,18 @@ def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
         time.sleep(every)
 
 
+def _end_leftovers(state) -> None:
+    """The shared workers serve one test at a time: a crawl an earlier test left unfinished
+    (one it only created, or one it stopped watching) is ended and its queued pages dropped,
+    so it cannot hold the workers while this test's crawl waits."""
+    from workers.app import app
+
+    for cid in list(state.list_crawls()):
+        if state.state_of(cid) in ("queued", "running"):
+            state.set_state(cid, "failed", "left unfinished by an earlier test")
+    app.control.purge()
+
+
 @pytest.fixture
 def crawl(workers, state):
     """Start a crawl on the real workers (by task name, as another service would) and
@@ -112,6 +124,7 @@ def crawl(workers, state):
     from workers.follow import enqueue
 
     def run(url: str, since: str | None = None, timeout: float = 180, **options):
+        _end_leftovers(state)
         cid = enqueue(url, since, options)
         info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed", "budget_exhausted") and i,
                         timeout, f"crawl {cid} of {url}")
