@@ -9,6 +9,8 @@ follower does, through the `blogharvest.sweep` task.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import json
 import os
 import signal
@@ -159,3 +161,20 @@ def comparable(records: list[dict], origin: str) -> dict:
         out[path] = {k: r.get(k) for k in ("title", "content_text", "authors", "published")}
         out[path]["comments"] = json.dumps(r.get("comments"), sort_keys=True).replace(origin, "")
     return out
+
+
+@contextmanager
+def clusters(base: Path, env: dict):
+    """`make(**kw) -> Cluster`: started clusters under `base` (`env` by default), all stopped
+    at the end (the make_cluster fixtures of the crash and outage tests)."""
+    made: list[Cluster] = []
+
+    def make(**kw) -> Cluster:
+        made.append(Cluster(base / f"c{len(made)}", **{"env": env, **kw}).start())
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for c in made:
+            c.stop()

@@ -19,7 +19,7 @@ import pytest
 from tests.farm.server import FarmServer
 from tests.farm.static import Static
 from tests.farm.wordpress import WordPress
-from tests.workers.cluster import Cluster
+from tests.workers.cluster import Cluster, clusters
 from tests.workers.report import note
 from workers import heal
 from workers.state import Keys
@@ -40,15 +40,8 @@ LOADED = 300.0
 
 @pytest.fixture
 def make_cluster(tmp_path):
-    made = []
-
-    def make(**kw) -> Cluster:
-        made.append(Cluster(tmp_path / f"c{len(made)}", **{"env": ENV, **kw}).start())
-        return made[-1]
-
-    yield make
-    for c in made:
-        c.stop()
+    with clusters(tmp_path, ENV) as make:
+        yield make
 
 
 def _worker_id(c: Cluster, i: int) -> str | None:

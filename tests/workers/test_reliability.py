@@ -26,7 +26,7 @@ from tests.farm.server import FarmServer
 from tests.farm.wordpress import WordPress
 from tests.farm.static import Static
 from tests.farm.blogger import Blogger
-from tests.workers.cluster import Cluster, comparable
+from tests.workers.cluster import Cluster, clusters, comparable
 from tests.workers.report import note
 
 from workers.state import Keys
@@ -40,15 +40,8 @@ SLOW = {"BLOGHARVEST_STALE_AFTER": "5", "BLOGHARVEST_LOCAL_DELAY": "0.05", "BLOG
 
 @pytest.fixture
 def make_cluster(tmp_path):
-    made = []
-
-    def make(**kw) -> Cluster:
-        made.append(Cluster(tmp_path / f"c{len(made)}", **{"env": SLOW, **kw}).start())
-        return made[-1]
-
-    yield make
-    for c in made:
-        c.stop()
+    with clusters(tmp_path, SLOW) as make:
+        yield make
 
 
 @pytest.fixture
