@@ -1,0 +1,164 @@
+"""One post page through `pipeline.process` on a real Redis and a farm WordPress blog: its
+bytes are decoded once and its markup parsed once, whichever stages read it (links, rules,
+settling, comments, the record, its archive).
+
+The count is taken where the work is done: every module's binding of
+`tasks.fetch.html.parse_html` and of `tasks.fetch.charset.decode` is wrapped for the call, and
+only the calls given this page's own text (or bytes) count: the comment rule's sample pages,
+comment pages and content fragments are other documents."""
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import pytest
+
+wordpress = pytest.importorskip("tests.farm.wordpress")
+from tests.farm.server import FarmServer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def farm():
+    blog = wordpress.WordPress(seed=5, n_posts=24, feed_size=3, comment_feed_size=4, comments_per_page=5)
+    with FarmServer(blog) as srv:
+        yield srv
+
+
+@pytest.fixture
+def rt(redis_server):
+    from workers.runtime import runtime
+
+    return runtime()
+
+
+class Calls:
+    """The arguments of every call to the wrapped functions, and the responses fetched."""
+
+    def __init__(self):
+        self.args = {"parse_html": [], "decode": []}  # [(data, url or None)]
+        self.fetched = {}  # requested url -> [Response]
+
+    def decodes(self, url: str) -> int:
+        """Decodings of the bytes fetched for `url` (the very bytes: another URL serving the same
+        ones, as comment-page-1/ does, is another fetch)."""
+        mine = [id(r.content) for r in self.fetched.get(url, [])]
+        return sum(1 for data, _ in self.args["decode"] if id(data) in mine)
+
+    def parses(self, url: str, final: str, text: str) -> int:
+        """Parses of this page's text (or bytes) under its own URL, or under none."""
+        mine = [r.content for r in self.fetched.get(url, [])]
+        return sum(1 for data, at in self.args["parse_html"] if at in (None, url, final)
+                   and (data == text or any(data is b for b in mine)))
+
+
+@contextlib.contextmanager
+def counting(monkeypatch, rt):
+    """Wrap parse_html and decode wherever a module holds them (imported by name or not),
+    and the downloader, whose responses tell which bytes are the page's."""
+    from tasks.fetch import charset, html
+
+    calls = Calls()
+    originals = {"parse_html": html.parse_html, "decode": charset.decode}
+
+    def wrap(name, fn):
+        def counted(data, *a, **kw):
+            url = (a[0] if a else kw.get("url" if name == "parse_html" else "encoding"))
+            calls.args[name].append((data, url if name == "parse_html" else None))
+            return fn(data, *a, **kw)
+        return counted
+
+    wrapped = {name: wrap(name, fn) for name, fn in originals.items()}
+    for mod in list(sys.modules.values()):
+        for name, fn in originals.items():
+            if getattr(mod, name, None) is fn:
+                monkeypatch.setattr(mod, name, wrapped[name])
+    get = rt.downloader.get
+
+    def fetch(url, *a, **kw):
+        resp = get(url, *a, **kw)
+        calls.fetched.setdefault(url, []).append(resp)
+        return resp
+
+    monkeypatch.setattr(rt.downloader, "get", fetch)
+    try:
+        yield calls
+    finally:
+        monkeypatch.undo()
+
+
+def _learned_crawl(rt, farm, js=False) -> str:
+    """A crawl of the farm blog through discovery and learning, in this process, ready to
+    traverse; `js` the rendering decision it is given ("posts": post pages are rendered where
+    they hint at comments by script)."""
+    from workers import pipeline
+    from workers.extract import comments
+    from workers.fetch import rendering
+
+    cid = rt.state.create_crawl(farm.url, None, {"js": "never"})
+    rt.state.set_state(cid, "running")
+    with rt.downloader.crawl(cid):
+        plan = pipeline.discover(rt, cid, farm.url, None)
+        pipeline.reduce(rt, cid, [pipeline.learn_one(rt, cid, e["url"]) for e in plan["entries"]])
+        comments.blog_rule(rt, cid)  # settled on its sample (other pages) before the count
+    rt.state.set_phase(cid, "traverse")
+    rendering._decided.pop(cid, None)  # learning read the decision made at discovery
+    rt.state.save_blog(cid, js=js)
+    return cid
+
+
+class Browser:
+    """A browser pool that draws every page as served plus a mark (`dom`), or, with no
+    browser (`available` false), refuses as a machine without Chromium does."""
+
+    def __init__(self, rt, available: bool):
+        self.get, self.available, self.drawn = rt.downloader.get, available, {}  # (fetches not counted)
+
+    def render(self, url, **_kw):
+        from tasks.fetch.browser import RenderError
+
+        if not self.available:
+            raise RenderError("unavailable", url, "no browser on this machine")
+        resp = self.get(url)
+        self.drawn[url] = resp.text.replace("</body>", "<p>drawn by the browser</p></body>")
+        return {"url": resp.url, "html": self.drawn[url], "resources": [], "refused": []}
+
+
+@pytest.mark.parametrize("js", ["never", "no browser", "rendered"])
+def test_a_post_page_is_decoded_once_and_parsed_once(rt, farm, monkeypatch, js):
+    """js "posts" (its comments load by script): the page as served is read for hints of
+    them, then rendered (once the DOM is there, that is the page parsed) or, with no browser,
+    read as served."""
+    from workers import pipeline
+    from workers.fetch import rendering
+
+    cid = _learned_crawl(rt, farm, js != "never" and "posts")
+    browser = Browser(rt, available=js == "rendered")
+    monkeypatch.setattr(rendering, "pool", lambda *_a: browser)
+    beyond = [p for p in farm.blog.posts if rt.state.cached_page(cid, farm.origin + p.path) is None]
+    post = max(beyond, key=lambda p: len(p.comments))  # beyond the feed pages read: not cached
+    url = farm.origin + post.path
+    assert post.comments and rt.state.entry(cid, url) is None
+    with rt.downloader.crawl(cid), counting(monkeypatch, rt) as calls:
+        result = pipeline.process(rt, cid, url)
+    assert result["post"] and "record" in result, result  # (False: another test saved it first, unchanged)
+    record = rt.state.record(cid, url)
+    assert record["title"] == post.title and len(record["comments"]) == len(post.comments)
+    served = calls.fetched[url][0]
+    assert calls.decodes(url) == 1, "the page's bytes decoded more than once"
+    assert calls.parses(url, served.url, served.text) == 1, "the page as served parsed more than once"
+    if js == "rendered":
+        assert calls.parses(url, served.url, browser.drawn[url]) == 1, "the rendered page parsed more than once"
+
+
+def test_a_cached_post_page_is_parsed_once(rt, farm, monkeypatch):
+    from workers import pipeline
+
+    cid = _learned_crawl(rt, farm)
+    url = rt.state.blog(cid)["entry_urls"][0]
+    cached = rt.state.cached_page(cid, url)  # learning read it: the traversal takes it from the cache
+    assert cached is not None
+    with rt.downloader.crawl(cid), counting(monkeypatch, rt) as calls:
+        result = pipeline.process(rt, cid, url)
+    assert result["post"] and "record" in result, result  # (False: another test saved it first, unchanged)
+    assert url not in calls.fetched and calls.decodes(url) == 0
+    assert calls.parses(url, cached["url"], cached["html"]) == 1, "the page parsed more than once"
