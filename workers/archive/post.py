@@ -130,9 +130,10 @@ def _download(rt, crawl_id: str, url: str, root: str, key: str) -> dict | None:
     return item
 
 
-def on_record(rt, crawl_id: str, record: dict, page: dict) -> None:
+def on_record(rt, crawl_id: str, record: dict, page) -> None:
     """After a record is saved: write it to the worker's WARC files as a metadata record,
-    WARC-Refers-To the response record that captured its page (any worker's)."""
+    WARC-Refers-To the response record that captured its page (any worker's). `page` is the
+    post's tasks.fetch.page.Page (or its {"url", "html"}): its final URL is the target."""
     roller = warc_roller(rt.settings)
     if roller is None:
         return
@@ -151,10 +152,11 @@ def on_resources(rt, crawl_id: str, url: str, resources: list) -> None:
     write_resources(rt.settings, resources)
 
 
-def on_rendered(rt, crawl_id: str, url: str, page: dict) -> None:
+def on_rendered(rt, crawl_id: str, url: str, page) -> None:
     """After a page is rendered by the browser: its DOM as a WARC resource record (on
     `urn:blogharvest:dom:<url>`, WARC-Refers-To the response the browser's page came from,
-    when captured), and `page["resources"]` when the renderer handed them over with the page."""
+    when captured), and `page["resources"]` when the renderer handed them over with the page
+    (a tasks.fetch.page.Page, or a dict {"url", "html", "resources"})."""
     roller = warc_roller(rt.settings)
     if roller is None:
         return

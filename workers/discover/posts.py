@@ -1,6 +1,6 @@
 """Which pages are posts, and under which URL, between tasks/discover and the Redis state (issue 15).
 
-    settle(...)          after a page is parsed: its canonical URL (the record's `url`); a page outside
+    settle(...)          after a page is read: its canonical URL (the record's `url`); a page outside
                          the post patterns that the learned rules read as a post of the blog's template
                          becomes one, and its URL shape gains support as a further post pattern
     first_of_body(...)   two URLs serving the same post (title and text) give one record
@@ -40,11 +40,11 @@ def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
         return pattern
 
 
-def settle(rt, crawl_id: str, url: str, final_url: str, root, raw, rules: dict, pattern: str | None,
+def settle(rt, crawl_id: str, url: str, page, rules: dict, pattern: str | None,
            home: str, post: bool, entry: dict | None, extracted: dict | None, result: dict):
-    """(post, extracted, record url) of a parsed page."""
+    """(post, extracted, record url) of a page (a tasks.fetch.page.Page: its tree parsed once)."""
     st = rt.state
-    record_url = page_canonical(root, final_url, home)
+    record_url = page_canonical(page.root, page.final_url, home)
     if pattern and is_post(url, pattern) and not is_post(record_url, pattern):
         record_url = url  # the blog's permalink scheme (from its feed) over a canonical outside it
     if record_url != url:
@@ -57,8 +57,8 @@ def settle(rt, crawl_id: str, url: str, final_url: str, root, raw, rules: dict, 
         return False, extracted, url
     if pattern and under_post(url, lambda u: is_post(u, pattern), home):
         return False, extracted, url  # an attachment or comment page of a post
-    extracted = extract_root(root, raw, rules)
-    if not template_post(root, extracted, rules):
+    extracted = extract_root(page.root, page.html, rules)
+    if not template_post(page.root, extracted, rules):
         return False, None, url
     result["post"] = result["template"] = True
     _support(rt, crawl_id, record_url, home)

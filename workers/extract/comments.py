@@ -30,11 +30,11 @@ import time
 from tasks.extract import comments as C
 from tasks.discover.feeds import FeedError, parse_comment_feed
 from tasks.fetch.http import FetchError
-from tasks.fetch.html import parse_html
+from tasks.fetch.page import Page, as_page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.learn.rules import first_of
-from workers.fetch.pages import html_page
-from workers.fetch.rendering import RENDER_CACHE
+from workers.fetch.pages import page_at
+from workers.fetch.rendering import cached_rendering
 
 log = logging.getLogger("blogharvest")
 
@@ -59,11 +59,11 @@ def _feed(rt, crawl_id: str, url: str, feed_url: str) -> list[dict] | None:
     return None
 
 
-def _comment_pages(rt, crawl_id: str, url: str, page: dict, root) -> list[tuple[str, object]]:
+def _comment_pages(rt, crawl_id: str, url: str, page: Page, root) -> list[tuple[str, object]]:
     """[(url, root)] of the post page and its other comment pages, following their links."""
-    pages = [(page["url"], root)]
-    seen = {url, page["url"]}
-    queue = C.comment_page_links(root, page["url"])
+    pages = [(page.final_url, root)]
+    seen = {url, page.final_url}
+    queue = C.comment_page_links(root, page.final_url)
     while queue and len(pages) <= MAX_COMMENT_PAGES:
         u = queue.pop(0)
         if u in seen:
@@ -74,7 +74,7 @@ def _comment_pages(rt, crawl_id: str, url: str, page: dict, root) -> list[tuple[
         except FetchError as e:
             rt.state.add_error(crawl_id, u, "comments", f"comment page of {url}: {e}")
             continue
-        r = parse_html(resp.content, resp.url, resp.encoding)
+        r = Page.from_response(resp, u).root
         pages.append((resp.url, r))
         queue += [v for v in C.comment_page_links(r, resp.url) if v not in seen]
     return pages
@@ -123,19 +123,13 @@ def _sample(rt, crawl_id: str) -> list[dict]:
     return (counted + unknown)[:SAMPLE_TRIES]
 
 
-def _sample_page(rt, crawl_id: str, url: str) -> dict | None:
-    st = rt.state
-    page = st.cached_page(crawl_id, RENDER_CACHE + url) or st.cached_page(crawl_id, url)
-    if page is None:
-        try:
-            resp = rt.downloader.get(url)
-        except FetchError:
-            return None
-        page = html_page(resp)
-        if page is None:  # binary or not HTML: nothing to sample (the traversal reports it)
-            return None
-        st.cache_page(crawl_id, url, page)  # the traversal will not fetch it again
-    return page
+def _sample_page(rt, crawl_id: str, url: str) -> Page | None:
+    """A sample post's page: its cached rendering, else the page as served (cached: the traversal
+    will not fetch it again); None when it is binary or not HTML (the traversal reports it)."""
+    try:
+        return cached_rendering(rt, crawl_id, url) or page_at(rt, crawl_id, url)
+    except FetchError:
+        return None
 
 
 def content_node(root, rules: dict | None):
@@ -156,8 +150,7 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     for u in urls:
         page = _sample_page(rt, crawl_id, u)
         if page is not None:
-            root = parse_html(page["html"], page["url"])
-            pages.append((root, content_node(root, blog.get("rules"))))
+            pages.append((page.root, content_node(page.root, blog.get("rules"))))
     rule = learn_comment_blocks(pages) if pages else None
     if rule:
         log.info("comment rule from the repeated blocks of %d posts: %s", len(pages), rule)
@@ -172,12 +165,10 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
         page = _sample_page(rt, crawl_id, e["url"])
         if page is None:
             continue
-        root = parse_html(page["html"], page["url"])
-        feed_url = e.get("comments_feed") or next(iter(C.comment_feed_links(root, page["url"])), None)
-        feed = _feed(rt, crawl_id, e["url"], feed_url) if feed_url else None
+        feed = _post_feed(rt, crawl_id, e["url"], e, page, page.root)
         if not feed or len(feed) < MIN_FEED_TO_LEARN:
             continue
-        pages = _comment_pages(rt, crawl_id, e["url"], page, root)
+        pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
         if stored and _share(_extract(pages, stored, e["url"]), feed) >= MIN_SHARE:
             return stored, e["url"]
         learned = C.learn_comment_rule([r for _, r in pages], feed)
@@ -232,27 +223,50 @@ def _adopt(rt, crawl_id: str, rule: dict, url: str) -> None:
 
 # ------------------------------------------------------------------ one post
 
-def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page: dict, root) -> list[dict]:
+def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=None) -> list[dict]:
     """[{"id", "url", "author", "published", "content_text", "parent"}] of one post: the
-    same list (ids, order) whichever worker reads it when, in the feed window or not."""
+    same list (ids, order) whichever worker reads it when, in the feed window or not.
+    `page` is the post's Page (or its {"url", "html"}), `root` its tree when the caller holds it."""
+    page = as_page(page, url)
+    root = page.root if root is None else root
     rule = blog_rule(rt, crawl_id)
-    feed_url = (entry or {}).get("comments_feed") or next(iter(C.comment_feed_links(root, page["url"])), None)
-    feed = _feed(rt, crawl_id, url, feed_url) if feed_url else None
-    pages = [(page["url"], root)]
+    feed = _post_feed(rt, crawl_id, url, entry, page, root)
+    pages = [(page.final_url, root)]
     if rule is None and not feed:
-        rule = _known_rule(pages, url) or \
-            learn_comment_blocks([(root, content_node(root, rt.state.blog(crawl_id).get("rules")))])
+        rule = _rule_of_page(rt, crawl_id, url, pages, root)
         if rule is None:
             return []
     if rule is not None or len(feed) >= MIN_FEED_TO_LEARN:
         pages = _comment_pages(rt, crawl_id, url, page, root)
     found = _extract(pages, rule, url) if rule else []
     if feed and len(feed) >= MIN_FEED_TO_LEARN and _share(found, feed) < MIN_SHARE:
-        learned = C.learn_comment_rule([r for _, r in pages], feed)  # the blog's rule does not read this post
-        if learned:
-            mine = _extract(pages, learned, url)
-            if _share(mine, feed) > _share(found, feed):
-                found = mine
-                if rule is None:
-                    _adopt(rt, crawl_id, learned, url)
+        found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=rule is None)
     return C.merge_comments(found, feed or [])
+
+
+def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root) -> list[dict] | None:
+    """The post's comment feed (its entry's, else the one its page links to) read, or None."""
+    feed_url = (entry or {}).get("comments_feed") or next(iter(C.comment_feed_links(root, page.final_url)), None)
+    return _feed(rt, crawl_id, url, feed_url) if feed_url else None
+
+
+def _rule_of_page(rt, crawl_id: str, url: str, pages, root) -> dict | None:
+    """A post read by no rule and without a comment feed: the known platform markups, else the
+    repeated comment blocks after its content."""
+    return _known_rule(pages, url) or \
+        learn_comment_blocks([(root, content_node(root, rt.state.blog(crawl_id).get("rules")))])
+
+
+def _read_by_own_rule(rt, crawl_id: str, url: str, pages, feed: list[dict], found: list[dict],
+                      adopt: bool) -> list[dict]:
+    """The blog's rule does not read this post: a rule learned on its own pages, when that one
+    reads more of its feed (and becomes the blog's, `adopt`, when the blog has none)."""
+    learned = C.learn_comment_rule([r for _, r in pages], feed)
+    if not learned:
+        return found
+    mine = _extract(pages, learned, url)
+    if _share(mine, feed) <= _share(found, feed):
+        return found
+    if adopt:
+        _adopt(rt, crawl_id, learned, url)
+    return mine

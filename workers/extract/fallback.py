@@ -18,7 +18,7 @@ import json
 import logging
 
 from tasks.extract.fallback import fallback_extract
-from tasks.fetch.charset import garbled
+from tasks.fetch.page import Page, as_page
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.pseudo_feed import MIN_POST_CHARS
 
@@ -59,38 +59,50 @@ def extraction_of(extracted: dict) -> str:
     return "rules+span" if "span" in (extracted.get("sources") or {}).values() else "rules"
 
 
-def complete(rt, crawl_id: str, url: str, page: dict, extracted: dict, rules: dict | None,
+def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | None,
              known_post: bool) -> tuple[dict, str]:
-    """(extracted, extraction) for a post page: the rules' result, or the fallback's where the
-    rules failed. A page only the URL pattern calls a post must read as one (a date and an
-    article) before the fallback makes it a record."""
-    if not rules_failed(extracted, rules):
+    """(extracted, extraction) for a post page (a Page, or its {"url", "html"}): the rules'
+    result, or the fallback's where the rules failed. A page only the URL pattern calls a post
+    must read as one (a date and an article) before the fallback makes it a record."""
+    page = as_page(page, url)
+    # binary bytes (garbled text): the page-level extractor would read a "post" from noise
+    if not rules_failed(extracted, rules) or page.garbled:
         return extracted, extraction_of(extracted)
-    if garbled(page.get("html")):  # binary bytes: the page-level extractor would read a "post" from noise
+    got = fallback_extract(page.html, page.final_url)
+    if not _reads_as_post(got, known_post):
         return extracted, extraction_of(extracted)
-    got = fallback_extract(page["html"], page["url"])
+    merged = _merged(extracted, got)
+    _remember(rt, crawl_id, url, page, merged)
+    return merged, "fallback"
+
+
+def _reads_as_post(got: dict, known_post: bool) -> bool:
+    """Does what the fallback read make a post: content, and for a page the feed does not
+    list, a date and an article's length?"""
     if not got.get("content_text"):
-        return extracted, extraction_of(extracted)
-    if not known_post and not (got.get("published") and len(got["content_text"]) >= MIN_POST_CHARS):
-        return extracted, extraction_of(extracted)
+        return False
+    return known_post or bool(got.get("published") and len(got["content_text"]) >= MIN_POST_CHARS)
+
+
+def _merged(extracted: dict, got: dict) -> dict:
+    """The fallback's content under the fields the rules did read (title, authors, date)."""
     merged = dict(got, title=extracted.get("title") or got.get("title"),
                   authors=extracted.get("authors") or got.get("authors") or [],
                   published=extracted.get("published") or got.get("published"))
     kept = {"title": "title", "authors": "authors", "published": "published"}
     merged["sources"] = {f: v for f, v in (extracted.get("sources") or {}).items()
                          if f in kept and extracted.get(kept[f])}  # content's source: the record's extraction
-    _remember(rt, crawl_id, url, page, merged)
-    return merged, "fallback"
+    return merged
 
 
-def _remember(rt, crawl_id: str, url: str, page: dict, got: dict) -> None:
+def _remember(rt, crawl_id: str, url: str, page: Page, got: dict) -> None:
     st = rt.state
     k = rt.keys(crawl_id)
     entry = {"url": url, "title": got.get("title"), "content_html": got.get("content_html"),
              "authors": got.get("authors") or [], "published": got.get("published")}
     key = fallbacks_key(rt, crawl_id)
     with st.r.pipeline(transaction=False) as p:
-        p.lpush(key, json.dumps({"url": url, "html": page["html"], "final": page["url"], "entry": entry}))
+        p.lpush(key, json.dumps({"url": url, "html": page.html, "final": page.final_url, "entry": entry}))
         p.ltrim(key, 0, RELEARN_KEEP - 1)
         p.hincrby(k.crawl, "fallbacks", 1)
         p.hget(k.crawl, "fallbacks_learned")

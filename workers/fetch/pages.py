@@ -1,10 +1,13 @@
 """One gate from a response to a page: every place that reads or caches a fetched page as
 HTML (discovery, training, --js auto, comment sampling, rules checks, the traversal) goes
 through `html_page`, so binary bytes served as text/html never reach the page cache, and
-from there the rules or the page-level fallback (which would read a "post" from garbage)."""
+from there the rules or the page-level fallback (which would read a "post" from garbage).
+
+What passes is a `tasks.fetch.page.Page`: decoded once here, parsed once where first read,
+and handed down to every stage. The crawl's page cache keeps its JSON form {"url", "html"}."""
 from __future__ import annotations
 
-from tasks.fetch.charset import garbled
+from tasks.fetch.page import Page, as_page
 
 
 def looks_html(resp) -> bool:
@@ -18,21 +21,40 @@ def looks_html(resp) -> bool:
     return False
 
 
-def html_page(resp) -> dict | None:
-    """{"url", "html"} of a response that is an HTML page, else None (binary, not HTML, or
-    text that decodes to mostly control/replacement characters)."""
+def html_page(resp, url: str | None = None) -> Page | None:
+    """The Page of a response that is an HTML page (`url`: the one asked for), else None
+    (binary, not HTML, or text that decodes to mostly control/replacement characters)."""
     if not looks_html(resp):
         return None
-    html = resp.text
-    if garbled(html):
-        return None
-    return {"url": resp.url, "html": html}
+    page = Page.from_response(resp, url)
+    return None if page.garbled else page
 
 
-def usable(page: dict | None) -> bool:
-    """A page held as text (cached or rendered) that is one: not garbled binary."""
-    return page is not None and not garbled(page.get("html"))
+def usable(page) -> bool:
+    """A page held as text (cached or rendered; a Page or its cached dict) that is one: not garbled binary."""
+    page = as_page(page)
+    return page is not None and not page.garbled
 
 
 def not_html_message(resp) -> str:
     return f"not an HTML page ({resp.content_type or 'no content type'}, {len(resp.content)} bytes)"
+
+
+def cached(rt, crawl_id: str, url: str) -> Page | None:
+    """The crawl's cached page at `url` (learning and traversal share what discovery fetched)."""
+    return as_page(rt.state.cached_page(crawl_id, url), url)
+
+
+def fetched(rt, crawl_id: str, url: str, **get) -> Page | None:
+    """`url` fetched now (`get`: the downloader's options; FetchError raised) and cached when it is
+    an HTML page; None when it is not (nothing to read, and not to be cached as a page: the
+    traversal reports it)."""
+    page = html_page(rt.downloader.get(url, **get), url)
+    if page is not None:
+        rt.state.cache_page(crawl_id, url, page.cached())
+    return page
+
+
+def page_at(rt, crawl_id: str, url: str, **get) -> Page | None:
+    """The cached page at `url`, else fetched (and cached) now; FetchError raised."""
+    return cached(rt, crawl_id, url) or fetched(rt, crawl_id, url, **get)

@@ -28,13 +28,13 @@ import logging
 import threading
 
 from tasks.fetch.http import FetchError
-from tasks.extract.comment_signals import more_controls, script_signals, shown_count
-from tasks.fetch.html import parse_html
+from tasks.extract.comment_signals import _TAIL as FRAMES_OR_SCRIPTS, more_controls, script_signals, shown_count
+from tasks.fetch.page import Page, as_page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError, needs_js, page_words
 from workers.archive import post as archive
 from workers.cache import Recent
-from workers.fetch.pages import html_page
+from workers.fetch.pages import page_at
 from workers.settings import RENDER_QUEUE, settings
 
 log = logging.getLogger("blogharvest")
@@ -91,19 +91,24 @@ def max_clicks() -> int:
 
 # ------------------------------------------------------------------ decision
 
-def _raw_page(rt, crawl_id: str, url: str) -> dict | None:
-    page = rt.state.cached_page(crawl_id, url)
-    if page is None:
-        try:
-            resp = rt.downloader.get(url)
-        except FetchError as e:
-            rt.state.add_error(crawl_id, url, e.kind, str(e))
-            return None
-        page = html_page(resp)
-        if page is None:  # binary or not HTML: no vote (the traversal reports it)
-            return None
-        rt.state.cache_page(crawl_id, url, page)
-    return page
+def _raw_page(rt, crawl_id: str, url: str) -> Page | None:
+    """The page as served (cached for learning), or None: unreachable (reported) or binary or not
+    HTML (no vote: the traversal reports it)."""
+    try:
+        return page_at(rt, crawl_id, url)
+    except FetchError as e:
+        rt.state.add_error(crawl_id, url, e.kind, str(e))
+        return None
+
+
+def script_hints(page: Page) -> list[str]:
+    """tasks.extract.comment_signals.script_signals of a page, on its one parse: the hints its
+    tree gives, then the frames and scripts in the body of its markup (which the parse drops)."""
+    out = script_signals(page.root)
+    tail = FRAMES_OR_SCRIPTS.findall(page.html[max(0, page.html.lower().find("<body")):])
+    if tail:
+        out.append(f"{len(tail)} frames or scripts in the page's body")
+    return out
 
 
 NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pages are read as "
@@ -119,42 +124,42 @@ def render_failed(rt, crawl_id: str, url: str, err: RenderError, note: str = "")
     rt.state.add_error(crawl_id, url, "render", f"{err}{note}")
 
 
-def _content_vote(rt, crawl_id: str, e: dict, page: dict, reasons: list) -> bool:
+def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
     """The feed's text is missing from the page as served and present once rendered."""
-    if not needs_js(page["html"], e):
+    if not needs_js(page.html, e):
         return False
     try:
         rendered = _render(rt, crawl_id, e["url"])
     except RenderError as err:
         render_failed(rt, crawl_id, e["url"], err)
         return False
-    if needs_js(page["html"], e, rendered["html"]):
+    if needs_js(page.html, e, rendered.html):
         reasons.append(f"{e['url']}: the feed's text appears only once rendered")
         return True
     return False
 
 
-def _comments_gain(rt, crawl_id: str, e: dict, page: dict, reasons: list, weak: list) -> bool:
+def _comments_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list, weak: list) -> bool:
     """A sample post whose page hints at script comments, rendered: does the browser see more?
     Its "load more" controls are learned for the blog, and the post rendered again with them.
     Scripts and frames alone (most pages have some) are looked at on one sample post only:
     `weak` holds the URL that was."""
-    signals = script_signals(page["html"])
-    if not signals or (all(s.endswith(WEAK) for s in signals) and weak):
+    hints = script_hints(page)
+    if not hints or (all(s.endswith(WEAK) for s in hints) and weak):
         return False
-    if all(s.endswith(WEAK) for s in signals):
+    if all(s.endswith(WEAK) for s in hints):
         weak.append(e["url"])
     try:
         rendered = _render(rt, crawl_id, e["url"])
-        controls = [c for c in more_controls(rendered["html"]) if c not in DEFAULT_LOAD_MORE]
+        controls = [c for c in more_controls(rendered.root) if c not in DEFAULT_LOAD_MORE]
         if controls and not (rt.state.blog(crawl_id).get("js_load_more")):
             rt.state.save_blog(crawl_id, js_load_more=controls)
             rendered = _render(rt, crawl_id, e["url"], fresh=True)
     except RenderError as err:
         render_failed(rt, crawl_id, e["url"], err)
         return False
-    gained = _gain(page["html"], rendered["html"])
-    hint = "; ".join(signals[:3])
+    gained = _gain(page, rendered)
+    hint = "; ".join(hints[:3])
     if gained >= WIDGET_MIN_WORDS:
         reasons.append(f"{e['url']}: comments by script ({hint}; more once rendered)")
         return True
@@ -162,19 +167,19 @@ def _comments_gain(rt, crawl_id: str, e: dict, page: dict, reasons: list, weak: 
     return False
 
 
-def _comments_on(html: str) -> int:
-    rule = learn_comment_blocks([(parse_html(html), None)])
+def _comments_on(page: Page) -> int:
+    rule = learn_comment_blocks([(page.root, None)])
     return rule["matched"] if rule else 0
 
 
-def _gain(static_html: str, rendered_html: str) -> int:
+def _gain(static: Page, rendered: Page) -> int:
     """What rendering adds to the comments: the repeated comment blocks it adds, or, where
     the page shows more comments than it holds, the words it adds (one comment, no repeat)."""
-    before, after = _comments_on(static_html), _comments_on(rendered_html)
+    before, after = _comments_on(static), _comments_on(rendered)
     if after > before:
         return WIDGET_MIN_WORDS + after - before
-    if shown_count(parse_html(static_html)) > before:
-        return len(page_words(rendered_html)) - len(page_words(static_html))
+    if shown_count(static.root) > before:
+        return len(page_words(rendered.html)) - len(page_words(static.html))
     return 0
 
 
@@ -189,8 +194,8 @@ def _forced(st, crawl_id: str):
     return None
 
 
-def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bool:
-    """Whether this crawl renders pages; `pages` maps entry URL -> {"url", "html"} already fetched.
+def decide(rt, crawl_id: str, entries: list[dict], pages: dict) -> bool:
+    """Whether this crawl renders pages; `pages` maps entry URL -> its Page (or {"url", "html"}) already fetched.
 
     --js auto looks at a few entries' pages as served: content missing there but present
     once rendered means "all"; comments that a browser sees and the page as served does
@@ -204,7 +209,7 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
     content_votes, script_comments, reasons, weak = 0, False, [], []
     for e in sample:
-        page = pages.get(e["url"]) or _raw_page(rt, crawl_id, e["url"])
+        page = as_page(pages.get(e["url"]), e["url"]) or _raw_page(rt, crawl_id, e["url"])
         if page is None:
             continue
         content_votes += _content_vote(rt, crawl_id, e, page, reasons)
@@ -223,19 +228,24 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict[str, dict]) -> bo
 
 # ------------------------------------------------------------------ rendering
 
-def _render(rt, crawl_id: str, url: str, fresh: bool = False) -> dict:
+def cached_rendering(rt, crawl_id: str, url: str) -> Page | None:
+    """The rendering of a training page `url` that learning cached, if any."""
+    cached = rt.state.cached_page(crawl_id, RENDER_CACHE + url)
+    return None if cached is None else Page.rendered(url, cached.get("url"), cached.get("html"))
+
+
+def _render(rt, crawl_id: str, url: str, fresh: bool = False) -> Page:
     """Render `url` (a training page's rendering is cached, learning and traversal share it),
     clicking the known "load more" controls and those learned for this blog."""
     st = rt.state
-    key = RENDER_CACHE + url
-    cached = None if fresh else st.cached_page(crawl_id, key)
+    cached = None if fresh else cached_rendering(rt, crawl_id, url)
     if cached is not None:
         return cached
     learned = tuple(st.blog(crawl_id).get("js_load_more") or ())
     out = pool(rt).render(url, load_more_selectors=DEFAULT_LOAD_MORE + learned, max_clicks=max_clicks())
-    page = {"url": out["url"], "html": out["html"]}
+    page = Page.rendered(url, out["url"], out["html"])
     if st.entry(crawl_id, url) is not None:
-        st.cache_page(crawl_id, key, page)
+        st.cache_page(crawl_id, RENDER_CACHE + url, page.cached())
     for refused in [r for r in out.get("refused") or [] if r["kind"] == "private_address"]:
         st.add_error(crawl_id, url, "browser_refused",
                      f"the browser's request was refused: {refused['kind']}: {refused['message']} <{refused['url']}>")
@@ -279,20 +289,21 @@ def queue_for(rt, crawl_id: str, url: str) -> str | None:
     return None
 
 
-def page(rt, crawl_id: str, url: str, fetched: dict) -> dict:
-    """The page to extract from: `fetched` ({"url", "html"}) or its rendered DOM."""
+def page(rt, crawl_id: str, url: str, fetched):
+    """The page to extract from: `fetched` (a Page, or its {"url", "html"}) itself, or its
+    rendered DOM (a Page)."""
     js = decision(rt, crawl_id)
     if not js:
         return fetched
     if js == "posts" and not _is_post(rt, crawl_id, url, rt.state.blog(crawl_id)):
         return fetched
-    if js == "posts" and not script_signals(fetched.get("html") or ""):
+    if js == "posts" and not script_hints(as_page(fetched, url)):
         return fetched  # nothing on this post hints at comments by script
     try:
         rendered = _render(rt, crawl_id, fetched.get("url") or url)
         # the DOM as extracted and what the browser fetched for it ("resources"), into the WARC
         archive.on_rendered(rt, crawl_id, url, rendered)
-        return {"url": rendered["url"], "html": rendered["html"]}
+        return rendered
     except RenderError as e:
         render_failed(rt, crawl_id, url, e, " (extracting from the page as served)")
         return fetched

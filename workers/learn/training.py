@@ -2,7 +2,7 @@
 and the crawl's state (fetching candidate pages politely, caching them for the learning chord).
 
     need = training_need(feed entries)     "none" | "excerpt" | "short" | None
-    entries = training_entries(rt, crawl_id, home_url, home_html, entries, need)
+    entries = training_entries(rt, crawl_id, home_url, home_page, entries, need)
 
 The result goes to the same learning chord, traversal and records as a feed's entries.
 
@@ -21,11 +21,11 @@ from tasks.discover.candidates import (declared_permalink, feed_section, listing
                                        rank_candidates, sitewide)
 from tasks.discover.traversal import feed_links, in_scope
 from tasks.discover.urls import canonical
-from tasks.fetch.html import parse_html
 from tasks.fetch.http import FetchError
+from tasks.fetch.page import Page
 from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
 from workers.fetch import rendering
-from workers.fetch.pages import html_page
+from workers.fetch.pages import page_at
 
 log = logging.getLogger("blogharvest")
 
@@ -35,42 +35,33 @@ MAX_CANDIDATES = 30  # candidate pages fetched and read by the page-level extrac
 BUDGET_SECONDS = 150.0  # discovery runs in one task, under its time limit (polite delays add up)
 
 
-def _html_page(rt, crawl_id: str, url: str) -> dict | None:
+def _html_page(rt, crawl_id: str, url: str) -> Page | None:
     """The page at `url` (cached for the learning chord), or None if it is not an HTML page."""
-    st = rt.state
-    page = st.cached_page(crawl_id, url)
+    try:
+        page = page_at(rt, crawl_id, url)  # binary served as text/html is no page (and is not cached as one)
+    except FetchError:
+        return None
     if page is None:
-        try:
-            resp = rt.downloader.get(url)
-        except FetchError:
-            return None
-        page = html_page(resp)  # binary served as text/html is no page (and is not cached as one)
-        if page is None:
-            return None
-        st.cache_page(crawl_id, url, page)
+        return None
     # read as the crawl will extract it: rendered where --js decided so (a script-drawn
     # post's page as served holds neither its content nor its title)
     return rendering.page(rt, crawl_id, url, page)
 
 
-def _candidate_links(rt, crawl_id: str, home_url: str, home_html: str, deadline: float,
+def _candidate_links(rt, crawl_id: str, home_url: str, home: Page, deadline: float,
                      section: str | None = None) -> list:
     """[[(url, anchor, rel=next)] per page] of the home page (and the blog's section, where its
     declared feed names one) and of the listings they lead to."""
     links, queue, read = [], [home_url] + ([section] if section else []), set()
-    html_of = {home_url: home_html}
     while queue and len(read) < MAX_LISTINGS and time.monotonic() < deadline:
         url = queue.pop(0)
         if url in read:
             continue
         read.add(url)
-        html = html_of.get(url)
-        if html is None:
-            page = _html_page(rt, crawl_id, url)
-            if page is None:
-                continue
-            html = page["html"]
-        found = page_links(parse_html(html, url), url, home_url)
+        page = home if url == home_url else _html_page(rt, crawl_id, url)
+        if page is None:
+            continue
+        found = page_links(page.root, url, home_url)
         links.append(found)
         queue.extend(u for u in listing_links(found) if u not in read)
     return links
@@ -95,19 +86,12 @@ def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list
     answers), newest first where they say when: candidates beside the links."""
     from tasks.discover import sitemaps as sm
 
-    try:
-        text = getattr(rt.downloader.robots(home_url), "text", "") or ""
-    except Exception:  # without robots.txt, the usual paths
-        text = ""
-    queue = [u for u, _ in sm.candidates(home_url, text)]
+    queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url))]
     urls, read = [], 0
     while queue and read < MAX_SITEMAP_FILES:
         u = queue.pop(0)
-        if not in_scope(u, home_url) and not u.endswith((".xml", ".xml.gz", ".txt")):
-            continue
-        try:
-            got = sm.parse_sitemap(rt.downloader.get(u).content, u)
-        except Exception:  # a guess that is not there, or no sitemap: the next one
+        got = _sitemap(rt, u, home_url)
+        if got is None:
             continue
         read += 1
         queue[:0] = [e["url"] for e in got.get("sitemaps") or []]
@@ -118,68 +102,123 @@ def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list
     return [e["url"] for e in urls]
 
 
+def _robots_text(rt, home_url: str) -> str:
+    try:
+        return getattr(rt.downloader.robots(home_url), "text", "") or ""
+    except Exception:  # without robots.txt, the usual paths
+        return ""
+
+
+def _sitemap(rt, url: str, home_url: str) -> dict | None:
+    """The sitemap at `url` parsed, or None: off the blog (and not named like a sitemap), not
+    there, or no sitemap (a guess: the next one is tried)."""
+    from tasks.discover import sitemaps as sm
+
+    if not in_scope(url, home_url) and not url.endswith((".xml", ".xml.gz", ".txt")):
+        return None
+    try:
+        return sm.parse_sitemap(rt.downloader.get(url).content, url)
+    except Exception:
+        return None
+
+
 CANDIDATE_SOURCES.append(sitemap_candidates)
 
 
-def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: list[dict],
+class _Facts:
+    """What each page read for training says of itself (tasks.learn.pseudo_feed.page_facts),
+    read once per URL; None for a URL that gave no HTML page."""
+
+    def __init__(self, rt, crawl_id: str, home_url: str):
+        self.rt, self.crawl_id, self.home_url = rt, crawl_id, home_url
+        self.of: dict[str, dict | None] = {}
+
+    def __call__(self, url: str) -> dict | None:
+        if url not in self.of:
+            self.of[url] = self._read(url)
+        return self.of[url]
+
+    def _read(self, url: str) -> dict | None:
+        page = _html_page(self.rt, self.crawl_id, url)
+        if page is None:
+            return None
+        facts = page_facts(page.html, url)
+        # a shortlink's page names its permalink: the entry is that
+        facts["permalink"] = declared_permalink(page.root, page.final_url, self.home_url)
+        return facts
+
+    def found(self) -> dict[str, dict]:
+        return {u: f for u, f in self.of.items() if f}
+
+
+def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list[dict],
                      need: str | None) -> list[dict]:
     """The feed's entries (excerpts given their page's content where it holds them),
     followed by pseudo entries of candidate posts while there are fewer than MIN_ENTRIES
     with full content."""
     if need is None:
         return entries
-    st = rt.state
     deadline = time.monotonic() + BUDGET_SECONDS
-    facts_of: dict[str, dict] = {}
-
-    def facts(url: str) -> dict | None:
-        if url not in facts_of:
-            page = _html_page(rt, crawl_id, url)
-            facts_of[url] = page_facts(page["html"], url) if page else None
-            if facts_of[url] is not None:  # a shortlink's page names its permalink: the entry is that
-                root = parse_html(page["html"], page["url"])
-                facts_of[url]["permalink"] = declared_permalink(root, page["url"], home_url)
-        return facts_of[url]
-
-    out = []
-    for e in entries:
-        if need == "excerpt" and time.monotonic() < deadline and (f := facts(e["url"])):
-            e = enrich_excerpt(e, f)
-        out.append(e)
-    enriched = sum(bool(e.get("content_from")) for e in out)
-    if need == "excerpt" and out:
-        st.add_error(crawl_id, home_url, "training",
-                     f"excerpt-only feed: {enriched} of {len(out)} entries given their page's content")
+    facts = _Facts(rt, crawl_id, home_url)
+    out = _enriched(rt, crawl_id, home_url, entries, need, facts, deadline)
     full = [e for e in out if e.get("content_html") and not e.get("content_is_summary")]
     if len(full) >= MIN_ENTRIES:
         return out
-
-    known = [e["url"] for e in out]
-    section = feed_section(feed_links(parse_html(home_html, home_url), home_url, home_url), home_url)
-    per_page = _candidate_links(rt, crawl_id, home_url, home_html, deadline, section)
-    ranked = rank_candidates([x for links in per_page for x in links], known=known,
-                             extra=_extra(rt, crawl_id, home_url, home_html), exclude=set(known),
-                             demote=sitewide(per_page), section=section)
-    for u in known[:MAX_CANDIDATES]:  # the feed's own posts vote for the posts' template
-        if time.monotonic() < deadline:
-            facts(u)
-    inside = [u for u in ranked if section and u.startswith(section)]
-    if len(inside) >= MIN_ENTRIES:  # the blog is a section of a larger site: its posts are there
-        ranked = inside
-    for u in ranked[:MAX_CANDIDATES]:
-        if time.monotonic() > deadline:
-            break
-        facts(u)
-    pseudo = [p for p in pseudo_entries([f for f in facts_of.values() if f], prefer=known or inside)
-              if p["url"] not in set(known)]
-    # the feed's own posts check the pages' dates and authors
-    pseudo = checked_by_feed(pseudo, out, {u: f for u, f in facts_of.items() if f})
-    if pseudo:
-        st.save_blog(crawl_id, pseudo=len(pseudo))
-    st.add_error(crawl_id, home_url, "training",
-                 f"{need} feed: {len(pseudo)} pseudo entries from {len(facts_of)} pages "
-                 f"(sources {pseudo[0]['sources'] if pseudo else {}})")
+    pseudo = _pseudo_entries(rt, crawl_id, home_url, home, out, facts, deadline)
+    rt.state.add_error(crawl_id, home_url, "training",
+                       f"{need} feed: {len(pseudo)} pseudo entries from {len(facts.of)} pages "
+                       f"(sources {pseudo[0]['sources'] if pseudo else {}})")
     # pseudo entries with full content go before a feed's excerpts: the chord learns from the first ones
     if need == "excerpt":
         return full + pseudo + [e for e in out if e not in full]
     return out + pseudo
+
+
+def _enriched(rt, crawl_id: str, home_url: str, entries: list[dict], need: str, facts: _Facts,
+              deadline: float) -> list[dict]:
+    """The feed's entries; an excerpt-only feed's given their page's content where it holds them."""
+    if need != "excerpt":
+        return list(entries)
+    out = [enrich_excerpt(e, f) if time.monotonic() < deadline and (f := facts(e["url"])) else e
+           for e in entries]
+    if out:
+        enriched = sum(bool(e.get("content_from")) for e in out)
+        rt.state.add_error(crawl_id, home_url, "training",
+                           f"excerpt-only feed: {enriched} of {len(out)} entries given their page's content")
+    return out
+
+
+def _ranked_candidates(rt, crawl_id: str, home_url: str, home: Page, known: list[str],
+                       deadline: float) -> tuple[list[str], list[str]]:
+    """(candidate post URLs best first, those inside the blog's section): links of the home page
+    and the listings, and the candidate sources' URLs, ranked by URL shape and anchor."""
+    section = feed_section(feed_links(home.root, home_url, home_url), home_url)
+    per_page = _candidate_links(rt, crawl_id, home_url, home, deadline, section)
+    ranked = rank_candidates([x for links in per_page for x in links], known=known,
+                             extra=_extra(rt, crawl_id, home_url, home.html), exclude=set(known),
+                             demote=sitewide(per_page), section=section)
+    inside = [u for u in ranked if section and u.startswith(section)]
+    if len(inside) >= MIN_ENTRIES:  # the blog is a section of a larger site: its posts are there
+        ranked = inside
+    return ranked, inside
+
+
+def _pseudo_entries(rt, crawl_id: str, home_url: str, home: Page, out: list[dict], facts: _Facts,
+                    deadline: float) -> list[dict]:
+    """Pseudo entries of the candidate pages that share the template of the blog's posts, the
+    feed's own posts voting for that template and checking the pages' dates and authors."""
+    known = [e["url"] for e in out]
+    ranked, inside = _ranked_candidates(rt, crawl_id, home_url, home, known, deadline)
+    for u in known[:MAX_CANDIDATES]:  # the feed's own posts vote for the posts' template
+        if time.monotonic() < deadline:
+            facts(u)
+    for u in ranked[:MAX_CANDIDATES]:
+        if time.monotonic() > deadline:
+            break
+        facts(u)
+    pseudo = [p for p in pseudo_entries(list(facts.found().values()), prefer=known or inside)
+              if p["url"] not in set(known)]
+    pseudo = checked_by_feed(pseudo, out, facts.found())
+    if pseudo:
+        rt.state.save_blog(crawl_id, pseudo=len(pseudo))
+    return pseudo

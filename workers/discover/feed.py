@@ -1,0 +1,257 @@
+"""Discovery of a crawl: the home page, the blog's feed (with its paging), the training entries.
+
+    plan = discover(rt, crawl_id, url, since)   {"learn", "entries", "feed"}
+
+The feed is the first candidate of the home page (tasks.discover.feeds) that reads cleanly and
+lists posts of this blog; a broken or foreign one only when no later candidate does better.
+A missing, excerpt-only or short feed is completed from the pages (workers/learn/training.py).
+`--js auto` is decided here (workers/fetch/rendering.py), and an update crawl checks that its
+stored rules still read the feed's posts. Every step is idempotent: the task runs it again
+after a host's politeness delay (HostBusy) or a Redis outage.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from tasks.discover import feeds as feedlib
+from tasks.discover.announced import archive_widget_total
+from tasks.discover.traversal import in_scope
+from tasks.discover.urls import canonical
+from tasks.extract.fields import blog_authors
+from tasks.extract.post import extract_root, matches_entry
+from tasks.fetch.http import FetchError
+from tasks.fetch.page import Page
+from tasks.learn.pseudo_feed import training_need
+from workers.fetch import rendering
+from workers.fetch.pages import fetched
+from workers.fetch.patience import HostBusy
+from workers.learn import training
+
+log = logging.getLogger("blogharvest")
+
+MAX_FEED_CANDIDATES = 15  # feed candidates of the home page tried at most
+MAX_FEED_PAGES = 5  # feed paging: more entries mean more training pairs and known posts
+MAX_TRAINING = 30  # training pages per blog (votes)
+
+
+class CrawlFailed(Exception):
+    """The crawl cannot go on (no home page, no feed); the message goes to its report."""
+
+
+def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
+    """Home page -> feed (with paging) -> training entries. Decides whether rules are learned."""
+    st = rt.state
+    update = bool(st.options(crawl_id).get("update"))
+    home = _home(rt, url, update)
+    home_url = canonical(home.final_url)
+    _announced(st, crawl_id, home)
+    feed, feed_url, search = _find_feed(rt, home, home_url)
+    feed = _report_feed(st, crawl_id, url, feed, feed_url, search)
+    entries = _feed_entries(rt, feed, feed_url, home_url)
+    need = training_need(entries)
+    # --js auto is decided on the feed's own entries, before pseudo entries join them: those
+    # are read off the pages as served, so their text is always there and would vote "no js";
+    # and with the decision made, training reads the pages as the crawl will (rendered or not)
+    decided = bool(entries) and _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
+    if need is not None and not (entries and update and st.blog(crawl_id).get("rules")):
+        entries = training.training_entries(rt, crawl_id, home_url, home, entries, need)
+    if not entries:
+        raise CrawlFailed(_nothing_to_learn(url, feed_url, search))
+    _save(st, crawl_id, home, home_url, feed, feed_url, entries)
+    if not decided:  # no feed entries (or the decision failed): the pages found decide
+        _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
+    return {"learn": _learns(rt, crawl_id, url, entries), "entries": entries[:MAX_TRAINING], "feed": feed_url}
+
+
+def _home(rt, url: str, update: bool) -> Page:
+    """The home page as served (an update crawl archives an unchanged one as a revisit)."""
+    try:
+        return Page.from_response(rt.downloader.get(url, revisit=update), url)
+    except FetchError as e:
+        raise CrawlFailed(f"home page unreachable: {e}") from e
+
+
+def _announced(st, crawl_id: str, home: Page) -> None:
+    """The post count the home page's archive widget announces (report, progress ETA)."""
+    try:
+        total = archive_widget_total(home.root)
+    except Exception:  # a count is a nicety: a page it cannot read costs nothing else
+        log.debug("no archive count on %s", home.final_url, exc_info=True)
+        return
+    if total:
+        st.announce(crawl_id, "archive widget", total)
+
+
+# ------------------------------------------------------------------ the feed
+
+def _read_feed(rt, url: str) -> dict:
+    resp = rt.downloader.get(url)
+    return feedlib.parse_feed(resp.content, resp.url, resp.content_type)
+
+
+def _lists_ours(feed: dict, home_url: str) -> bool:
+    """Does the feed list a post of this blog (in the crawl's scope)?"""
+    return any(e.get("url") and in_scope(canonical(e["url"]), home_url) for e in feed.get("entries", []))
+
+
+@dataclass
+class _FeedSearch:
+    """The candidates passed over on the way to the blog's feed, and the best of them."""
+    home_url: str
+    tried: list = field(default_factory=list)  # "candidate: why not", every candidate passed over
+    skipped: list = field(default_factory=list)  # (candidate, why) of the malformed (bozo) feeds
+    fallback: tuple | None = None  # (feed, candidate, lists ours) to take when no clean feed is found
+
+    def read(self, rt, candidate: str) -> dict | None:
+        """The candidate read as a feed, or None (why: in `tried`)."""
+        try:
+            return _read_feed(rt, candidate)
+        except (FetchError, feedlib.FeedError) as e:
+            self.tried.append(f"{candidate}: {e}")
+        except Exception as e:  # a feed no parser copes with is that candidate's error
+            self.tried.append(f"{candidate}: {type(e).__name__}: {e}")
+        return None
+
+    def chooses(self, candidate: str, got: dict) -> bool:
+        """A clean feed listing posts of this blog is the one; any other may be the fallback
+        (a broken one listing ours over anything listing none of ours)."""
+        ours = _lists_ours(got, self.home_url)
+        if ours and not got.get("bozo"):
+            return True
+        if self.fallback is None or (ours and not self.fallback[2]):
+            self.fallback = (got, candidate, ours)
+        if got.get("bozo"):
+            self.skipped.append((candidate, got["bozo"]))
+        self.tried.append(f"{candidate}: " + (f"malformed feed ({got['bozo']})" if got.get("bozo")
+                                              else "lists no post of this blog"))
+        return False
+
+
+def _find_feed(rt, home: Page, home_url: str) -> tuple[dict | None, str | None, _FeedSearch]:
+    """(feed, its URL, the search): the first clean feed listing posts of this blog wins; a
+    broken (bozo) one, or one listing nothing of this blog, only if no later candidate does better."""
+    search = _FeedSearch(home_url)
+    for candidate in feedlib.discover_feeds(home.html, home.final_url)[:MAX_FEED_CANDIDATES]:
+        got = search.read(rt, candidate)
+        if got is not None and search.chooses(candidate, got):
+            return got, candidate, search
+    if search.fallback is not None:
+        return search.fallback[0], search.fallback[1], search
+    return None, None, search
+
+
+def _report_feed(st, crawl_id: str, url: str, feed: dict | None, feed_url: str | None,
+                 search: _FeedSearch) -> dict:
+    """The report's feed errors (no feed, a malformed one read or skipped); the feed, or an
+    empty one when there is none (training entries then come from the pages themselves)."""
+    if feed is None:
+        for t in search.tried[:3]:
+            st.add_error(crawl_id, url, "feed", t)
+        st.add_error(crawl_id, url, "feed", f"no readable feed found from {url} (tried {len(search.tried)} candidates)")
+        feed = {"entries": []}
+    if feed.get("bozo"):
+        st.add_error(crawl_id, feed_url, "feed", f"malformed feed, partly read: {feed['bozo']}")
+    for candidate, why in search.skipped[:3]:
+        if candidate != feed_url:
+            st.add_error(crawl_id, candidate, "feed", f"malformed feed, skipped for {feed_url}: {why}")
+    return feed
+
+
+def _feed_entries(rt, feed: dict, feed_url: str | None, home_url: str) -> list[dict]:
+    """The entries of the feed and of its next pages (up to MAX_FEED_PAGES, while they add
+    posts), canonical URLs in the crawl's scope, each post once."""
+    entries, seen = [], set()
+
+    def take(f: dict) -> int:
+        before = len(entries)
+        for e in f.get("entries", []):
+            u = e.get("url") and canonical(e["url"])
+            if u and u not in seen and in_scope(u, home_url):
+                seen.add(u)
+                entries.append(dict(e, url=u))
+        return len(entries) - before
+
+    take(feed)
+    page, current, current_url = 1, feed, feed_url
+    while feed_url and page < MAX_FEED_PAGES:
+        nxt = _next_feed_page(rt, current, current_url, page)
+        if nxt is None:
+            break
+        page += 1
+        current, current_url = nxt
+        if not take(current):
+            break
+    return entries
+
+
+def _next_feed_page(rt, feed: dict, url: str, page: int) -> tuple[dict, str] | None:
+    """(the feed's next page, its URL), or None where there is none or it cannot be read."""
+    nxt = [u for u in feedlib.next_page_urls(feed, url, page) if u]
+    if not nxt:
+        return None
+    try:
+        return _read_feed(rt, nxt[0]), nxt[0]
+    except (FetchError, feedlib.FeedError):
+        return None
+
+
+def _nothing_to_learn(url: str, feed_url: str | None, search: _FeedSearch) -> str:
+    if feed_url is None:
+        return (f"no readable feed found from {url} (tried {len(search.tried)} candidates), "
+                f"and no post pages among its links to learn from")
+    return f"the feed {feed_url} lists no post of this blog"
+
+
+def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: str | None,
+          entries: list[dict]) -> None:
+    """The entries, what the blog is (home, feed, its metadata), and the home page cached."""
+    st.save_entries(crawl_id, entries)
+    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries],
+                 feed_meta={"title": feed.get("title"), "language": feed.get("language"),
+                            "authors": blog_authors(feed, entries)})
+    st.cache_page(crawl_id, home_url, home.cached())
+
+
+# ------------------------------------------------------------------ decisions
+
+def _decide_js(rt, crawl_id: str, url: str, entries: list[dict]) -> bool:
+    """rendering.decide on `entries`; True once decided (a failure goes to the report)."""
+    try:
+        rendering.decide(rt, crawl_id, entries, {})
+        return True
+    except HostBusy:  # politeness: the task does discovery again at the host's next turn
+        raise
+    except Exception as e:  # without a decision the pages are read as served
+        log.exception("--js auto decision for %s failed", url)
+        rt.state.add_error(crawl_id, url, "render", f"could not decide on rendering: {type(e).__name__}: {e}")
+        return False
+
+
+def _learns(rt, crawl_id: str, url: str, entries: list[dict]) -> bool:
+    """Are rules learned? Always, but for an update crawl whose stored rules still read the feed."""
+    st = rt.state
+    if not (st.options(crawl_id).get("update") and st.blog(crawl_id).get("rules")):
+        return True
+    if rules_still_match(rt, crawl_id, entries[:5]):
+        return False
+    st.add_error(crawl_id, url, "relearn", "stored rules stopped matching the feed: re-learning")
+    return True
+
+
+def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:
+    """update_crawl's check: do the stored rules still extract what the feed says?"""
+    stored = rt.state.blog(crawl_id).get("rules") or {}
+    # the learned rules alone: runners-up may still find a moved field, but then it is time to re-learn
+    rules = {f: {"rule": v["rule"]} for f, v in stored.items() if isinstance(v, dict) and v.get("rule")}
+    ok = n = 0
+    for e in entries:
+        try:
+            page = fetched(rt, crawl_id, e["url"], revisit=True)  # update crawls only: unchanged is a WARC revisit
+        except FetchError:
+            continue
+        if page is None:  # binary or not HTML: no evidence either way (the traversal reports it)
+            continue
+        n += 1
+        ok += bool(matches_entry(extract_root(page.root, page.html, rules), e))
+    return n == 0 or ok * 2 >= n

@@ -1,0 +1,50 @@
+"""The blog's rules: learned on each training page (the learning chord's header, one task per
+page), then reduced by vote (its callback) with the post URL pattern (tasks.learn.fields)."""
+from __future__ import annotations
+
+from tasks.discover.urls import learn_post_pattern
+from tasks.fetch.http import FetchError
+from tasks.learn.fields import learn_page, reduce_rules
+from workers import limits
+from workers.fetch import rendering
+from workers.fetch.pages import page_at
+
+
+def _target(entry: dict) -> dict:
+    content = entry.get("content_html") or entry.get("summary_html") or ""
+    return {"title": entry.get("title") or "", "content": content,
+            "content_is_summary": bool(entry.get("content_is_summary", not entry.get("content_html"))),
+            "authors": entry.get("authors") or [], "authors_from_feed": bool(entry.get("authors_from_feed")),
+            "published": entry.get("published")}
+
+
+def learn_one(rt, crawl_id: str, url: str) -> dict:
+    """{"url", "rules"} of one training page (its entry the target), or {"url", "error"}."""
+    st = rt.state
+    entry = st.entry(crawl_id, url) or {"url": url}
+    try:
+        page = page_at(rt, crawl_id, url, revisit=bool(st.options(crawl_id).get("update")))
+    except FetchError as e:
+        st.add_error(crawl_id, url, e.kind, e.message)
+        return {"url": url, "error": e.kind}
+    if page is None:  # nothing to learn from, and not to be cached as a page
+        return {"url": url, "error": "not_html"}  # (the traversal reports it)
+    page = rendering.page(rt, crawl_id, url, page)
+    limits.check()  # the task's deadline (threads pool: Celery's limits do not hold there)
+    return {"url": url, "rules": learn_page(page.html, page.final_url, _target(entry))}
+
+
+def reduce(rt, crawl_id: str, results: list) -> dict:
+    """The blog's rules by vote over the pages' rules, and its post URL pattern; {} (and the
+    crawl failed) when no training page gave rules."""
+    st = rt.state
+    page_rules = [r["rules"] for r in results or [] if isinstance(r, dict) and r.get("rules")]
+    if not page_rules:
+        st.set_state(crawl_id, "failed", "no training page could be fetched: no rules learned")
+        return {}
+    rules = reduce_rules(page_rules)
+    blog = st.blog(crawl_id)
+    others = [blog.get("home"), blog.get("feed")]
+    pattern = learn_post_pattern(blog.get("entry_urls") or [], [o for o in others if o])
+    st.save_blog(crawl_id, rules=rules, pattern=pattern, trained_on=len(page_rules))
+    return rules
