@@ -79,27 +79,13 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
 
     rt = runtime()
     st = rt.state
-    ids = []
-    for u in urls:
-        cid = st.active_crawl(u) if embedded is not None else None
-        if cid and (st.crawl_info(cid).get("since") or None) == (since or None):
-            _log(f"resuming crawl {cid} of {u}", quiet)
-            _resume(cid)
-        else:
-            cid = enqueue(u, since, options)
-        ids.append(cid)
+    ids = [_started(st, u, since, options, embedded is not None, quiet) for u in urls]
     try:
         infos = _follow(rt, ids, quiet)
     except KeyboardInterrupt:
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         return 130
-
-    def collect():
-        for cid in ids:
-            st.set_phase(cid, "write", current=False)
-        return [r for cid in ids for r in st.crawl_records(cid)]
-
-    records = _retrying(collect, "reading the records", quiet)
+    records = _retrying(lambda: _records(st, ids), "reading the records", quiet)
     if out:
         write_jsonl(records, out)
     _archive(rt, ids, urls, records, warc, wacz, warc_parts, embedded is not None, quiet)
@@ -107,6 +93,30 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
         st.set_phase(cid, "end", current=False)
     if report:
         _write_reports(st, ids, report)
+    return _summary(st, infos, quiet)
+
+
+def _started(st, url: str, since: str | None, options: dict, embedded: bool, quiet: bool) -> str:
+    """The crawl of `url`: the one a private Redis still holds unfinished (same `since`), resumed,
+    else a new one."""
+    cid = st.active_crawl(url) if embedded else None
+    if cid and (st.crawl_info(cid).get("since") or None) == (since or None):
+        _log(f"resuming crawl {cid} of {url}", quiet)
+        _resume(cid)
+        return cid
+    return enqueue(url, since, options)
+
+
+def _records(st, ids: list[str]) -> list[dict]:
+    """Every record of the crawls (the write phase begins)."""
+    for cid in ids:
+        st.set_phase(cid, "write", current=False)
+    return [r for cid in ids for r in st.crawl_records(cid)]
+
+
+def _summary(st, infos: list[dict], quiet: bool) -> int:
+    """One line per crawl and its first errors (said even when quiet if a crawl failed); the exit
+    status: 1 when every crawl failed."""
     failed = [i for i in infos if i["state"] == "failed"]
     for i in infos:
         _log(f"{i['crawl_id']}: {i['state']}, {i['pages']} pages, {i['posts']} posts, {i['errors']} errors"
@@ -201,43 +211,65 @@ def _sweep(crawl_id: str) -> None:
     app.send_task("blogharvest.sweep", args=[crawl_id], ignore_result=True)
 
 
-def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
-    st = rt.state
-    tty = not quiet and sys.stderr.isatty()
-    progress = None
-    if tty:
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+class _Display:
+    """The crawls' progress: rich's live lines on a terminal; else (logs) a plain line per crawl
+    when its phase changes, and every 10 s; nothing when quiet."""
 
-        progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.fields[line]}"),
-                            TimeElapsedColumn(), transient=False)
-        progress.start()
-        bars = {cid: progress.add_task(st.crawl_info(cid)["url"], total=None, line="") for cid in ids}
-    last_sweep = last_line = time.monotonic()
-    lines: dict[str, str] = {}
+    def __init__(self, st, ids: list[str], quiet: bool):
+        self.quiet, self.progress, self.bars = quiet, None, {}
+        self.lines: dict[str, str] = {}
+        self.last_line = time.monotonic()
+        if not quiet and sys.stderr.isatty():
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                                     TextColumn("{task.fields[line]}"), TimeElapsedColumn(), transient=False)
+            self.progress.start()
+            self.bars = {cid: self.progress.add_task(st.crawl_info(cid)["url"], total=None, line="") for cid in ids}
+
+    def show(self, infos: list[dict], now: float) -> None:
+        for i in infos:
+            line = progress_line(i, now)
+            if self.progress:
+                self.progress.update(self.bars[i["crawl_id"]], line=line)
+            elif not self.quiet and self._news(i["crawl_id"], line):
+                print(f"{i['url']}: {line}", file=sys.stderr, flush=True)
+                self.last_line = time.monotonic()
+            self.lines[i["crawl_id"]] = line
+
+    def _news(self, crawl_id: str, line: str) -> bool:
+        """A plain line is due: the phase changed, or 10 s passed."""
+        return line.split("  ")[0] != self.lines.get(crawl_id, "").split("  ")[0] \
+            or time.monotonic() - self.last_line > 10
+
+    def stop(self) -> None:
+        if self.progress:
+            self.progress.stop()
+
+
+def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
+    """Watch the crawls to their end (their last infos), sweeping every SWEEP_EVERY seconds."""
+    st = rt.state
+    display = _Display(st, ids, quiet)
+    last_sweep = time.monotonic()
     said: set = set()
     try:
         while True:
             infos = _retrying(lambda: [st.crawl_info(cid) for cid in ids], "following the crawl", quiet)
-            now = time.time()
             _warnings(infos, said)
-            for i in infos:
-                line = progress_line(i, now)
-                if progress:
-                    progress.update(bars[i["crawl_id"]], line=line)
-                elif not quiet and (line.split("  ")[0] != lines.get(i["crawl_id"], "").split("  ")[0]
-                                    or time.monotonic() - last_line > 10):
-                    # plain logs: a line when the phase changes, else every 10 s
-                    print(f"{i['url']}: {line}", file=sys.stderr, flush=True)
-                    last_line = time.monotonic()
-                lines[i["crawl_id"]] = line
+            display.show(infos, time.time())
             if all(i["state"] in FINAL for i in infos):
                 return infos
             if time.monotonic() - last_sweep > SWEEP_EVERY:
                 last_sweep = time.monotonic()
-                for i in infos:  # (the workers sweep too, workers/heal.py: this is a second pair of hands)
-                    if i["state"] == "running":
-                        _retrying(lambda: _sweep(i["crawl_id"]), "sweeping", quiet)
+                _sweep_running(infos, quiet)
             time.sleep(0.25)  # a display refresh, not synchronisation
     finally:
-        if progress:
-            progress.stop()
+        display.stop()
+
+
+def _sweep_running(infos: list[dict], quiet: bool) -> None:
+    """(The workers sweep too, workers/heal.py: this is a second pair of hands.)"""
+    for i in infos:
+        if i["state"] == "running":
+            _retrying(lambda: _sweep(i["crawl_id"]), "sweeping", quiet)

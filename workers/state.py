@@ -163,6 +163,12 @@ if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
 return 1
 """
 
+
+def _by_suffix(raw: dict, prefix: str, cast) -> dict:
+    """The fields of a crawl hash named `prefix`<suffix>, by suffix, their values cast."""
+    return {f[len(prefix):]: cast(v) for f, v in raw.items() if f.startswith(prefix)}
+
+
 class State:
     """Typed access to the Redis state of crawls."""
 
@@ -220,24 +226,23 @@ class State:
             return {}
         info = {"crawl_id": crawl_id, "state": raw.get("state"), "url": raw.get("url"),
                 "since": raw.get("since") or None, "kind": raw.get("kind")}
-        for n in ("pages", "errors", "trapped"):
-            info[n] = int(raw.get(n, 0) or 0)
-        info["posts"] = self.r.scard(k.posts)
-        info["queued"] = self.r.zcard(k.frontier)
-        info["in_flight"] = self.r.hlen(k.inflight)
-        info["seen"] = int(raw["seen"]) if raw.get("seen") is not None else self.r.scard(k.seen)
-        for t in ("created", "started", "finished"):
-            if raw.get(t):
-                info[t] = float(raw[t])
+        info.update({n: int(raw.get(n, 0) or 0) for n in ("pages", "errors", "trapped")})
+        info.update(self._sizes(k, raw))
+        info.update({t: float(raw[t]) for t in ("created", "started", "finished") if raw.get(t)})
         if raw.get("message"):
             info["message"] = raw["message"]
         info["phase"] = raw.get("phase")
-        info["phase_started"] = {k.split(":", 1)[1]: float(v) for k, v in raw.items() if k.startswith("phase_started:")}
-        info["warnings"] = {k.split(":", 1)[1]: v for k, v in raw.items() if k.startswith("warning:")}
-        info["announced"] = {k.split(":", 1)[1]: int(v) for k, v in raw.items() if k.startswith("announced:")}
+        info["phase_started"] = _by_suffix(raw, "phase_started:", float)
+        info["warnings"] = _by_suffix(raw, "warning:", str)
+        info["announced"] = _by_suffix(raw, "announced:", int)
         info["options"] = json.loads(raw.get("options") or "{}")
         info["sources"] = {src: int(raw.get(f"found_{src}", 0) or 0) for src in SOURCES}
         return info
+
+    def _sizes(self, k: Keys, raw: dict) -> dict:
+        """The crawl's posts, queued and in-flight pages, and URLs seen (counted at its end, or now)."""
+        return {"posts": self.r.scard(k.posts), "queued": self.r.zcard(k.frontier), "in_flight": self.r.hlen(k.inflight),
+                "seen": int(raw["seen"]) if raw.get("seen") is not None else self.r.scard(k.seen)}
 
     def since(self, crawl_id: str) -> str | None:
         return self.r.hget(Keys(crawl_id).crawl, "since") or None
