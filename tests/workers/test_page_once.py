@@ -38,6 +38,10 @@ class Calls:
         self.args = {"parse_html": [], "decode": []}  # [(data, url or None)]
         self.fetched = {}  # requested url -> [Response]
 
+    def decodes_of(self, content: bytes) -> int:
+        """Decodings of these very bytes."""
+        return sum(1 for data, _ in self.args["decode"] if data is content)
+
     def decodes(self, url: str) -> int:
         """Decodings of the bytes fetched for `url` (the very bytes: another URL serving the same
         ones, as comment-page-1/ does, is another fetch)."""
@@ -52,7 +56,7 @@ class Calls:
 
 
 @contextlib.contextmanager
-def counting(monkeypatch, rt):
+def counting(rt=None):
     """Wrap parse_html and decode wherever a module holds them (imported by name or not),
     and the downloader, whose responses tell which bytes are the page's."""
     from tasks.fetch import charset, html
@@ -68,22 +72,50 @@ def counting(monkeypatch, rt):
         return counted
 
     wrapped = {name: wrap(name, fn) for name, fn in originals.items()}
-    for mod in list(sys.modules.values()):
-        for name, fn in originals.items():
-            if getattr(mod, name, None) is fn:
-                monkeypatch.setattr(mod, name, wrapped[name])
-    get = rt.downloader.get
+    with pytest.MonkeyPatch.context() as mp:
+        for mod in list(sys.modules.values()):
+            for name, fn in originals.items():
+                if getattr(mod, name, None) is fn:
+                    mp.setattr(mod, name, wrapped[name])
+        if rt is not None:
+            get = rt.downloader.get
 
-    def fetch(url, *a, **kw):
-        resp = get(url, *a, **kw)
-        calls.fetched.setdefault(url, []).append(resp)
-        return resp
+            def fetch(url, *a, **kw):
+                resp = get(url, *a, **kw)
+                calls.fetched.setdefault(url, []).append(resp)
+                return resp
 
-    monkeypatch.setattr(rt.downloader, "get", fetch)
-    try:
+            mp.setattr(rt.downloader, "get", fetch)
         yield calls
-    finally:
-        monkeypatch.undo()
+
+
+def test_a_page_decodes_at_its_making_and_parses_on_first_use_once():
+    """The Page itself: its text decoded when it is made from a response, its tree parsed the
+    first time a stage asks for it and never again; its cached form the page cache's JSON."""
+    from tasks.fetch import html, page as pagemod
+    from tasks.fetch.http import Response
+
+    markup = "<html><head><title>T\u00e9</title></head><body><p>caf\u00e9</p></body></html>"
+    resp = Response(url="http://x.test/p/", status=200, reason="OK", headers=[("Content-Type", "text/html")],
+                    content=markup.encode("latin-1"), content_type="text/html", encoding="latin-1")
+    with counting() as calls:
+        page = pagemod.Page.from_response(resp, "http://x.test/p")
+        assert calls.decodes_of(resp.content) == 1 and page.html == markup
+        assert not calls.args["parse_html"]  # nothing parsed before a stage asks
+        assert page.root is page.root and page.root.findtext(".//p") == "caf\u00e9"
+        assert len(calls.args["parse_html"]) == 1
+        assert calls.decodes_of(resp.content) == 1
+    assert (page.url, page.final_url, page.how, page.status) == ("http://x.test/p", "http://x.test/p/", "http", 200)
+    assert page.cached() == {"url": "http://x.test/p/", "html": markup} == {"url": page["url"], "html": page["html"]}
+    again = pagemod.as_page(page.cached(), "http://x.test/p")
+    assert (again.how, again.url, again.final_url, again.html, again.content) == \
+        ("cache", "http://x.test/p", "http://x.test/p/", markup, None)
+    assert pagemod.as_page(page) is page and pagemod.as_page(None) is None
+    assert html.node_text(again.root.find(".//title")) == "T\u00e9"
+    with pytest.raises(Exception):
+        page.html = "changed"  # frozen: every stage reads the same page
+    with pytest.raises(ValueError):
+        pagemod.Page("u", "u", "", how="guessed")
 
 
 def _learned_crawl(rt, farm, js=False) -> str:
@@ -107,7 +139,7 @@ def _learned_crawl(rt, farm, js=False) -> str:
 
 
 class Browser:
-    """A browser pool that draws every page as served plus a mark (`dom`), or, with no
+    """A browser pool that draws every page as served plus a paragraph (`drawn`), or, with no
     browser (`available` false), refuses as a machine without Chromium does."""
 
     def __init__(self, rt, available: bool):
@@ -138,7 +170,7 @@ def test_a_post_page_is_decoded_once_and_parsed_once(rt, farm, monkeypatch, js):
     post = max(beyond, key=lambda p: len(p.comments))  # beyond the feed pages read: not cached
     url = farm.origin + post.path
     assert post.comments and rt.state.entry(cid, url) is None
-    with rt.downloader.crawl(cid), counting(monkeypatch, rt) as calls:
+    with rt.downloader.crawl(cid), counting(rt) as calls:
         result = pipeline.process(rt, cid, url)
     assert result["post"] and "record" in result, result  # (False: another test saved it first, unchanged)
     record = rt.state.record(cid, url)
@@ -150,14 +182,14 @@ def test_a_post_page_is_decoded_once_and_parsed_once(rt, farm, monkeypatch, js):
         assert calls.parses(url, served.url, browser.drawn[url]) == 1, "the rendered page parsed more than once"
 
 
-def test_a_cached_post_page_is_parsed_once(rt, farm, monkeypatch):
+def test_a_cached_post_page_is_parsed_once(rt, farm):
     from workers import pipeline
 
     cid = _learned_crawl(rt, farm)
     url = rt.state.blog(cid)["entry_urls"][0]
     cached = rt.state.cached_page(cid, url)  # learning read it: the traversal takes it from the cache
     assert cached is not None
-    with rt.downloader.crawl(cid), counting(monkeypatch, rt) as calls:
+    with rt.downloader.crawl(cid), counting(rt) as calls:
         result = pipeline.process(rt, cid, url)
     assert result["post"] and "record" in result, result  # (False: another test saved it first, unchanged)
     assert url not in calls.fetched and calls.decodes(url) == 0
@@ -166,7 +198,7 @@ def test_a_cached_post_page_is_parsed_once(rt, farm, monkeypatch):
 
 @pytest.mark.xfail(strict=True, reason="the page-level extractor reads the page again: "
                    "tasks.learn.pseudo_feed.page_facts takes html, not the parsed root")
-def test_a_post_page_the_rules_miss_is_parsed_once(rt, farm, monkeypatch):
+def test_a_post_page_the_rules_miss_is_parsed_once(rt, farm):
     """Rules that find no title and no content on the page: the page-level extractor reads it."""
     from workers import pipeline
 
@@ -176,7 +208,7 @@ def test_a_post_page_the_rules_miss_is_parsed_once(rt, farm, monkeypatch):
     rt.state.save_blog(cid, rules=dict(rules, title=missing, content=missing))
     beyond = [p for p in farm.blog.posts if rt.state.cached_page(cid, farm.origin + p.path) is None]
     url = farm.origin + beyond[-1].path
-    with rt.downloader.crawl(cid), counting(monkeypatch, rt) as calls:
+    with rt.downloader.crawl(cid), counting(rt) as calls:
         result = pipeline.process(rt, cid, url)
     assert result["post"] and rt.state.record(cid, url)["extraction"] == "fallback", result
     served = calls.fetched[url][0]
