@@ -30,13 +30,17 @@ from workers import limits, traverse
 from workers.archive import post as archive
 from workers.discover import posts as discovered
 from workers.discover import sources
-from workers.discover.feed import CrawlFailed, discover  # noqa: F401 (the crawl's steps)
+from workers.discover.feed import CrawlFailed, discover
 from workers.extract import comments
 from workers.extract import fallback as page_fallback
 from workers.fetch import rendering
 from workers.fetch.pages import html_page, not_html_message, usable
-from workers.learn.rules import learn_one, reduce  # noqa: F401 (the crawl's steps)
-from workers.traverse import Send, dispatch, page_failed, recover, start_traversal  # noqa: F401 (the crawl's steps)
+from workers.learn.rules import learn_one, reduce
+from workers.traverse import Send, dispatch, page_failed, recover, start_traversal
+
+# the crawl's steps as its tasks (workers/crawl.py), the follower and the sweep call them
+__all__ = ["CrawlFailed", "Send", "discover", "dispatch", "learn_one", "page_failed", "process", "recover",
+           "reduce", "start_traversal"]
 
 log = logging.getLogger("blogharvest")
 
