@@ -20,7 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-import charset_normalizer
 
 from tasks.fetch import charset as C
 
