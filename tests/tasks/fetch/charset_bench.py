@@ -20,7 +20,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from tasks.fetch import charset as C
 
 _DECLARATIONS = re.compile(rb'<meta\b[^>]*charset[^>]*>|(?<=<\?xml)[^>]*?encoding\s*=\s*["\'][^"\']*["\']', re.I)
