@@ -90,35 +90,125 @@ def _extra(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
 MAX_SITEMAP_FILES = 4  # sitemap files read for candidates (the traversal reads them all later)
 
 
-def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
-    """Page URLs the blog's sitemaps list (robots.txt's, else the first usual path that
-    answers), newest first where they say when: candidates beside the links."""
+def _robots_text(rt, home_url: str) -> str:
+    try:
+        return getattr(rt.downloader.robots(home_url), "text", "") or ""
+    except Exception:  # without robots.txt, the usual paths
+        return ""
+
+
+def _read_sitemap(rt, url: str) -> dict | None:
     from tasks.discover import sitemaps as sm
 
     try:
-        text = getattr(rt.downloader.robots(home_url), "text", "") or ""
-    except Exception:  # without robots.txt, the usual paths
-        text = ""
-    queue = [u for u, _ in sm.candidates(home_url, text)]
+        return sm.parse_sitemap(rt.downloader.get(url).content, url)
+    except Exception:  # a guess that is not there, or no sitemap: the next one
+        return None
+
+
+def _sitemap_entries(rt, queue: list[str], home_url: str) -> list[dict]:
+    """The URL entries of the first sitemaps that answer: an index's sitemaps are read
+    before the next guess, and reading stops at the first sitemap that lists pages."""
     urls, read = [], 0
     while queue and read < MAX_SITEMAP_FILES:
         u = queue.pop(0)
         if not in_scope(u, home_url) and not u.endswith((".xml", ".xml.gz", ".txt")):
             continue
-        try:
-            got = sm.parse_sitemap(rt.downloader.get(u).content, u)
-        except Exception:  # a guess that is not there, or no sitemap: the next one
+        got = _read_sitemap(rt, u)
+        if got is None:
             continue
         read += 1
         queue[:0] = [e["url"] for e in got.get("sitemaps") or []]
         urls.extend(got.get("urls") or [])
         if urls and not got.get("sitemaps"):
             break
+    return urls
+
+
+def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
+    """Page URLs the blog's sitemaps list (robots.txt's, else the first usual path that
+    answers), newest first where they say when: candidates beside the links."""
+    from tasks.discover import sitemaps as sm
+
+    queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url))]
+    urls = _sitemap_entries(rt, queue, home_url)
     urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
     return [e["url"] for e in urls]
 
 
 CANDIDATE_SOURCES.append(sitemap_candidates)
+
+
+class _PageFacts:
+    """page_facts of the pages training reads, each read once (None: no HTML page); a
+    shortlink's page names its permalink, which the entry then is."""
+
+    def __init__(self, rt, crawl_id: str, home_url: str):
+        self.rt, self.crawl_id, self.home_url = rt, crawl_id, home_url
+        self.of: dict[str, dict | None] = {}
+
+    def __call__(self, url: str) -> dict | None:
+        if url not in self.of:
+            page = _html_page(self.rt, self.crawl_id, url)
+            self.of[url] = page_facts(page["html"], url) if page else None
+            if self.of[url] is not None:
+                root = parse_html(page["html"], page["url"])
+                self.of[url]["permalink"] = declared_permalink(root, page["url"], self.home_url)
+        return self.of[url]
+
+    def read(self) -> dict[str, dict]:
+        """url -> facts of the pages read that are HTML pages."""
+        return {u: f for u, f in self.of.items() if f}
+
+
+def _enriched(entries: list[dict], need: str, facts: _PageFacts, deadline: float) -> list[dict]:
+    """The feed's entries, excerpts given their page's content where it holds them."""
+    out = []
+    for e in entries:
+        if need == "excerpt" and time.monotonic() < deadline and (f := facts(e["url"])):
+            e = enrich_excerpt(e, f)
+        out.append(e)
+    return out
+
+
+def _candidate_urls(rt, crawl_id: str, home_url: str, home_html: str, known: list[str],
+                    deadline: float) -> tuple[list[str], list[str]]:
+    """(candidate post URLs best first, those inside the blog's section): the links of the
+    home page and listings and the extra sources' URLs, ranked; only the section's when
+    it holds enough (the blog is a section of a larger site: its posts are there)."""
+    section = feed_section(feed_links(parse_html(home_html, home_url), home_url, home_url), home_url)
+    per_page = _candidate_links(rt, crawl_id, home_url, home_html, deadline, section)
+    ranked = rank_candidates([x for links in per_page for x in links], known=known,
+                             extra=_extra(rt, crawl_id, home_url, home_html), exclude=set(known),
+                             demote=sitewide(per_page), section=section)
+    inside = [u for u in ranked if section and u.startswith(section)]
+    return (inside if len(inside) >= MIN_ENTRIES else ranked), inside
+
+
+def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], deadline: float):
+    """Reads the feed's own posts (they vote for the posts' template), then the candidates,
+    while the budget lasts."""
+    for u in known[:MAX_CANDIDATES]:
+        if time.monotonic() < deadline:
+            facts(u)
+    for u in ranked[:MAX_CANDIDATES]:
+        if time.monotonic() > deadline:
+            break
+        facts(u)
+
+
+def _pseudo(facts: _PageFacts, known: list[str], inside: list[str], feed: list[dict]) -> list[dict]:
+    """Pseudo entries of the pages read that the feed does not list, their dates and
+    authors checked by the feed's own posts."""
+    pseudo = [p for p in pseudo_entries(list(facts.read().values()), prefer=known or inside)
+              if p["url"] not in set(known)]
+    return checked_by_feed(pseudo, feed, facts.read())
+
+
+def _report_excerpts(st, crawl_id: str, home_url: str, out: list[dict]):
+    enriched = sum(bool(e.get("content_from")) for e in out)
+    st.add_error(crawl_id, home_url, "training",
+                 f"excerpt-only feed: {enriched} of {len(out)} entries given their page's content")
 
 
 def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: list[dict],
@@ -130,54 +220,22 @@ def training_entries(rt, crawl_id: str, home_url: str, home_html: str, entries: 
         return entries
     st = rt.state
     deadline = time.monotonic() + BUDGET_SECONDS
-    facts_of: dict[str, dict] = {}
-
-    def facts(url: str) -> dict | None:
-        if url not in facts_of:
-            page = _html_page(rt, crawl_id, url)
-            facts_of[url] = page_facts(page["html"], url) if page else None
-            if facts_of[url] is not None:  # a shortlink's page names its permalink: the entry is that
-                root = parse_html(page["html"], page["url"])
-                facts_of[url]["permalink"] = declared_permalink(root, page["url"], home_url)
-        return facts_of[url]
-
-    out = []
-    for e in entries:
-        if need == "excerpt" and time.monotonic() < deadline and (f := facts(e["url"])):
-            e = enrich_excerpt(e, f)
-        out.append(e)
-    enriched = sum(bool(e.get("content_from")) for e in out)
+    facts = _PageFacts(rt, crawl_id, home_url)
+    out = _enriched(entries, need, facts, deadline)
     if need == "excerpt" and out:
-        st.add_error(crawl_id, home_url, "training",
-                     f"excerpt-only feed: {enriched} of {len(out)} entries given their page's content")
+        _report_excerpts(st, crawl_id, home_url, out)
     full = [e for e in out if e.get("content_html") and not e.get("content_is_summary")]
     if len(full) >= MIN_ENTRIES:
         return out
 
     known = [e["url"] for e in out]
-    section = feed_section(feed_links(parse_html(home_html, home_url), home_url, home_url), home_url)
-    per_page = _candidate_links(rt, crawl_id, home_url, home_html, deadline, section)
-    ranked = rank_candidates([x for links in per_page for x in links], known=known,
-                             extra=_extra(rt, crawl_id, home_url, home_html), exclude=set(known),
-                             demote=sitewide(per_page), section=section)
-    for u in known[:MAX_CANDIDATES]:  # the feed's own posts vote for the posts' template
-        if time.monotonic() < deadline:
-            facts(u)
-    inside = [u for u in ranked if section and u.startswith(section)]
-    if len(inside) >= MIN_ENTRIES:  # the blog is a section of a larger site: its posts are there
-        ranked = inside
-    for u in ranked[:MAX_CANDIDATES]:
-        if time.monotonic() > deadline:
-            break
-        facts(u)
-    pseudo = [p for p in pseudo_entries([f for f in facts_of.values() if f], prefer=known or inside)
-              if p["url"] not in set(known)]
-    # the feed's own posts check the pages' dates and authors
-    pseudo = checked_by_feed(pseudo, out, {u: f for u, f in facts_of.items() if f})
+    ranked, inside = _candidate_urls(rt, crawl_id, home_url, home_html, known, deadline)
+    _read_candidates(facts, known, ranked, deadline)
+    pseudo = _pseudo(facts, known, inside, out)
     if pseudo:
         st.save_blog(crawl_id, pseudo=len(pseudo))
     st.add_error(crawl_id, home_url, "training",
-                 f"{need} feed: {len(pseudo)} pseudo entries from {len(facts_of)} pages "
+                 f"{need} feed: {len(pseudo)} pseudo entries from {len(facts.of)} pages "
                  f"(sources {pseudo[0]['sources'] if pseudo else {}})")
     # pseudo entries with full content go before a feed's excerpts: the chord learns from the first ones
     if need == "excerpt":
