@@ -124,6 +124,8 @@ def crawl(workers, state):
     from workers.follow import enqueue
 
     def run(url: str, since: str | None = None, timeout: float = 180, **options):
+        gone = {n: p.returncode for n, p in zip(workers.names, workers.procs) if p.poll() is not None}
+        assert not gone, f"shared workers ended before this test (node: exit code) {gone}"
         _end_leftovers(state)
         cid = enqueue(url, since, options)
         info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed", "budget_exhausted") and i,
