@@ -117,6 +117,27 @@ def _end_leftovers(state) -> None:
     app.control.purge()
 
 
+PYTEST_TIMEOUT = 300  # pyproject's [tool.pytest.ini_options] timeout
+
+
+def _stall_report(state, workers, cid: str) -> str:
+    """Where a crawl that did not end stood: its counters, the shared workers' processes,
+    the tasks they hold and the broker's queues."""
+    from workers.app import app
+
+    lines = [f"crawl: { {k: v for k, v in state.crawl_info(cid).items() if k != 'options'} }",
+             f"workers: { {n: p.poll() for n, p in zip(workers.names, workers.procs)} } (None: running)",
+             f"queues: { {q: state.r.llen(q) for q in ('celery', 'render')} }"]
+    try:
+        insp = app.control.inspect(timeout=2.0)
+        for what in ("active", "reserved", "scheduled"):
+            got = getattr(insp, what)() or {}
+            lines.append(f"{what}: { {n: [(t.get('name'), str(t.get('args'))[:120]) for t in (ts or [])] for n, ts in got.items()} }")
+    except Exception as e:  # a report on a stall must not hide the stall
+        lines.append(f"inspect failed: {type(e).__name__}: {e}")
+    return "\n".join(lines)
+
+
 @pytest.fixture
 def crawl(workers, state):
     """Start a crawl on the real workers (by task name, as another service would) and
@@ -128,8 +149,11 @@ def crawl(workers, state):
         assert not gone, f"shared workers ended before this test (node: exit code) {gone}"
         _end_leftovers(state)
         cid = enqueue(url, since, options)
-        info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed", "budget_exhausted") and i,
-                        timeout, f"crawl {cid} of {url}")
+        try:  # ends before pytest-timeout does, so a stalled crawl says where it stood
+            info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed", "budget_exhausted") and i,
+                            min(timeout, PYTEST_TIMEOUT - 30), f"crawl {cid} of {url}")
+        except pytest.fail.Exception as e:
+            pytest.fail(f"{e}\n{_stall_report(state, workers, cid)}")
         info["error_report"] = state.errors(cid)
         return info, state.crawl_records(cid)
 
