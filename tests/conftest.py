@@ -22,6 +22,21 @@ os.environ.setdefault("BLOGHARVEST_ALLOW_PRIVATE", "1")
 os.environ.setdefault("BLOGHARVEST_HOME", tempfile.mkdtemp(prefix="blogharvest-test-home-"))
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The session's Redis URL is known before any test module is imported: an app or client made
+# at import time (a test module's `from workers.app import app`) points at it, never at a
+# default 127.0.0.1:6379 (a machine's own Redis would take the tests' tasks and lose them).
+SESSION_REDIS_PORT = _free_port()
+os.environ["REDIS_URL"] = f"redis://127.0.0.1:{SESSION_REDIS_PORT}/0"
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():
@@ -35,18 +50,13 @@ def redis_server():
     from workers.redis_server import RedisServer
 
     with tempfile.TemporaryDirectory(prefix="bh-redis-") as d:
-        server = RedisServer(Path(d), persist=True).start()
-        old = os.environ.get("REDIS_URL")
+        server = RedisServer(Path(d), port=SESSION_REDIS_PORT, persist=True).start()
         os.environ["REDIS_URL"] = server.url
         _point_app_at(server.url)
         try:
             yield server
         finally:
             server.stop()
-            if old is None:
-                os.environ.pop("REDIS_URL", None)
-            else:
-                os.environ["REDIS_URL"] = old
 
 
 def _point_app_at(url: str) -> None:
