@@ -22,6 +22,21 @@ os.environ.setdefault("BLOGHARVEST_ALLOW_PRIVATE", "1")
 os.environ.setdefault("BLOGHARVEST_HOME", tempfile.mkdtemp(prefix="blogharvest-test-home-"))
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The session's Redis URL is known before any test module is imported: an app or client made
+# at import time (a test module's `from workers.app import app`) points at it, never at a
+# default 127.0.0.1:6379 (a machine's own Redis would take the tests' tasks and lose them).
+SESSION_REDIS_PORT = _free_port()
+os.environ["REDIS_URL"] = f"redis://127.0.0.1:{SESSION_REDIS_PORT}/0"
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():
@@ -35,18 +50,13 @@ def redis_server():
     from workers.redis_server import RedisServer
 
     with tempfile.TemporaryDirectory(prefix="bh-redis-") as d:
-        server = RedisServer(Path(d), persist=True).start()
-        old = os.environ.get("REDIS_URL")
+        server = RedisServer(Path(d), port=SESSION_REDIS_PORT, persist=True).start()
         os.environ["REDIS_URL"] = server.url
         _point_app_at(server.url)
         try:
             yield server
         finally:
             server.stop()
-            if old is None:
-                os.environ.pop("REDIS_URL", None)
-            else:
-                os.environ["REDIS_URL"] = old
 
 
 def _point_app_at(url: str) -> None:
@@ -117,6 +127,27 @@ def _end_leftovers(state) -> None:
     app.control.purge()
 
 
+PYTEST_TIMEOUT = 300  # pyproject's [tool.pytest.ini_options] timeout
+
+
+def _stall_report(state, workers, cid: str) -> str:
+    """Where a crawl that did not end stood: its counters, the shared workers' processes,
+    the tasks they hold and the broker's queues."""
+    from workers.app import app
+
+    lines = [f"crawl: { {k: v for k, v in state.crawl_info(cid).items() if k != 'options'} }",
+             f"workers: { {n: p.poll() for n, p in zip(workers.names, workers.procs)} } (None: running)",
+             f"queues: { {q: state.r.llen(q) for q in ('celery', 'render')} }"]
+    try:
+        insp = app.control.inspect(timeout=2.0)
+        for what in ("active", "reserved", "scheduled"):
+            got = getattr(insp, what)() or {}
+            lines.append(f"{what}: { {n: [(t.get('name'), str(t.get('args'))[:120]) for t in (ts or [])] for n, ts in got.items()} }")
+    except Exception as e:  # a report on a stall must not hide the stall
+        lines.append(f"inspect failed: {type(e).__name__}: {e}")
+    return "\n".join(lines)
+
+
 @pytest.fixture
 def crawl(workers, state):
     """Start a crawl on the real workers (by task name, as another service would) and
@@ -124,10 +155,15 @@ def crawl(workers, state):
     from workers.follow import enqueue
 
     def run(url: str, since: str | None = None, timeout: float = 180, **options):
+        gone = {n: p.returncode for n, p in zip(workers.names, workers.procs) if p.poll() is not None}
+        assert not gone, f"shared workers ended before this test (node: exit code) {gone}"
         _end_leftovers(state)
         cid = enqueue(url, since, options)
-        info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed", "budget_exhausted") and i,
-                        timeout, f"crawl {cid} of {url}")
+        try:  # ends before pytest-timeout does, so a stalled crawl says where it stood
+            info = wait_for(lambda: (i := state.crawl_info(cid)) and i["state"] in ("done", "failed", "budget_exhausted") and i,
+                            min(timeout, PYTEST_TIMEOUT - 30), f"crawl {cid} of {url}")
+        except pytest.fail.Exception as e:
+            pytest.fail(f"{e}\n{_stall_report(state, workers, cid)}")
         info["error_report"] = state.errors(cid)
         return info, state.crawl_records(cid)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -77,10 +78,17 @@ class WorkerProcesses:
         self.queues, self.pool = queues, pool
         self.procs: list[subprocess.Popen] = []
         self.names: list[str] = []
+        # node names unique to this pool: the stop's remote shutdown goes to these names, and
+        # another pool on the same Redis (same process, same pid) must not hear it
+        self.tag = f"{os.getpid()}-{secrets.token_hex(3)}"
+
+    def node_name(self, i: int) -> str:
+        """Worker i's node name (a replacement started under it is the same worker restarted)."""
+        return f"w{i}-{self.tag}@%h"
 
     def start(self) -> "WorkerProcesses":
         for i in range(self.n):
-            self.start_one(f"w{i}-{os.getpid()}@%h")
+            self.start_one(self.node_name(i))
         return self
 
     def start_one(self, name: str) -> subprocess.Popen:

@@ -163,6 +163,27 @@ if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
 return 1
 """
 
+# a record saved in one step: streamed when its digest changed, stored, listed, counted. A
+# worker killed mid-save leaves all of it or none, and two deliveries of one page (a page
+# reclaimed from a worker thought dead) cannot both stream it: once per new content.
+_SAVE_RECORD = """
+local changed = redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2]
+if changed then
+  if ARGV[6] == '' then
+    redis.call('XADD', KEYS[4], '*', 'crawl', ARGV[4], 'url', ARGV[1], 'id', ARGV[5], 'record', ARGV[3])
+  else
+    redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[6], '*', 'crawl', ARGV[4], 'url', ARGV[1], 'id', ARGV[5], 'record', ARGV[3])
+  end
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local added = 0
+if changed or ARGV[7] == '1' then added = redis.call('SADD', KEYS[3], ARGV[1]) end
+if added == 1 and ARGV[8] ~= '' then redis.call('HINCRBY', KEYS[5], 'found_' .. ARGV[8], 1) end
+if changed then return 1 end
+return 0
+"""
+
 
 def _by_suffix(raw: dict, prefix: str, cast) -> dict:
     """The fields of a crawl hash named `prefix`<suffix>, by suffix, their values cast."""
@@ -180,6 +201,7 @@ class State:
         self._enqueue = client.register_script(_ENQUEUE)
         self._enqueue_estimated = client.register_script(_ENQUEUE_ESTIMATED)
         self._finish = client.register_script(_MAYBE_FINISH)
+        self._save_record = client.register_script(_SAVE_RECORD)
 
     @classmethod
     def from_url(cls, url: str) -> "State":
@@ -493,28 +515,16 @@ class State:
     # ------------------------------------------------------------ records
     def save_record(self, crawl_id: str, record: dict, digest: str, stream_maxlen: int,
                     output_unchanged: bool = True, source: str | None = None) -> bool:
-        """Store a post's record; returns True when it is new or changed (then it is streamed).
-
-        The stream entry is written before the digest: a worker that dies in between leaves
-        the digest unchanged, so the redelivered task streams the record again (at least
-        once; consumers key records by `id`) instead of never."""
+        """Store a post's record; returns True when it is new or changed (then it is streamed,
+        once: the digest, the stream entry and the record are written in one step)."""
         k = Keys(crawl_id)
-        url = record["url"]
-        changed = self.r.hget(k.hashes, url) != digest
         data = json.dumps(record, ensure_ascii=False, sort_keys=True)
-        if changed:
-            self.r.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record.get("id") or "", "record": data},
-                        maxlen=stream_maxlen, approximate=True)
-        with self.r.pipeline() as p:
-            p.hset(k.records, url, data)
-            p.hset(k.hashes, url, digest)
-            listed = changed or output_unchanged  # an update crawl outputs new and changed posts only
-            if listed:
-                p.sadd(k.posts, url)
-            added = p.execute()[-1] if listed else 0
-        if source in SOURCES and added == 1:  # counted once per post of the crawl's output
-            self.r.hincrby(k.crawl, f"found_{source}", 1)
-        return changed
+        listed = "1" if output_unchanged else "0"  # an update crawl outputs new and changed posts only
+        return bool(self._save_record(
+            keys=[k.hashes, k.records, k.posts, STREAM, k.crawl],
+            args=[record["url"], digest, data, crawl_id, record.get("id") or "",
+                  "" if stream_maxlen is None else int(stream_maxlen), listed,
+                  source if source in SOURCES else ""]))
 
     def record(self, crawl_id: str, url: str) -> dict | None:
         raw = self.r.hget(Keys(crawl_id).records, url)

@@ -18,6 +18,24 @@ def record_id(url: str) -> str:
     return hashlib.sha256(url.encode("utf-8")).hexdigest()[:24]
 
 
+def _extracted_fields(extracted: dict) -> dict:
+    """What the extraction found, empty values as None (authors: the non-empty names)."""
+    return {
+        "title": extracted.get("title") or None,
+        "content_text": extracted.get("content_text") or None,
+        "content_html": extracted.get("content_html") or None,
+        "authors": [a for a in (extracted.get("authors") or []) if a],
+        "published": extracted.get("published") or None,
+    }
+
+
+def _field_sources(extracted: dict) -> dict:
+    """Which source filled each field (tasks.extract.fields): rule, span, jsonld, microdata,
+    meta, feed, feed_blog, page; a field nothing filled is absent."""
+    return {f: v for f, v in (extracted.get("sources") or {}).items()
+            if f in ("title", "content", "authors", "published")}
+
+
 def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
                 comments: list | None = None, media: list | None = None,
                 crawled_at: str | None = None, extraction: str = "rules") -> dict:
@@ -27,19 +45,12 @@ def post_record(url: str, blog: str, extracted: dict, rules: dict | None = None,
         "id": record_id(url),
         "url": url,
         "blog": blog,
-        "title": extracted.get("title") or None,
-        "content_text": extracted.get("content_text") or None,
-        "content_html": extracted.get("content_html") or None,
-        "authors": [a for a in (extracted.get("authors") or []) if a],
-        "published": extracted.get("published") or None,
+        **_extracted_fields(extracted),
         "comments": comments or [],
         "media": media or [],
         "crawled_at": crawled_at or now_iso(),
         "rules": {f: (rules or {}).get(f) for f in ("title", "content", "author", "date")},
-        # which source filled each field (tasks.extract.fields): rule, span, jsonld, microdata,
-        # meta, feed, feed_blog, page; a field nothing filled is absent
-        "sources": {f: v for f, v in (extracted.get("sources") or {}).items()
-                    if f in ("title", "content", "authors", "published")},
+        "sources": _field_sources(extracted),
         "extraction": extraction,
     }
 

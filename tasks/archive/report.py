@@ -45,19 +45,30 @@ def coverage(records: list[dict]) -> dict:
     return out
 
 
+def _is_month(key: str) -> bool:
+    """A "YYYY-MM" key."""
+    return len(key) == 7 and key[4] == "-" and key[:4].isdigit() and key[5:].isdigit()
+
+
+def _every_month(first: str, last: str, counts: Counter) -> dict[str, int]:
+    """"YYYY-MM" -> count of every month from `first` to `last`, a century at most (a bogus
+    date cannot blow it up)."""
+    out: dict[str, int] = {}
+    y, m = int(first[:4]), int(first[5:])
+    end = (int(last[:4]), int(last[5:]))
+    while (y, m) <= end and len(out) < 1200:
+        out[f"{y:04d}-{m:02d}"] = counts.get(f"{y:04d}-{m:02d}", 0)
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return out
+
+
 def posts_per_month(records: list[dict]) -> dict[str, int]:
     """"YYYY-MM" -> posts, every month from the first to the last (gaps are zeros: a
     missed period shows as a hole in the chart); undated posts under "undated"."""
     months = Counter((r.get("published") or "")[:7] for r in records)
     undated = sum(n for m, n in months.items() if len(m) != 7 or m[4] != "-")
-    dated = sorted(m for m in months if len(m) == 7 and m[4] == "-" and m[:4].isdigit() and m[5:].isdigit())
-    out: dict[str, int] = {}
-    if dated:
-        y, m = int(dated[0][:4]), int(dated[0][5:])
-        last = (int(dated[-1][:4]), int(dated[-1][5:]))
-        while (y, m) <= last and len(out) < 1200:  # a century at most: a bogus date cannot blow it up
-            out[f"{y:04d}-{m:02d}"] = months.get(f"{y:04d}-{m:02d}", 0)
-            y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    dated = sorted(m for m in months if _is_month(m))
+    out = _every_month(dated[0], dated[-1], months) if dated else {}
     if undated:
         out["undated"] = undated
     return out
@@ -111,34 +122,46 @@ def gaps(months: dict[str, int]) -> list[str]:
     return [m for m, n in months.items() if m != "undated" and n == 0]
 
 
-def advice(f: dict) -> list[str]:
-    """What to do, fault by fault, in words a first-time reader can act on."""
-    out = []
-    for source, miss in f["missing_against"].items():
-        if miss and source != "feed entries":
-            out.append(f"{miss} of the {f['announced'][source]} posts the {source} announces were not found: "
-                       "see the errors below and the empty months of the chart; running the same command "
-                       "again resumes the crawl and retries what failed.")
+def _missing_advice(f: dict) -> list[str]:
+    return [f"{miss} of the {f['announced'][source]} posts the {source} announces were not found: "
+            "see the errors below and the empty months of the chart; running the same command "
+            "again resumes the crawl and retries what failed."
+            for source, miss in f["missing_against"].items() if miss and source != "feed entries"]
+
+
+def _gap_advice(f: dict) -> list[str]:
     missed = gaps(f["posts_per_month"])
-    if missed:
-        shown = ", ".join(missed[:6]) + (" ..." if len(missed) > 6 else "")
-        out.append(f"No post in {len(missed)} month(s) between others ({shown}): the blog may have paused, or "
-                   "those months' pages failed (errors below); compare with the blog's own archive.")
-    for field, cov in f["coverage"].items():
-        if field != "comments" and cov["of"] and cov["share"] < 0.9:
-            out.append(f"{field} is filled on {100 * cov['share']:.0f} % of the posts only: some posts use "
-                       "another template than the training posts; their records say which source filled "
-                       "each field (`sources`, `extraction`).")
-    fallback = sum(n for cov in f["coverage"].values() for s, n in cov["sources"].items() if s == "fallback")
-    if fallback:
+    if not missed:
+        return []
+    shown = ", ".join(missed[:6]) + (" ..." if len(missed) > 6 else "")
+    return [f"No post in {len(missed)} month(s) between others ({shown}): the blog may have paused, or "
+            "those months' pages failed (errors below); compare with the blog's own archive."]
+
+
+def _coverage_advice(f: dict) -> list[str]:
+    out = [f"{field} is filled on {100 * cov['share']:.0f} % of the posts only: some posts use "
+           "another template than the training posts; their records say which source filled "
+           "each field (`sources`, `extraction`)."
+           for field, cov in f["coverage"].items() if field != "comments" and cov["of"] and cov["share"] < 0.9]
+    if sum(n for cov in f["coverage"].values() for s, n in cov["sources"].items() if s == "fallback"):
         out.append("Some posts were read by the page-level fallback, not the learned rules (a template the "
                    "rules did not match): check those records' titles and dates.")
-    for kind, message in (f.get("warnings") or {}).items():
-        out.append(message)
-    if any(g["kind"] in ("timeout", "connection", "http_status", "http_503", "http_429") for g in f["errors"]):
-        out.append("Some pages failed for reasons that may pass (timeouts, refused connections, server "
-                   "errors): run the same command again later to retry them.")
     return out
+
+
+def _retry_advice(f: dict) -> list[str]:
+    if any(g["kind"] in ("timeout", "connection", "http_status", "http_503", "http_429") for g in f["errors"]):
+        return ["Some pages failed for reasons that may pass (timeouts, refused connections, server "
+                "errors): run the same command again later to retry them."]
+    return []
+
+
+def advice(f: dict) -> list[str]:
+    """What to do, fault by fault, in words a first-time reader can act on: posts missing
+    against the announced counts, empty months, thin fields, the crawl's warnings, failures
+    worth retrying."""
+    return (_missing_advice(f) + _gap_advice(f) + _coverage_advice(f)
+            + list((f.get("warnings") or {}).values()) + _retry_advice(f))
 
 
 def summarise(info: dict, blog: dict, records: list[dict], errors: list[dict],

@@ -231,6 +231,35 @@ def revisit_request_record(resp: Response | dict) -> bytes:
     return request_record(resp, concurrent_to=revisit_record_id(resp))
 
 
+def _body(item: dict) -> bytes:
+    """A browser resource's body: bytes, UTF-8 text, or base64 under "body_b64"."""
+    body = item.get("body")
+    if body is None and item.get("body_b64") is not None:
+        body = base64.b64decode(item["body_b64"])
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    return body or b""
+
+
+def _header_pairs(headers) -> list[tuple]:
+    """Headers given as a dict or as pairs, as a list of tuples."""
+    return [tuple(h) for h in (list(headers.items()) if isinstance(headers, dict) else headers)]
+
+
+def _mime_type(headers: list[tuple]) -> str | None:
+    """The media type a Content-Type header names ("text/html"), without its parameters."""
+    ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
+    return (ctype or "").split(";")[0].strip().lower() or None
+
+
+def _recorded_response(item: dict, default_date: str | None) -> Response:
+    """A `Response.to_dict()` as it is, dated when it is not."""
+    resp = Response.from_dict(item)
+    if not resp.fetched_at:
+        resp.fetched_at = default_date or _now()
+    return resp
+
+
 def resource_response(item: dict | Response, default_date: str | None = None) -> Response:
     """A resource a browser fetched, a `Response.to_dict()` (what the guarding proxy records)
     or `{"url", "status", "headers", "body"}` (body bytes, str or base64 under "body_b64"),
@@ -238,27 +267,13 @@ def resource_response(item: dict | Response, default_date: str | None = None) ->
     if isinstance(item, Response):
         return item
     if "content" in item:
-        resp = Response.from_dict(item)
-        if not resp.fetched_at:
-            resp.fetched_at = default_date or _now()
-        return resp
-    body = item.get("body")
-    if body is None and item.get("body_b64") is not None:
-        body = base64.b64decode(item["body_b64"])
-    if isinstance(body, str):
-        body = body.encode("utf-8")
-    headers = item.get("headers") or []
-    if isinstance(headers, dict):
-        headers = list(headers.items())
+        return _recorded_response(item, default_date)
+    body = _body(item)
+    headers = _header_pairs(item.get("headers") or [])
     host = urllib.parse.urlsplit(item["url"]).netloc
-    request_headers = item.get("request_headers") or [("Host", host)]
-    if isinstance(request_headers, dict):
-        request_headers = list(request_headers.items())
-    ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
     return Response(url=item["url"], status=int(item.get("status") or 200), reason=item.get("reason") or "",
-                    headers=[tuple(h) for h in headers], content=body or b"",
-                    content_type=(ctype or "").split(";")[0].strip().lower() or None, encoding="utf-8",
-                    request_headers=[tuple(h) for h in request_headers],
+                    headers=headers, content=body, content_type=_mime_type(headers), encoding="utf-8",
+                    request_headers=_header_pairs(item.get("request_headers") or [("Host", host)]),
                     fetched_at=item.get("fetched_at") or default_date or _now(),
                     method=item.get("method") or "GET", protocol=item.get("protocol") or "HTTP/1.1")
 

@@ -108,8 +108,20 @@ def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), e
     anchors are (words per anchor); the shapes of `known` posts (a short feed's entries)
     come first, then those inside `section` (feed_section). Within a group, document order,
     `demote` (site-wide links) last."""
-    exclude = exclude or set()
+    groups, words = _shape_groups(links, extra, exclude or set())
     demote = demote or set()
+    known_shapes = {url_shape(u) for u in known}
+    out = []
+    for s in sorted(groups, key=lambda s: _shape_score(s, groups[s], words.get(s), s in known_shapes, section),
+                    reverse=True):
+        out.extend(groups[s])
+    return [u for u in out if u not in demote] + [u for u in out if u in demote]
+
+
+def _shape_groups(links: list[tuple[str, str, bool]], extra: list[str],
+                  exclude: set) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
+    """The URLs by shape in document order (links, then `extra`), and the words of each
+    link's anchor text; `exclude`d URLs left out."""
     groups: dict[str, list[str]] = defaultdict(list)
     words: dict[str, list[int]] = defaultdict(list)
     for url, text, _ in links:
@@ -123,19 +135,18 @@ def rank_candidates(links: list[tuple[str, str, bool]], known: list[str] = (), e
         s = url_shape(url)
         if url not in exclude and url not in groups[s]:
             groups[s].append(url)
-    known_shapes = {url_shape(u) for u in known}
+    return groups, words
 
-    def score(s: str) -> tuple:
-        w = words.get(s) or [0]
-        title_like = sum(min(n, 8) for n in w) / len(w)
-        listing = "page" in s.split("/") or s.endswith("=<n>") and "p=<n>" not in s
-        inside = bool(section) and all(u.startswith(section) for u in groups[s])
-        return (s in known_shapes, inside, not listing, len(groups[s]) * (1 + title_like), len(groups[s]))
 
-    out = []
-    for s in sorted(groups, key=score, reverse=True):
-        out.extend(groups[s])
-    return [u for u in out if u not in demote] + [u for u in out if u in demote]
+def _shape_score(shape: str, urls: list[str], words: list[int] | None, known: bool,
+                 section: str | None) -> tuple:
+    """How likely a shape group is the posts: a known post shape, inside the feed's section,
+    no listing (page/N, ?x=N), then many URLs with title-like anchors (words per anchor)."""
+    w = words or [0]
+    title_like = sum(min(n, 8) for n in w) / len(w)
+    listing = "page" in shape.split("/") or shape.endswith("=<n>") and "p=<n>" not in shape
+    inside = bool(section) and all(u.startswith(section) for u in urls)
+    return (known, inside, not listing, len(urls) * (1 + title_like), len(urls))
 
 
 _COMMENT_FEED_TITLE = re.compile(r"comment|kommentar|commentaire|comentario", re.I)

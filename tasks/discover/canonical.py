@@ -55,32 +55,38 @@ def page_canonical(root, url: str, home: str) -> str:
     on the blog's site and not a listing (a paged comment view pointing at page 1 of the
     blog would lose the post); else the page's own URL. Folded to the home's spelling."""
     own = amp_origin(fold_to_home(canonical(url), home))
-    if root is None:
+    named = _named_canonical(root) if root is not None else None
+    target = _on_site(named, url, home) if named else None
+    if target is None:
         return own
-    named = None
-    for el in root.iter("link"):
-        rels = (el.get("rel") or "").lower().split()
-        href = (el.get("href") or "").strip()
-        if "canonical" in rels and href:
-            named = href
-            break
-    if named is None:
-        for el in root.iter("meta"):
-            if (el.get("property") or el.get("name") or "").lower() == "og:url" and (el.get("content") or "").strip():
-                named = el.get("content").strip()
-                break
-    if not named:
-        return own
-    try:
-        target = canonical(urljoin(url, named))
-    except ValueError:
-        return own
-    if urlsplit(target).scheme not in ("http", "https") or not same_site(target, home):
-        return own
-    target = amp_origin(fold_to_home(target, home))
     if is_listing(target, home) and not is_listing(own, home):
         return own  # a theme that names the home page as every page's canonical
     return target
+
+
+def _named_canonical(root) -> str | None:
+    """The page's first `<link rel=canonical href>`, else its first non-empty `og:url`."""
+    for el in root.iter("link"):
+        href = (el.get("href") or "").strip()
+        if "canonical" in (el.get("rel") or "").lower().split() and href:
+            return href
+    for el in root.iter("meta"):
+        content = (el.get("content") or "").strip()
+        if (el.get("property") or el.get("name") or "").lower() == "og:url" and content:
+            return content
+    return None
+
+
+def _on_site(named: str, url: str, home: str) -> str | None:
+    """The named URL, canonical and in the home's spelling, when it is a web URL on the
+    blog's site (None otherwise)."""
+    try:
+        target = canonical(urljoin(url, named))
+    except ValueError:
+        return None
+    if urlsplit(target).scheme not in ("http", "https") or not same_site(target, home):
+        return None
+    return amp_origin(fold_to_home(target, home))
 
 
 def is_listing(url: str, home: str) -> bool:
@@ -95,14 +101,21 @@ def is_listing(url: str, home: str) -> bool:
         return not p.query  # the home page, not /?p=123
     if _PAGED.search(path) or _DATE_ARCHIVE.match(path):
         return True
+    return _listing_segments(path, p.query)
+
+
+def _listing_segments(path: str, query: str) -> bool:
+    """Whether the path's last segments name a listing: a taxonomy (/tag/x/,
+    /blog/category/a/b/, /search/label/x, /tags/), a section index (/blog/, /archives/),
+    or the site root (/index.html) without a query."""
     segs = [s for s in path.split("/") if s]
     if segs and re.match(r"^index\.\w+$", segs[-1], re.I):
         segs = segs[:-1]
     if not segs:
-        return not p.query
+        return not query
     if any(_TAXONOMY.match(s) for s in segs[-3:-1]) or _TAXONOMY.match(segs[-1]):
-        return True  # /tag/x/, /blog/category/a/b/, /search/label/x, /tags/
-    return bool(_SECTION_INDEX.match(segs[-1]))  # /blog/, /posts/, /archives/
+        return True
+    return bool(_SECTION_INDEX.match(segs[-1]))
 
 
 def under_post(url: str, is_post, home: str | None = None) -> bool:

@@ -61,57 +61,89 @@ def discover_feeds(html: str | bytes, base_url: str) -> list[str]:
     site's own. Then feed links found in the page body, then the usual paths
     of the common platforms under the blog's directory and the site root.
     """
-    declared: list[tuple[tuple, str]] = []
-    body: list[str] = []
-    base = base_url
-    root = None
+    root = _page_root(html)
+    out: list[str] = []
+    if root is not None:
+        base = _document_base(root, base_url)
+        out += _ranked_declared_feeds(_declared_feeds(root, base, base_url))
+        out += _body_feed_links(root, base, base_url)
+    out += _usual_feed_urls(base_url)
+    return list(dict.fromkeys(out))
+
+
+def _page_root(html: str | bytes):
+    """The page's parsed tree, or None when there is no page to read."""
     if isinstance(html, str):
         html = re.sub(r"^\s*<\?xml[^>]*>", "", html)  # lxml refuses str with an encoding declaration
-    if html and html.strip():
-        try:
-            root = lxml.html.fromstring(html)
-        except (etree.ParserError, ValueError):
-            root = None
-    if root is not None:
-        for el in root.iter("base"):
-            if el.get("href"):
-                base = urllib.parse.urljoin(base_url, el.get("href").strip())
-                break
-        for i, el in enumerate(root.iter("link")):
-            rels = (el.get("rel") or "").lower().split()
-            ftype = (el.get("type") or "").split(";")[0].strip().lower()
-            href = (el.get("href") or "").strip()
-            if "alternate" not in rels or ftype not in FEED_TYPES or not href:
-                continue
-            url = urllib.parse.urljoin(base, href)
-            if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
-                continue
-            title = el.get("title") or ""
-            is_comments = bool(_COMMENT_WORDS.search(title) or re.search(r"comments?/feed|/comments?(?:/|$)", href, re.I))
-            rank = (is_comments, bool(_MINOR_FEED.search(url) or _MINOR_FEED.search(title)),
-                    _host(url) != _host(base_url), i)
-            declared.append((rank, url))
-        for el in root.iter("a"):
-            href = (el.get("href") or "").strip()
-            if href and _FEEDISH_HREF.search(href.split("#")[0]) and not _COMMENT_WORDS.search(href):
-                url = urllib.parse.urljoin(base, href)
-                if _host(url) == _host(base_url) and not _MINOR_FEED.search(url):
-                    body.append(url)
+    if not html or not html.strip():
+        return None
+    try:
+        return lxml.html.fromstring(html)
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def _document_base(root, base_url: str) -> str:
+    """The URL the page's relative links resolve against: its first <base href>, else its own."""
+    for el in root.iter("base"):
+        if el.get("href"):
+            return urllib.parse.urljoin(base_url, el.get("href").strip())
+    return base_url
+
+
+def _is_comment_feed(title: str, href: str) -> bool:
+    return bool(_COMMENT_WORDS.search(title) or re.search(r"comments?/feed|/comments?(?:/|$)", href, re.I))
+
+
+def _declared_feeds(root, base: str, base_url: str) -> list[tuple[tuple, str]]:
+    """The page's `<link rel="alternate">` feeds with their rank: (is a comment feed, is a
+    minor feed (category, tag, gallery ...), is on another host, order in the page)."""
+    declared = []
+    for i, el in enumerate(root.iter("link")):
+        rels = (el.get("rel") or "").lower().split()
+        ftype = (el.get("type") or "").split(";")[0].strip().lower()
+        href = (el.get("href") or "").strip()
+        if "alternate" not in rels or ftype not in FEED_TYPES or not href:
+            continue
+        url = urllib.parse.urljoin(base, href)
+        if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+            continue
+        title = el.get("title") or ""
+        rank = (_is_comment_feed(title, href), bool(_MINOR_FEED.search(url) or _MINOR_FEED.search(title)),
+                _host(url) != _host(base_url), i)
+        declared.append((rank, url))
+    return declared
+
+
+def _ranked_declared_feeds(declared: list[tuple[tuple, str]]) -> list[str]:
+    """Declared feeds best first; comment feeds only when nothing else is declared."""
     if any(not rank[0] for rank, _ in declared):
-        declared = [(rank, url) for rank, url in declared if not rank[0]]  # comment feeds out
-    out = [url for _, url in sorted(declared, key=lambda r: r[0])]
-    out += body
+        declared = [(rank, url) for rank, url in declared if not rank[0]]
+    return [url for _, url in sorted(declared, key=lambda r: r[0])]
+
+
+def _body_feed_links(root, base: str, base_url: str) -> list[str]:
+    """Links in the page body that look like the site's own main feed (not comments, tags ...)."""
+    out = []
+    for el in root.iter("a"):
+        href = (el.get("href") or "").strip()
+        if not href or not _FEEDISH_HREF.search(href.split("#")[0]) or _COMMENT_WORDS.search(href):
+            continue
+        url = urllib.parse.urljoin(base, href)
+        if _host(url) == _host(base_url) and not _MINOR_FEED.search(url):
+            out.append(url)
+    return out
+
+
+def _usual_feed_urls(base_url: str) -> list[str]:
+    """The platforms' usual feed paths under the blog's directory, then under the site root."""
     parts = urllib.parse.urlsplit(base_url)
     origin = f"{parts.scheme or 'http'}://{parts.netloc}"
     directory = parts.path if parts.path.endswith("/") else parts.path.rsplit("/", 1)[0] + "/"
     directories = [directory] if directory not in ("", "/") else []
     directories.append("/")
-    for d in directories:
-        for p in USUAL_PATHS:
-            if d != "/" and p.startswith("blog"):
-                continue
-            out.append(origin + d + p)
-    return list(dict.fromkeys(out))
+    return [origin + d + p for d in directories for p in USUAL_PATHS
+            if d == "/" or not p.startswith("blog")]
 
 
 # ---------------------------------------------------------------- parsing
@@ -451,47 +483,65 @@ def parse_comment_feed(data: bytes, url: str, content_type: str | None = None) -
     """
     d = _parse(data, url, content_type)
     post_urls = {_absolute(d.feed.get("link"), url)}
+    alias, comments = _comment_ids(d.entries, url)
+    return [_comment(e, cid, _comment_parent(e, cid, alias, post_urls, url), url) for cid, e in comments]
+
+
+def _comment_ids(entries, url: str) -> tuple[dict[str, str], list[tuple[str, object]]]:
+    """Each comment with its id, and every name a reply may use for a comment (its id, link,
+    self/edit/alternate links) mapped to that id."""
     alias: dict[str, str] = {}
-    raw = []
-    for e in d.entries:
+    comments = []
+    for e in entries:
         cid = e.get("id") or _entry_url(e, url)
         links = [_absolute(link.get("href"), url) for link in e.get("links", [])
                  if link.get("rel") in ("self", "edit", "alternate")]
         for key in [cid, e.get("link")] + links:
             if key:
                 alias[key] = cid
-        raw.append((cid, e))
-    out = []
-    for cid, e in raw:
-        parent = None
-        targets = []
-        reply = e.get("thr_in-reply-to")
-        if isinstance(reply, dict):
-            targets += [reply.get("ref"), _absolute(reply.get("href"), url)]
-        targets += [_absolute(link.get("href"), url) for link in e.get("links", [])
-                    if link.get("rel") == "related"]
-        for t in targets:
-            if t and t in alias and alias[t] != cid:
-                parent = alias[t]
-                break
-        if parent is None and isinstance(reply, dict):
-            href = _absolute(reply.get("href"), url)
-            ref = reply.get("ref")
-            related = [link.get("href") for link in e.get("links", []) if link.get("rel") == "related"]
-            if related:
-                parent = related[0]
-            elif href and href not in post_urls and "#" in href:
-                parent = ref or href  # answers a comment on another page of the feed
-        html = _content(e) or e.get("summary") or None
-        authors, _ = _authors(e, {})
-        out.append({
-            "id": cid,
-            "author": authors[0] if authors else None,
-            "published": _iso(e.get("published"), e.get("published_parsed"))
-            or _iso(_raw(e, "updated"), _raw(e, "updated_parsed")),
-            "content_text": _html_text(html),
-            "content_html": html,
-            "url": _entry_url(e, url),
-            "parent": parent,
-        })
-    return out
+        comments.append((cid, e))
+    return alias, comments
+
+
+def _related_links(e, url: str) -> list[str | None]:
+    return [_absolute(link.get("href"), url) for link in e.get("links", []) if link.get("rel") == "related"]
+
+
+def _comment_parent(e, cid: str, alias: dict[str, str], post_urls: set, url: str) -> str | None:
+    """The id of the comment `e` answers: a reply target naming another comment of this feed,
+    else one that names a comment elsewhere; None for a reply to the post."""
+    reply = e.get("thr_in-reply-to")
+    reply = reply if isinstance(reply, dict) else None
+    targets = [reply.get("ref"), _absolute(reply.get("href"), url)] if reply is not None else []
+    parent = next((alias[t] for t in targets + _related_links(e, url) if t and t in alias and alias[t] != cid),
+                  None)
+    if parent is None and reply is not None:
+        parent = _parent_off_feed(e, reply, post_urls, url)
+    return parent
+
+
+def _parent_off_feed(e, reply: dict, post_urls: set, url: str) -> str | None:
+    """A threaded reply whose parent is not in this feed: Blogger's rel="related" link as it is
+    written, else the in-reply-to target when it names a comment (a #fragment) and not the post."""
+    related = [link.get("href") for link in e.get("links", []) if link.get("rel") == "related"]
+    if related:
+        return related[0]
+    href = _absolute(reply.get("href"), url)
+    if href and href not in post_urls and "#" in href:
+        return reply.get("ref") or href  # answers a comment on another page of the feed
+    return None
+
+
+def _comment(e, cid: str, parent: str | None, url: str) -> dict:
+    html = _content(e) or e.get("summary") or None
+    authors, _ = _authors(e, {})
+    return {
+        "id": cid,
+        "author": authors[0] if authors else None,
+        "published": _iso(e.get("published"), e.get("published_parsed"))
+        or _iso(_raw(e, "updated"), _raw(e, "updated_parsed")),
+        "content_text": _html_text(html),
+        "content_html": html,
+        "url": _entry_url(e, url),
+        "parent": parent,
+    }

@@ -39,28 +39,44 @@ def template_post(root, extracted: dict | None, rules: dict | None) -> bool:
     """Whether a page outside the post patterns is a post of the blog's template."""
     if not extracted or not rules:
         return False
+    return (_reads_as_dated_post(extracted, rules) and _template_fields_hold(root, rules)
+            and _one_content_block(root, rules) and _not_a_title_list(root, rules))
+
+
+def _reads_as_dated_post(extracted: dict, rules: dict) -> bool:
+    """A title, some content, and a date on a blog whose posts show dates: posts without
+    dates cannot be told from the site's pages (/about/) by their template."""
     if not (extracted.get("title") and len(extracted.get("content_text") or "") >= MIN_CONTENT_CHARS):
         return False
-    if not dated_blog(rules) or not extracted.get("published"):
-        # posts without dates cannot be told from the site's pages (/about/) by their template
-        return False
-    for field in ("title", "date", "author"):  # what held on most training posts holds here too
-        if _reliable(rules, field) and not _selects_text(root, rule_of(rules, field)):
-            return False  # (a page of the site, in the post template, without a byline or date)
+    return dated_blog(rules) and bool(extracted.get("published"))
+
+
+def _template_fields_hold(root, rules: dict) -> bool:
+    """What held on most training posts (title, date, byline) holds here too: a page of the
+    site in the post template, without a byline or date, is no post."""
+    return all(_selects_text(root, rule_of(rules, field))
+               for field in ("title", "date", "author") if _reliable(rules, field))
+
+
+def _one_content_block(root, rules: dict) -> bool:
+    """The content rule selects exactly one element: not nothing in the post's place, nor
+    one per listed post (a listing). A rule that no longer compiles here is no evidence."""
     content = rule_of(rules, "content")
     if not content:
         return False
     try:
         hits = [n for n in apply_rule(root, content) if not isinstance(n, str)]
-    except Exception:  # a rule that no longer compiles on this page: no evidence
+    except Exception:
         return False
-    if len(hits) != 1:
-        return False  # nothing in the post's place, or one per listed post (a listing)
+    return len(hits) == 1
+
+
+def _not_a_title_list(root, rules: dict) -> bool:
+    """At most two titles where the title rule looks: several are a listing of excerpts."""
     title = rule_of(rules, "title")
-    if title:
-        try:
-            if len(apply_rule(root, title)) > 2:
-                return False  # several titles: a listing of excerpts
-        except Exception:
-            return False
-    return True
+    if not title:
+        return True
+    try:
+        return len(apply_rule(root, title)) <= 2
+    except Exception:
+        return False

@@ -125,12 +125,30 @@ def parse_sitemap(data: bytes, url: str, max_bytes: int = MAX_BYTES, max_urls: i
     if len(data) > max_bytes:
         raise SitemapError(f"sitemap larger than {max_bytes} bytes")
     if not looks_like_sitemap(data):
-        text = data[:max_bytes].decode("utf-8", "replace").strip()
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        if lines and all(re.match(r"https?://\S+$", ln) for ln in lines[:50]):
-            urls = [{"url": ln, "lastmod": None} for ln in lines if re.match(r"https?://\S+$", ln)]
-            return {"kind": "text", "urls": urls[:max_urls], "sitemaps": []}
+        return _text_sitemap(data, max_bytes, max_urls)
+    root = _sitemap_root(data)
+    kind = _local(root.tag)
+    found = _listed(root, "url" if kind == "urlset" else "sitemap", url, max_urls)
+    if kind == "urlset":
+        return {"kind": "urlset", "urls": found, "sitemaps": []}
+    return {"kind": "index", "urls": [], "sitemaps": found}
+
+
+_URL_LINE = re.compile(r"https?://\S+$")
+
+
+def _text_sitemap(data: bytes, max_bytes: int, max_urls: int) -> dict:
+    """A plain-text sitemap (one URL a line: its first 50 lines all URLs), else SitemapError."""
+    text = data[:max_bytes].decode("utf-8", "replace").strip()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines or not all(_URL_LINE.match(ln) for ln in lines[:50]):
         raise SitemapError("not a sitemap (no <urlset> or <sitemapindex>)")
+    urls = [{"url": ln, "lastmod": None} for ln in lines if _URL_LINE.match(ln)]
+    return {"kind": "text", "urls": urls[:max_urls], "sitemaps": []}
+
+
+def _sitemap_root(data: bytes):
+    """The <urlset> or <sitemapindex> element, read by the hardened parser; else SitemapError."""
     try:
         root = etree.fromstring(data, etree.XMLParser(**_PARSER_ARGS))
     except etree.XMLSyntaxError as e:
@@ -140,7 +158,11 @@ def parse_sitemap(data: bytes, url: str, max_bytes: int = MAX_BYTES, max_urls: i
     kind = _local(root.tag)
     if kind not in ("urlset", "sitemapindex"):
         raise SitemapError(f"not a sitemap (<{kind}>)")
-    child_tag = "url" if kind == "urlset" else "sitemap"
+    return root
+
+
+def _listed(root, child_tag: str, url: str, max_urls: int) -> list[dict]:
+    """The first `max_urls` readable <url>/<sitemap> entries, one per location (the last wins)."""
     found = []
     for el in root:
         if _local(el.tag) != child_tag:
@@ -150,10 +172,7 @@ def parse_sitemap(data: bytes, url: str, max_bytes: int = MAX_BYTES, max_urls: i
             found.append(e)
             if len(found) >= max_urls:
                 break
-    found = list({e["url"]: e for e in found}.values())
-    if kind == "urlset":
-        return {"kind": "urlset", "urls": found, "sitemaps": []}
-    return {"kind": "index", "urls": [], "sitemaps": found}
+    return list({e["url"]: e for e in found}.values())
 
 
 def older_than(lastmod: str | None, since: str | None) -> bool:

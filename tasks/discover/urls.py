@@ -299,36 +299,52 @@ def _column(values: list[str], wild: str, few: bool) -> str:
     dashes, an .html name): generalised rather than kept literal.
     """
     if all(_DIGITS.match(v) for v in values):
-        # numbers are never literal: a feed window within one year or month still
-        # stands for posts of every year (\d{4}) and month (\d{2}); ids grow (\d+)
-        lengths = {len(v) for v in values}
-        if lengths == {4} and all(v[:2] in ("19", "20") for v in values):
-            return r"\d{4}"
-        if lengths == {2} and all(1 <= int(v) <= 31 for v in values):
-            return r"\d{2}"
-        return r"\d+"
+        return _number_column(values)
     if len(set(values)) == 1 and not (few and _slug_like(values[0])):
         return re.escape(values[0])
-    exts = {m.group() if m else None for m in map(_EXT.search, values)}
-    ext = exts.pop() if len(exts) == 1 else None
+    ext = _common_extension(values)
     if ext:
         values = [v[: -len(ext)] for v in values]
-    if len(set(values)) >= 3:  # typed edges only from enough examples to be a rule
-        left, rem = _peel(values, wild)
-        right_rev, mid_rev = _peel([v[::-1] for v in rem], wild)
-        right = [_reverse_piece(p) for p in reversed(right_rev)]
-        mid = [v[::-1] for v in mid_rev]
-    else:
-        left, right, mid = [], [], values
-    if all(not v for v in mid):
-        middle = ""
-    elif any(not v for v in mid):
-        middle = wild + "*"
-    else:
-        middle = wild + "+"
+    left, mid, right = _typed_edges(values, wild)
+    middle = _middle_class(mid, wild)
     if middle and not left and not any(_RESERVED_RE.match(v) for v in values):
         middle = _NOT_RESERVED + middle  # a slug column must not take /feed/, /page/...
     return "".join(left) + middle + "".join(right) + (re.escape(ext) if ext else "")
+
+
+def _number_column(values: list[str]) -> str:
+    """Numbers are never literal: a feed window within one year or month still stands for
+    posts of every year (\\d{4}) and month (\\d{2}); ids grow (\\d+)."""
+    lengths = {len(v) for v in values}
+    if lengths == {4} and all(v[:2] in ("19", "20") for v in values):
+        return r"\d{4}"
+    if lengths == {2} and all(1 <= int(v) <= 31 for v in values):
+        return r"\d{2}"
+    return r"\d+"
+
+
+def _common_extension(values: list[str]) -> str | None:
+    """The file extension (.html) every value ends with, if they share one."""
+    exts = {m.group() if m else None for m in map(_EXT.search, values)}
+    return exts.pop() if len(exts) == 1 else None
+
+
+def _typed_edges(values: list[str], wild: str) -> tuple[list[str], list[str], list[str]]:
+    """(left pieces, what the values have between their edges, right pieces): typed edges
+    (a date prefix, a fixed suffix) only from enough distinct examples to be a rule."""
+    if len(set(values)) < 3:
+        return [], values, []
+    left, rem = _peel(values, wild)
+    right_rev, mid_rev = _peel([v[::-1] for v in rem], wild)
+    right = [_reverse_piece(p) for p in reversed(right_rev)]
+    return left, [v[::-1] for v in mid_rev], right
+
+
+def _middle_class(mid: list[str], wild: str) -> str:
+    """What stands for the values' middles: nothing, wild* when some are empty, else wild+."""
+    if all(not v for v in mid):
+        return ""
+    return wild + ("*" if any(not v for v in mid) else "+")
 
 
 def _reverse_piece(piece: str) -> str:
@@ -398,23 +414,31 @@ def learn_post_pattern(post_urls: list[str], other_urls: list[str] = ()) -> str:
     hosts = {_site(u) for u in posts}
     post_targets = {_target(u) for u in posts}
     others = sorted({_target(u) for u in other_urls or [] if u and _site(u) in hosts} - post_targets)
+    few = len(post_targets) < 3
+    bodies = [_specialise(rows, shape, others, few)[0] for shape, rows in _post_shapes(post_targets)]
+    body = bodies[0] if len(bodies) == 1 else "(?:" + "|".join(bodies) + ")"
+    return f"^{_excluding(body, others)}$"
+
+
+def _post_shapes(post_targets: set[str]) -> list[tuple[tuple, list]]:
+    """The post URLs grouped by structure (depth, trailing slash, query keys), largest first;
+    only the largest when it holds 2/3 of them (the rest are outliers, not post URLs)."""
     groups: dict[tuple, list] = {}
     for t in sorted(post_targets):
         shape, segs, pairs = _split(t)
         groups.setdefault(shape, []).append((segs, pairs))
     ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-    few = len(post_targets) < 3
     if len(ranked) > 1 and len(ranked[0][1]) >= len(post_targets) * 2 / 3:
-        ranked = ranked[:1]
-    bodies = []
-    for shape, rows in ranked:
-        body, _ = _specialise(rows, shape, others, few)
-        bodies.append(body)
-    body = bodies[0] if len(bodies) == 1 else "(?:" + "|".join(bodies) + ")"
+        return ranked[:1]
+    return ranked
+
+
+def _excluding(body: str, others: list[str]) -> str:
+    """The pattern with the non-post URLs it still matches excluded by name (the last resort)."""
     leaked = _matches(body, others)
     if leaked:
         body = "(?!(?:" + "|".join(re.escape(t) for t in leaked) + ")$)" + body
-    return f"^{body}$"
+    return body
 
 
 @lru_cache(maxsize=256)
@@ -479,37 +503,72 @@ def _features(url: str) -> tuple[float, ...]:
     Counts are log-scaled and flags 0/1 so that the Euclidean distance of the
     k-nearest-neighbour regression weighs them alike, with no fitted scaler.
     """
+    path, query = _path_and_query(url)
+    segs = [s for s in path.split("/") if s]
+    feats = {**_size_features(path, query, segs), **_date_features(path, segs),
+             **_paging_features(path, query), **_form_features(path, query, segs),
+             **_keyword_features(query, segs)}
+    return tuple(float(feats[name]) for name in FEATURE_NAMES)
+
+
+def _path_and_query(url: str) -> tuple[str, str]:
+    """The canonical URL's unquoted path ("/" at least) and query."""
     try:
         parts = urllib.parse.urlsplit(canonical(url or ""))
     except ValueError:  # "http://[bad/": the features of an empty URL
         parts = urllib.parse.urlsplit("")
-    path = urllib.parse.unquote(parts.path or "/")
-    query = parts.query
-    segs = [s for s in path.split("/") if s]
-    tokens = {t.lower() for s in segs for t in (s, _EXT.sub("", s))}
-    tokens |= {k.lower() for k, _, _ in (p.partition("=") for p in query.split("&")) if k}
-    last = segs[-1] if segs else ""
-    last_stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", last)
-    years = [s for s in segs if re.fullmatch(r"(?:19[89]\d|20\d\d)", s)]
-    date = re.search(r"/(?:19[89]\d|20\d\d)(/(?:0?[1-9]|1[0-2]))?(/(?:0?[1-9]|[12]\d|3[01]))?(?:/|$)", path)
-    page = _PAGE_NUMBER.search(path + "?" + query)
-    feats = {
+    return urllib.parse.unquote(parts.path or "/"), parts.query
+
+
+def _size_features(path: str, query: str, segs: list[str]) -> dict[str, float]:
+    return {
         "depth": _log(len(segs)),
         "digits_path": _log(sum(c.isdigit() for c in path)),
         "digits_query": _log(sum(c.isdigit() for c in query)),
         "query_params": _log(len([p for p in query.split("&") if p])),
         "query_len": _log(len(query)) / 2,
         "path_len": _log(len(path)) / 2,
-        "year": 1.0 if years else 0.0,
+    }
+
+
+_YEAR = re.compile(r"(?:19[89]\d|20\d\d)")
+_DATE_PATH = re.compile(r"/(?:19[89]\d|20\d\d)(/(?:0?[1-9]|1[0-2]))?(/(?:0?[1-9]|[12]\d|3[01]))?(?:/|$)")
+
+
+def _date_features(path: str, segs: list[str]) -> dict[str, float]:
+    """A year segment, and a /year/month(/day) path."""
+    date = _DATE_PATH.search(path)
+    return {
+        "year": 1.0 if any(_YEAR.fullmatch(s) for s in segs) else 0.0,
         "month": 1.0 if date and date.group(1) else 0.0,
         "day": 1.0 if date and date.group(2) else 0.0,
+    }
+
+
+def _paging_features(path: str, query: str) -> dict[str, float]:
+    """A listing page of a series (/page/3, ?paged=3), and its number."""
+    page = _PAGE_NUMBER.search(path + "?" + query)
+    return {
         "pagination": 1.0 if _PAGINATION.search(path + ("?" + query if query else "")) else 0.0,
         "page_number": _log(int(page.group(1))) if page and len(page.group(1)) < 7 else 0.0,
+    }
+
+
+def _form_features(path: str, query: str, segs: list[str]) -> dict[str, float]:
+    """How the URL ends: a slash, a file extension, a slug of words; or the bare home page."""
+    last = segs[-1] if segs else ""
+    last_stem = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", last)
+    return {
         "trailing_slash": 1.0 if path.endswith("/") else 0.0,
         "html_ext": 1.0 if re.search(r"\.(?:s?html?|php|aspx?|jsp)$", last, re.I) else 0.0,
         "slug_words": _log(len(re.split(r"[-_]+", last_stem))) if re.search(r"[-_]", last_stem) else 0.0,
         "home": 1.0 if not segs and not query else 0.0,
     }
-    for name, rx in _KEYWORD_RX.items():
-        feats[name] = 1.0 if any(rx.match(t) for t in tokens) else 0.0
-    return tuple(float(feats[name]) for name in FEATURE_NAMES)
+
+
+def _keyword_features(query: str, segs: list[str]) -> dict[str, float]:
+    """Which kinds of page the URL's words name (tag, archive, forum, account ...): path
+    segments (with and without extension) and query keys."""
+    tokens = {t.lower() for s in segs for t in (s, _EXT.sub("", s))}
+    tokens |= {k.lower() for k, _, _ in (p.partition("=") for p in query.split("&")) if k}
+    return {name: 1.0 if any(rx.match(t) for t in tokens) else 0.0 for name, rx in _KEYWORD_RX.items()}

@@ -114,17 +114,28 @@ def _marks(el, levels: int = 6) -> str:
     return " ".join(out)
 
 
-def _selector(el) -> str | None:
-    """A CSS selector for a control: tag#id, tag.classes, or [role=button] under its parent's."""
-    tag = el.tag if isinstance(el.tag, str) and re.fullmatch(r"[a-z][a-z0-9]*", el.tag) else None
-    if tag is None:
-        return None
+def _css_tag(el) -> str | None:
+    """The element's tag if a CSS selector can name it (not a comment, not an odd name)."""
+    return el.tag if isinstance(el.tag, str) and re.fullmatch(r"[a-z][a-z0-9]*", el.tag) else None
+
+
+def _own_selector(el, tag: str) -> str | None:
+    """tag#id (an id without digits: not one item's), else tag.classes (three at most)."""
     ident = el.get("id") or ""
     if re.fullmatch(r"[A-Za-z][\w-]*", ident) and not re.search(r"\d", ident):
         return f"{tag}#{ident}"
     classes = [c for c in (el.get("class") or "").split() if re.fullmatch(r"[A-Za-z_][\w-]*", c)]
-    if classes:
-        return tag + "".join("." + c for c in classes[:3])
+    return tag + "".join("." + c for c in classes[:3]) if classes else None
+
+
+def _selector(el) -> str | None:
+    """A CSS selector for a control: tag#id, tag.classes, or [role=button] under its parent's."""
+    tag = _css_tag(el)
+    if tag is None:
+        return None
+    own = _own_selector(el, tag)
+    if own:
+        return own
     parent = el.getparent()
     if el.get("role") != "button" or parent is None or not (parent.get("id") or parent.get("class")):
         return None

@@ -132,48 +132,69 @@ def _named(root, fragment: str):
     return _ids.index.get(fragment)
 
 
+class _Among:
+    """A comment's element among the page's comment containers: what its links are checked against."""
+
+    def __init__(self, c, containers: list):
+        self.c = c
+        self.root = c.getroottree().getroot()
+        self.others = [o for o in containers if o is not c]
+        self.members = set(containers)
+        self.close = [c]  # the comment and up to three of its ancestors
+        for _ in range(3):
+            if self.close[-1].getparent() is None:
+                break
+            self.close.append(self.close[-1].getparent())
+
+
+def _stands_for(target, among: _Among) -> bool:
+    """Does the element a #fragment names stand for this comment: the comment, an element
+    inside it or in its region, or its own thread element (li > article; not the list of
+    all, #comments, which holds other comments first), and no other comment?"""
+    c, others = among.c, among.others
+    if any(o is target for o in others):
+        return False
+    if is_ancestor(target, c):
+        return target in among.close[1:3] and next((o for o in target.iter() if o in among.members), None) is c
+    return (target is c or is_ancestor(c, target) or in_region(c, target)) and \
+        not any(is_ancestor(target, o) for o in others)
+
+
+def _names_comment(href: str | None, among: _Among) -> bool:
+    """Does `href` end in a #fragment naming this comment's element?"""
+    if not href or "#" not in href:
+        return False
+    frag = urllib.parse.unquote(href.split("#", 1)[1])
+    target = _named(among.root, frag) if _per_comment(frag) else None
+    return target is not None and _stands_for(target, among)
+
+
+def _date_links(date_node, c) -> list:
+    """The links in or around the comment's date (the date's two nearest ancestors below
+    the comment's parent), nearest first."""
+    if date_node is None or isinstance(date_node, str):
+        return []
+    around, node = list(date_node.iter("a")), date_node.getparent()
+    for _ in range(2):
+        if node is None or node is c.getparent():
+            break
+        around.append(node)
+        node = node.getparent()
+    return [a for a in around if a.tag == "a"]
+
+
 def _permalink(c, date_node, containers: list, base_url: str | None) -> str | None:
     """The comment's own link (href with #fragment naming this comment's element): the link
     around its date, else a link inside it to the comment or one of its close ancestors."""
-    root = c.getroottree().getroot()
-    others = [o for o in containers if o is not c]
-    members = set(containers)
-    close = [c]
-    for _ in range(3):
-        if close[-1].getparent() is None:
-            break
-        close.append(close[-1].getparent())
-
-    def names_this(href: str | None):
-        if not href or "#" not in href:
-            return None
-        frag = urllib.parse.unquote(href.split("#", 1)[1])
-        target = _named(root, frag) if _per_comment(frag) else None
-        if target is None or any(o is target for o in others):
-            return None
-        if is_ancestor(target, c):  # its thread element (li > article), not the list of all (#comments)
-            if target not in close[1:3] or next((o for o in target.iter() if o in members), None) is not c:
-                return None
-        elif not (target is c or is_ancestor(c, target) or in_region(c, target)) or \
-                any(is_ancestor(target, o) for o in others):
-            return None
-        return urllib.parse.urljoin(base_url or "", href)
-
-    if date_node is not None and not isinstance(date_node, str):
-        around, node = list(date_node.iter("a")), date_node.getparent()
-        for _ in range(2):
-            if node is None or node is c.getparent():
-                break
-            around.append(node)
-            node = node.getparent()
-        for a in around:
-            if a.tag == "a" and names_this(a.get("href")):
-                return names_this(a.get("href"))
-    ids = {n.get("id") for n in close if n.get("id")}
+    among = _Among(c, containers)
+    for a in _date_links(date_node, c):
+        if _names_comment(a.get("href"), among):
+            return urllib.parse.urljoin(base_url or "", a.get("href"))
+    ids = {n.get("id") for n in among.close if n.get("id")}
     for a in c.iter("a"):
         href = a.get("href") or ""
-        if "#" in href and urllib.parse.unquote(href.split("#", 1)[1]) in ids and names_this(href):
-            return names_this(href)
+        if "#" in href and urllib.parse.unquote(href.split("#", 1)[1]) in ids and _names_comment(href, among):
+            return urllib.parse.urljoin(base_url or "", href)
     return None
 
 
@@ -260,6 +281,65 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
     return out
 
 
+def _paired_by_id(page: list[dict], feed: list[dict]) -> dict[int, int]:
+    """page index -> feed index of the comments both sources name by the same id (each
+    feed comment paired once, with the first page comment of its id)."""
+    by_id: dict = {}
+    for j, f in enumerate(feed):
+        by_id.setdefault(f.get("id"), j)
+    pair: dict[int, int] = {}
+    for i, c in enumerate(page):
+        j = by_id.get(c.get("id"))
+        if j is not None and j not in pair.values():
+            pair[i] = j
+    return pair
+
+
+def _alike(page_comment: dict, feed_comment: dict, weight: float) -> bool:
+    """One comment whose texts match with `weight`: alike enough (SAME_COMMENT), or
+    somewhat alike (MIN_SIMILARITY) and by the same author."""
+    if weight >= SAME_COMMENT:
+        return True
+    return weight >= MIN_SIMILARITY and bool(page_comment.get("author")) and \
+        similarity(clean_author(page_comment["author"]), clean_author(feed_comment.get("author"))) >= 0.8
+
+
+def _paired_by_text(page: list[dict], feed: list[dict], pair: dict[int, int]) -> dict[int, int]:
+    """page index -> feed index of the comments `pair` left alone whose texts say the same
+    (maximum weight matching)."""
+    rest_p = [i for i in range(len(page)) if i not in pair]
+    rest_f = [j for j in range(len(feed)) if j not in pair.values()]
+    if not rest_p or not rest_f:
+        return {}
+    _, pairs = match_comments([page[i]["content_text"] for i in rest_p], [feed[j]["content_text"] for j in rest_f])
+    return {rest_p[a]: rest_f[b] for a, b, w in pairs if _alike(page[rest_p[a]], feed[rest_f[b]], w)}
+
+
+def _completed(c: dict, f: dict) -> dict:
+    """A page comment completed by its feed comment: the feed's author, date and text win;
+    the feed's id and link stand in where the page shows no permalink."""
+    c = dict(c)
+    c["author"] = f.get("author") or c.get("author")
+    c["published"] = f.get("published") or c.get("published")
+    if f.get("content_text"):
+        c["content_text"] = f["content_text"]
+    if not c.get("url") and f.get("id"):
+        c["id"] = f["id"]
+    c["url"] = c.get("url") or f.get("url")
+    return c
+
+
+def _relink_parents(out: list[dict], pair: dict[int, int], feed: list[dict], final: dict) -> None:
+    """Parents named by a feed id renamed to the merged comment's id; a paired comment the
+    page does not nest gets the parent its feed comment names."""
+    for c in out:
+        if c.get("parent") in final:
+            c["parent"] = final[c["parent"]]
+    for i, j in pair.items():
+        if out[i].get("parent") is None and feed[j].get("parent"):
+            out[i]["parent"] = final.get(feed[j]["parent"], feed[j]["parent"])
+
+
 def merge_comments(page: list[dict], feed: list[dict]) -> list[dict]:
     """One list of a post's comments from its pages and its comment feed, whatever share of
     them the feed lists: the page's comments in page order, each completed by its feed
@@ -268,47 +348,18 @@ def merge_comments(page: list[dict], feed: list[dict]) -> list[dict]:
     matching) their texts are alike (SAME_COMMENT, or MIN_SIMILARITY by the same author)."""
     if not feed:
         return [dict(c) for c in page]
-    pair: dict[int, int] = {}
-    by_id = {}
-    for j, f in enumerate(feed):
-        by_id.setdefault(f.get("id"), j)
-    for i, c in enumerate(page):
-        j = by_id.get(c.get("id"))
-        if j is not None and j not in pair.values():
-            pair[i] = j
-    rest_p = [i for i in range(len(page)) if i not in pair]
-    rest_f = [j for j in range(len(feed)) if j not in pair.values()]
-    if rest_p and rest_f:
-        _, pairs = match_comments([page[i]["content_text"] for i in rest_p], [feed[j]["content_text"] for j in rest_f])
-        for a, b, w in pairs:
-            i, j = rest_p[a], rest_f[b]
-            same_author = bool(page[i].get("author")) and \
-                similarity(clean_author(page[i]["author"]), clean_author(feed[j].get("author"))) >= 0.8
-            if w >= SAME_COMMENT or (w >= MIN_SIMILARITY and same_author):
-                pair[i] = j
+    pair = _paired_by_id(page, feed)
+    pair.update(_paired_by_text(page, feed, pair))
     out = []
     final = {}  # feed id -> id in the output
     for i, c in enumerate(page):
-        c = dict(c)
+        c = _completed(c, feed[pair[i]]) if i in pair else dict(c)
         if i in pair:
-            f = feed[pair[i]]
-            c["author"] = f.get("author") or c.get("author")
-            c["published"] = f.get("published") or c.get("published")
-            if f.get("content_text"):
-                c["content_text"] = f["content_text"]
-            if not c.get("url") and f.get("id"):  # no permalink on the page: the feed's
-                c["id"] = f["id"]
-            c["url"] = c.get("url") or f.get("url")
-            final[f.get("id")] = c["id"]
+            final[feed[pair[i]].get("id")] = c["id"]
         out.append(c)
     used = set(pair.values())
     out += sorted((dict(f) for j, f in enumerate(feed) if j not in used), key=lambda f: f.get("published") or "")
-    for c in out:
-        if c.get("parent") in final:
-            c["parent"] = final[c["parent"]]
-    for i, j in pair.items():  # a reply the page does not nest, the feed says whose
-        if out[i].get("parent") is None and feed[j].get("parent"):
-            out[i]["parent"] = final.get(feed[j]["parent"], feed[j]["parent"])
+    _relink_parents(out, pair, feed, final)
     return out
 
 

@@ -49,6 +49,44 @@ def _entry_authors(entry: dict | None, lang: str | None) -> list[str]:
     return [n for a in entry.get("authors") or [] for n in split_authors(clean_author(a), lang)]
 
 
+def _site(md: dict, blog: dict | None) -> set[str]:
+    """The site's names, case-folded: the page's own and the feed's title."""
+    return set(md["site_names"]) | {s.casefold() for s in (md.get("site_name"), (blog or {}).get("title")) if s}
+
+
+def _chains(md: dict, entry: dict | None, lang: str | None) -> dict[str, list]:
+    """field -> [(source, value)]: the page's metadata in order, then the feed entry."""
+    by_source = {s: md["by_source"].get(s) or {} for s in _META_SOURCES}
+    feed_title = html_to_text((entry or {}).get("title") or "") or None
+    return {
+        "title": [(s, by_source[s].get("title")) for s in _META_SOURCES] + [("feed", feed_title)],
+        # metadata was checked against the site's names already; an entry's own author is trusted
+        "authors": [(s, _not_site(by_source[s].get("authors") or [], set(), s == "meta")) for s in _META_SOURCES]
+        + [("feed", _not_site(_entry_authors(entry, lang), set(), False))],
+        "published": [(s, by_source[s].get("published")) for s in _META_SOURCES]
+        + [("feed", (entry or {}).get("published"))],
+    }
+
+
+def _author_steps(steps: list, sign, learned: tuple, site: set[str], blog: dict | None) -> list:
+    """The authors' chain: without the site-wide meta author where a learned byline rule
+    found none; else ending with the page's signs and the feed's blog-wide author."""
+    if "authors" in learned:
+        return [(s, v) for s, v in steps if s != "meta"]
+    return steps + [("page", lambda: _not_site(sign() if sign else [], site)),
+                    ("feed_blog", _not_site(list((blog or {}).get("authors") or []), site))]
+
+
+def _first_filled(steps: list) -> tuple[str, object] | None:
+    """(source, value) of the first step with a value (callables asked only when reached)."""
+    for source, value in steps:
+        if callable(value):
+            value = value()
+        if value:
+            return source, value
+    return None
+
+
 def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
              blog: dict | None = None, page_signs: dict | None = None, lang: str | None = None,
              learned: tuple = ()) -> dict:
@@ -68,34 +106,16 @@ def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
         out["sources"] = sources
         return out
     md = page_metadata(root, url)
-    site = set(md["site_names"]) | {s.casefold() for s in (md.get("site_name"), (blog or {}).get("title")) if s}
-    feed_title = html_to_text((entry or {}).get("title") or "") or None
-    chain = {
-        "title": [(s, (md["by_source"].get(s) or {}).get("title")) for s in _META_SOURCES]
-        + [("feed", feed_title)],
-        # metadata was checked against the site's names already; an entry's own author is trusted
-        "authors": [(s, _not_site((md["by_source"].get(s) or {}).get("authors") or [], set(), s == "meta"))
-                    for s in _META_SOURCES]
-        + [("feed", _not_site(_entry_authors(entry, lang), set(), False))],
-        "published": [(s, (md["by_source"].get(s) or {}).get("published")) for s in _META_SOURCES]
-        + [("feed", (entry or {}).get("published"))],
-    }
+    site = _site(md, blog)
+    chains = _chains(md, entry, lang)
     for field in missing:
-        steps = list(chain[field])
         sign = (page_signs or {}).get(field)
-        if field == "authors" and field in learned:
-            steps = [(s, v) for s, v in steps if s != "meta"]
-        elif field == "authors":
-            steps.append(("page", lambda: _not_site(sign() if sign else [], site)))
-            steps.append(("feed_blog", _not_site(list((blog or {}).get("authors") or []), site)))
-        elif sign:
-            steps.append(("page", sign))
-        for source, value in steps:
-            if callable(value):
-                value = value()
-            if value:
-                out[field] = value
-                sources[field] = source
-                break
+        if field == "authors":
+            steps = _author_steps(chains[field], sign, learned, site, blog)
+        else:
+            steps = chains[field] + ([("page", sign)] if sign else [])
+        found = _first_filled(steps)
+        if found:
+            sources[field], out[field] = found
     out["sources"] = sources
     return out

@@ -71,6 +71,11 @@ def _plain(v) -> str:
     return normalize_text(v) if isinstance(v, str) else ""
 
 
+def _props(obj: dict) -> dict:
+    """An object's properties: extruct's microdata nests them, JSON-LD does not."""
+    return obj.get("properties") if isinstance(obj.get("properties"), dict) else obj
+
+
 def _people(value, by_id: dict) -> list[str]:
     """Names of schema.org author values: strings, Person objects, @id references, lists."""
     names: list[str] = []
@@ -80,27 +85,33 @@ def _people(value, by_id: dict) -> list[str]:
                 x = by_id[x["@id"]]
             if _types(x) & _NOT_PEOPLE:
                 continue
-            props = x.get("properties") if isinstance(x.get("properties"), dict) else x
-            name = _plain(props.get("name"))
+            name = _plain(_props(x).get("name"))
             names += [name] if name else []
         elif isinstance(x, str):
             names.append(normalize_text(x))
     return names
 
 
+def _post_objects(objs: list[dict]) -> list[dict]:
+    """The objects that are a post, the most specific first (BlogPosting over WebPage)."""
+    posts = [o for o in objs if _types(o) & _POST_TYPES]
+    posts.sort(key=lambda o: ("webpage" in _types(o) or "creativework" in _types(o)))
+    return posts
+
+
+def _post_authors(props: dict, by_id: dict) -> list[str]:
+    return [a for n in _people(props.get("author") or props.get("creator"), by_id) for a in split_authors(n)]
+
+
 def _from_objects(objs: list[dict]) -> dict:
     """title/authors/published of the post object among schema.org objects."""
     by_id = {o["@id"]: o for o in objs if isinstance(o.get("@id"), str)}
-    posts = [o for o in objs if _types(o) & _POST_TYPES]
-    # the most specific post object first (BlogPosting over WebPage)
-    posts.sort(key=lambda o: ("webpage" in _types(o) or "creativework" in _types(o)))
     out: dict = {}
-    for o in posts:
-        props = o.get("properties") if isinstance(o.get("properties"), dict) else o
+    for o in _post_objects(objs):
+        props = _props(o)
         out.setdefault("title", _plain(props.get("headline")) or _plain(props.get("name")) or None)
         if not out.get("authors"):
-            out["authors"] = [a for n in _people(props.get("author") or props.get("creator"), by_id)
-                              for a in split_authors(n)]
+            out["authors"] = _post_authors(props, by_id)
         if not out.get("published"):
             out["published"] = parse_date(_plain(props.get("datePublished") or props.get("dateCreated")))
     return {k: v for k, v in out.items() if v}
@@ -185,23 +196,9 @@ def _authors_ok(names: list[str], site: set[str]) -> list[str]:
     return out
 
 
-def page_metadata(root, url: str | None = None) -> dict:
-    """{"title", "authors", "published", "site_name", "sources": {field: source},
-    "by_source": {source: {"title", "authors", "published"}}} of a parsed page
-    (tasks.fetch.html.parse_html). Each field is the first source's that has it, in the
-    order JSON-LD, microdata, meta tags, <title>; missing fields are None / []."""
-    metas = _metas(root)
-    t = _TITLE(root)
-    title_tag = node_text(t[0]) if t else ""
-    site = _site_names(metas, title_tag)
-    by_source: dict[str, dict] = {}
-
-    ld = _from_objects(json_ld_objects(root))
-    md = _from_objects([dict(o, **{"@type": o.get("type")}) for o in _microdata(root, url)])
+def _from_metas(metas: dict, cut: set[str]) -> dict:
+    """title/authors/published the meta tags give (the title without the site's name `cut`)."""
     meta: dict = {}
-    # the site's declared name, else the last part of <title>, is cut from titles
-    declared = {v.casefold() for k in _META_SITE for v in metas.get(k, [])}
-    cut = declared or (site - {title_tag.casefold()})
     title = _without_site(next((v[0] for k in _META_TITLE if (v := metas.get(k))), None), cut)
     if title:
         meta["title"] = title
@@ -213,26 +210,51 @@ def page_metadata(root, url: str | None = None) -> dict:
     date = next((d for k in _META_DATE for v in metas.get(k, []) if (d := parse_date(v))), None)
     if date:
         meta["published"] = date
-    for name, got in (("jsonld", ld), ("microdata", md), ("meta", meta)):
-        if "authors" in got:
-            # a schema.org Person may be named like the blog ("Jane Doe", the blog of Jane Doe);
-            # a meta author that is the site's name is the site
-            got["authors"] = _authors_ok(got["authors"], site if name == "meta" else set())
-            if not got["authors"]:
-                del got["authors"]
-        if got:
-            by_source[name] = got
+    return meta
+
+
+def _kept(got: dict, site: set[str]) -> dict:
+    """One source's fields with the authors that are no site's name, URL or sentence."""
+    if "authors" in got:
+        got["authors"] = _authors_ok(got["authors"], site)
+        if not got["authors"]:
+            del got["authors"]
+    return got
+
+
+def _first_by_field(by_source: dict[str, dict]) -> tuple[dict, dict]:
+    """({field: value}, {field: source}) of the first source that has each field."""
+    values: dict = {"title": None, "authors": [], "published": None}
+    sources: dict = {}
+    for field in values:
+        found = next(((name, v) for name in SOURCES if (v := by_source.get(name, {}).get(field))), None)
+        if found:
+            sources[field], values[field] = found
+    return values, sources
+
+
+def page_metadata(root, url: str | None = None) -> dict:
+    """{"title", "authors", "published", "site_name", "sources": {field: source},
+    "by_source": {source: {"title", "authors", "published"}}} of a parsed page
+    (tasks.fetch.html.parse_html). Each field is the first source's that has it, in the
+    order JSON-LD, microdata, meta tags, <title>; missing fields are None / []."""
+    metas = _metas(root)
+    t = _TITLE(root)
+    title_tag = node_text(t[0]) if t else ""
+    site = _site_names(metas, title_tag)
+    # the site's declared name, else the last part of <title>, is cut from titles
+    declared = {v.casefold() for k in _META_SITE for v in metas.get(k, [])}
+    cut = declared or (site - {title_tag.casefold()})
+    found = {"jsonld": _from_objects(json_ld_objects(root)),
+             "microdata": _from_objects([dict(o, **{"@type": o.get("type")}) for o in _microdata(root, url)]),
+             "meta": _from_metas(metas, cut)}
+    # a schema.org Person may be named like the blog ("Jane Doe", the blog of Jane Doe);
+    # a meta author that is the site's name is the site
+    by_source = {name: kept for name, got in found.items()
+                 if (kept := _kept(got, site if name == "meta" else set()))}
     if title_tag:
         by_source["title_tag"] = {"title": _without_site(title_tag, cut)}
-
-    out: dict = {"title": None, "authors": [], "published": None, "sources": {}, "site_names": sorted(site),
-                 "site_name": next((v[0] for k in _META_SITE[:2] if (v := metas.get(k))), None),
-                 "by_source": by_source}
-    for field in ("title", "authors", "published"):
-        for name in SOURCES:
-            v = by_source.get(name, {}).get(field)
-            if v:
-                out[field] = v
-                out["sources"][field] = name
-                break
-    return out
+    values, sources = _first_by_field(by_source)
+    return {**values, "sources": sources, "site_names": sorted(site),
+            "site_name": next((v[0] for k in _META_SITE[:2] if (v := metas.get(k))), None),
+            "by_source": by_source}

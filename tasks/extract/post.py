@@ -164,6 +164,39 @@ def _date_lang(root, rules: dict | None) -> str | None:
     return (root.get("lang") or "").strip() or None
 
 
+def _rule_title(root, rules: dict | None, title_rules: list[str], firsts) -> tuple[str, str | None]:
+    """The title the rule selects, cut out of its node by the learned span where it fits,
+    and which of the two gave it ("rule", "span"; None when the rule found none)."""
+    tnode, title = _select_first(root, title_rules, firsts=firsts)
+    if not title:
+        return title, None
+    span = _span(rules, "title")
+    if span and tnode is not None and (inner := apply_span(tnode, span)):
+        return inner, "span"
+    return title, "rule"
+
+
+def _rule_authors(root, rules: dict | None, author_rules: list[str], lang: str | None) -> tuple[list[str], str | None]:
+    """The names the author rule gives, and whether its span ("span") or its nodes' whole
+    text ("rule") gave them (None when it gave none)."""
+    if not author_rules:
+        return [], None
+    authors, spanned = _authors(_select(root, author_rules), _span(rules, "author"), lang)
+    return authors, (("span" if spanned else "rule") if authors else None)
+
+
+def _page_lang(root, blog: dict | None) -> str | None:
+    """The page's language, else the feed's: which word joins a list of authors."""
+    return (root.get("lang") or "").strip() or (blog or {}).get("language") or None
+
+
+def _rule_sources(title: str | None, content: bool, authors: str | None, published: bool) -> dict:
+    """field -> what filled it ("rule", "span") for the fields the rules filled, in record order."""
+    found = (("title", title), ("content", "rule" if content else None), ("authors", authors),
+             ("published", "rule" if published else None))
+    return {field: source for field, source in found if source}
+
+
 def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog: dict | None = None,
                  url: str | None = None) -> dict:
     """`extract_post` on a page already parsed (rendered pages, the learner's checks).
@@ -172,33 +205,20 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     blog-wide author, "title": the feed's title, "language": the feed's language, for
     the word that joins authors where the page names none} (tasks.extract.fields.complete)."""
     title_rules, content_rules, author_rules, date_rules = (rules_of(rules, f) for f in FIELDS)
-    lang = (root.get("lang") or "").strip() or (blog or {}).get("language") or None
-    sources: dict = {}
+    lang = _page_lang(root, blog)
     # the title, content and date rules' first matches, in one walk over the page
     firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])
-    tnode, title = _select_first(root, title_rules, firsts=firsts)
-    if title:
-        sources["title"] = "rule"
-        span = _span(rules, "title")
-        if span and tnode is not None and (inner := apply_span(tnode, span)):
-            title, sources["title"] = inner, "span"
+    title, title_source = _rule_title(root, rules, title_rules, firsts)
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
-    if text:
-        sources["content"] = "rule"
-    authors, spanned = _authors(_select(root, author_rules), _span(rules, "author"), lang) \
-        if author_rules else ([], False)
-    if authors:
-        sources["authors"] = "span" if spanned else "rule"
+    authors, authors_source = _rule_authors(root, rules, author_rules, lang)
     published = _date(root, date_rules, _date_lang(root, rules), firsts)
-    if published:
-        sources["published"] = "rule"
     found = {
         "title": title or None,
         "content_text": text or None,
         "content_html": to_html(node) if node is not None else None,
         "authors": authors,
         "published": published,
-        "sources": sources,
+        "sources": _rule_sources(title_source, bool(text), authors_source, bool(published)),
     }
     signs = {"title": lambda: _page_title(root), "published": lambda: _page_date(root),
              "authors": lambda: page_authors(root, raw)}

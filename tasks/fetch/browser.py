@@ -278,13 +278,7 @@ class BrowserPool:
         try:
             for attempt in (1, 2):
                 if s is None:
-                    try:
-                        s = self._start()
-                    except RenderError:
-                        raise
-                    except Exception as e:
-                        raise RenderError("crash", url, f"could not start a browser session: "
-                                                        f"{type(e).__name__}: {str(e).strip()[:300]}") from e
+                    s = self._new_session(url)
                 try:
                     out = self._render(s, url, tuple(load_more_selectors or ()), max_clicks,
                                        wait_selector, tuple(comment_frames or ()))
@@ -295,25 +289,49 @@ class BrowserPool:
                     over = s.over_memory
                     self._quit(s)
                     s = None
-                    if over:
-                        raise RenderError("too_large", url, f"the browser grew past "
-                                          f"{self.max_renderer_bytes // 1_000_000} MB and was stopped") from e
-                    if _is_timeout(e):
-                        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                        raise RenderTimeout(url, f"the page or its scripts did not finish within the "
-                                                 f"{self.page_load_timeout:g}s load / {self.script_timeout:g}s "
-                                                 f"script timeouts (a hung script?): {first}") from e
-                    if attempt == 2:
-                        raise RenderError("crash", url, f"the browser failed twice: {type(e).__name__}: "
-                                                        f"{str(e).strip()[:300]}") from e
+                    failure = self._session_failure(e, url, over, last_attempt=attempt == 2)
+                    if failure is not None:
+                        raise failure from e
                     continue
                 s.pages += 1
                 return out
         finally:
-            if s is not None and (self._closed or s.pages >= self.max_pages):
-                self._quit(s)
-                s = None
-            self._idle.put(s)
+            self._idle.put(self._reusable(s))
+
+    def _new_session(self, url: str) -> _Session:
+        """A fresh browser session; a failure to start one is a RenderError "crash"."""
+        try:
+            return self._start()
+        except RenderError:
+            raise
+        except Exception as e:
+            raise RenderError("crash", url, f"could not start a browser session: "
+                                            f"{type(e).__name__}: {str(e).strip()[:300]}") from e
+
+    def _session_failure(self, e: Exception, url: str, over_memory: bool,
+                         last_attempt: bool) -> RenderError | None:
+        """What a dead session's error means: the memory cap stopped it, a timeout (a hung
+        script), or a crash; None when a crash may be retried on a fresh session."""
+        if over_memory:
+            return RenderError("too_large", url, f"the browser grew past "
+                               f"{self.max_renderer_bytes // 1_000_000} MB and was stopped")
+        if _is_timeout(e):
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            return RenderTimeout(url, f"the page or its scripts did not finish within the "
+                                      f"{self.page_load_timeout:g}s load / {self.script_timeout:g}s "
+                                      f"script timeouts (a hung script?): {first}")
+        if last_attempt:
+            return RenderError("crash", url, f"the browser failed twice: {type(e).__name__}: "
+                                             f"{str(e).strip()[:300]}")
+        return None
+
+    def _reusable(self, s: _Session | None) -> _Session | None:
+        """The session back to the idle queue, or None when the pool is closing or the session
+        has rendered its `max_pages` (it is quit)."""
+        if s is not None and (self._closed or s.pages >= self.max_pages):
+            self._quit(s)
+            return None
+        return s
 
     def _settle(self, drv, need_change: bool = False, base: int = 0) -> dict:
         limit = max(0.5, self.script_timeout - 1) * 1000
@@ -341,10 +359,24 @@ class BrowserPool:
             return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames)
 
     def _render_watched(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
-        from selenium.common.exceptions import WebDriverException
-
         t0 = time.monotonic()
         deadline = t0 + self.page_load_timeout + 4 * self.script_timeout
+        drv = s.driver
+        self._load(s, url)
+        self._settle_page(s, wait_selector)
+        clicks = self._click_all(drv, selectors, max_clicks, deadline) if max_clicks > 0 else 0
+        frame_html, clicks = self._comment_frames(s, frames, selectors, max_clicks, clicks, deadline)
+        html, status, final = self._capture(s, url, frame_html)
+        fetched = s.proxy.take() if s.proxy is not None else {"resources": [], "refused": [], "dropped": 0}
+        return {"url": final, "html": html, "clicks": clicks, "elapsed": round(time.monotonic() - t0, 3),
+                "status": status, "session": s.id, "resources": fetched["resources"],
+                "refused": fetched["refused"], "resources_dropped": fetched["dropped"]}
+
+    def _load(self, s: _Session, url: str) -> None:
+        """Navigate to `url`; a network failure or the guard refusing the page is a RenderError
+        "network"."""
+        from selenium.common.exceptions import WebDriverException
+
         drv = s.driver
         if s.proxy is not None:
             s.proxy.take()  # whatever an earlier page fetched after its capture
@@ -360,29 +392,48 @@ class BrowserPool:
         refused = s.proxy.refused_top(url) if s.proxy is not None else None
         if refused:
             raise RenderError("network", url, f"the guard refused the page: {refused}")
+
+    def _settle_page(self, s: _Session, wait_selector: str | None) -> None:
+        """Instrument the page (unless CDP did on load) and wait for it to settle, and for
+        `wait_selector` when given."""
+        drv = s.driver
         if not s.cdp:
             drv.execute_script(_INSTRUMENT)
         self._settle(drv)
         if wait_selector:
             drv.execute_async_script(_WAIT_SELECTOR, wait_selector, max(0.5, self.script_timeout - 1) * 1000)
             self._settle(drv)
-        clicks = self._click_all(drv, selectors, max_clicks, deadline) if max_clicks > 0 else 0
+
+    def _comment_frames(self, s: _Session, frames, selectors, max_clicks: int, clicks: int,
+                        deadline: float) -> tuple[list, int]:
+        """([(index, src, body html)] of the comment iframes matching `frames`, each settled and
+        its load-more buttons clicked within what is left of `max_clicks`; the clicks so far).
+        A frame the guard refused is left out: nothing of it goes into the page."""
+        if not frames:
+            return [], clicks
+        drv = s.driver
         frame_html = []
-        if frames:
-            for i, (el, src) in enumerate(drv.execute_script(_FRAMES, list(frames), 5) or []):
-                if s.proxy is not None and s.proxy.refused_top(src):
-                    continue  # the guard refused the frame: nothing of it goes into the page
-                drv.switch_to.frame(el)
-                try:
-                    drv.execute_script(_INSTRUMENT)
-                    self._settle(drv)
-                    if max_clicks > clicks:
-                        clicks += self._click_all(drv, selectors, max_clicks - clicks, deadline)
-                    drv.execute_script(_CLEAN)
-                    body = drv.execute_script("return document.body ? document.body.innerHTML : ''")
-                    frame_html.append((i, src, body))
-                finally:
-                    drv.switch_to.default_content()
+        for i, (el, src) in enumerate(drv.execute_script(_FRAMES, list(frames), 5) or []):
+            if s.proxy is not None and s.proxy.refused_top(src):
+                continue
+            drv.switch_to.frame(el)
+            try:
+                drv.execute_script(_INSTRUMENT)
+                self._settle(drv)
+                if max_clicks > clicks:
+                    clicks += self._click_all(drv, selectors, max_clicks - clicks, deadline)
+                drv.execute_script(_CLEAN)
+                body = drv.execute_script("return document.body ? document.body.innerHTML : ''")
+                frame_html.append((i, src, body))
+            finally:
+                drv.switch_to.default_content()
+        return frame_html, clicks
+
+    def _capture(self, s: _Session, url: str, frame_html: list) -> tuple[str, int | None, str]:
+        """(html with the frames inlined, HTTP status, final URL) of the rendered page, refused
+        over `max_dom_bytes`; the browser is left on about:blank (the page's timers and
+        connections stopped between renders)."""
+        drv = s.driver
         drv.execute_script(_CLEAN)
         size = int(drv.execute_script(DOM_SIZE) or 0) + sum(len(b or "") for _, _, b in frame_html)
         if size > self.max_dom_bytes:
@@ -394,11 +445,8 @@ class BrowserPool:
         final = drv.current_url
         if frame_html:
             html = _inline_frames(html, frame_html)
-        drv.get("about:blank")  # stop the page's timers and connections between renders
-        fetched = s.proxy.take() if s.proxy is not None else {"resources": [], "refused": [], "dropped": 0}
-        return {"url": final, "html": html, "clicks": clicks, "elapsed": round(time.monotonic() - t0, 3),
-                "status": status, "session": s.id, "resources": fetched["resources"],
-                "refused": fetched["refused"], "resources_dropped": fetched["dropped"]}
+        drv.get("about:blank")
+        return html, status, final
 
 
 def _inline_frames(html: str, frames: list) -> str:

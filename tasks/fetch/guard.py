@@ -112,32 +112,50 @@ def _ipv4(host: str, url: str) -> str:
 
 
 def _host(raw: str, url: str) -> str:
+    """The host as the connection will name it: a bracketed IPv6 literal compressed, else a
+    lower-case ASCII name (percent-decoded, IDNA) or a dotted IPv4 address (WHATWG numbers)."""
     if raw.startswith("["):
-        if not raw.endswith("]"):
-            raise FetchError("bad_url", url, "unclosed IPv6 address")
-        try:
-            ip = ipaddress.IPv6Address(raw[1:-1])
-        except ValueError:
-            raise FetchError("bad_url", url, f"invalid IPv6 address {raw!r}") from None
-        if ip.scope_id:
-            raise FetchError("bad_url", url, "IPv6 zone identifiers are refused")
-        return ip.compressed
+        return _ipv6_host(raw, url)
     host = urllib.parse.unquote(raw)
     if not host:
         raise FetchError("bad_url", url, "URL has no host")
-    if not host.isascii():
-        import idna
-
-        try:
-            host = idna.encode(host, uts46=True).decode("ascii")
-        except (idna.IDNAError, UnicodeError, ValueError) as e:
-            raise FetchError("bad_url", url, f"host is not a valid international name: {e}") from None
-    host = host.lower()
+    host = _ascii_host(host, url).lower()
     if _FORBIDDEN_HOST.search(host) or _CONTROL.search(host):
         raise FetchError("bad_url", url, f"forbidden character in host {host!r}")
     if _ends_in_number(host):
         return _ipv4(host, url)
     host = host[:-1] if host.endswith(".") else host
+    _check_host_name(host, url)
+    return host
+
+
+def _ipv6_host(raw: str, url: str) -> str:
+    """A bracketed IPv6 literal, compressed; zone identifiers refused."""
+    if not raw.endswith("]"):
+        raise FetchError("bad_url", url, "unclosed IPv6 address")
+    try:
+        ip = ipaddress.IPv6Address(raw[1:-1])
+    except ValueError:
+        raise FetchError("bad_url", url, f"invalid IPv6 address {raw!r}") from None
+    if ip.scope_id:
+        raise FetchError("bad_url", url, "IPv6 zone identifiers are refused")
+    return ip.compressed
+
+
+def _ascii_host(host: str, url: str) -> str:
+    """An international host name in its IDNA (UTS #46) ASCII form; ASCII names unchanged."""
+    if host.isascii():
+        return host
+    import idna
+
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError, ValueError) as e:
+        raise FetchError("bad_url", url, f"host is not a valid international name: {e}") from None
+
+
+def _check_host_name(host: str, url: str) -> None:
+    """Refuse a host name too long, with a label too long, or with a label DNS cannot hold."""
     if len(host) > MAX_HOST_LENGTH:
         raise FetchError("bad_url", url, f"host name longer than {MAX_HOST_LENGTH} characters")
     for label in host.split("."):
@@ -145,7 +163,6 @@ def _host(raw: str, url: str) -> str:
             raise FetchError("bad_url", url, f"host label longer than {MAX_LABEL_LENGTH} characters")
         if not _LABEL.match(label):
             raise FetchError("bad_url", url, f"invalid host name {host!r}")
-    return host
 
 
 def parse_url(url: str) -> Target:
@@ -155,6 +172,18 @@ def parse_url(url: str) -> Target:
     read differently: backslashes, userinfo (`user@host`), control characters, bad ports,
     over-long URLs or host names. The fragment is dropped.
     """
+    url = _clean_url_text(url)
+    scheme, rest = _http_scheme(url)
+    authority, path, query = _authority_path_query(rest, url)
+    host_raw, port_raw = _host_and_port(authority, url)
+    host = _host(host_raw, url)
+    port = _port(port_raw, scheme, url)
+    return Target(_canonical_url(scheme, host, port, path, query), scheme, host, port)
+
+
+def _clean_url_text(url) -> str:
+    """The URL string without surrounding whitespace; refused when it is no string, too
+    long, or holds control characters."""
     if not isinstance(url, str):
         raise FetchError("bad_url", repr(url), "URL is not a string")
     url = url.strip(" \t\n\r\f\v\x00")
@@ -162,46 +191,70 @@ def parse_url(url: str) -> Target:
         raise FetchError("bad_url", url[:200] + "...", f"URL longer than {MAX_URL_LENGTH} characters")
     if _CONTROL.search(url):
         raise FetchError("bad_url", url, "control character in URL")
+    return url
+
+
+def _http_scheme(url: str) -> tuple[str, str]:
+    """(the lower-case scheme, what follows its colon): http and https only."""
     m = _SCHEME.match(url)
     if not m:
         raise FetchError("bad_url", url, "URL has no scheme")
     scheme = m.group(1).lower()
     if scheme not in ("http", "https"):
         raise FetchError("bad_scheme", url, f"scheme {m.group(1)!r} is not http or https")
-    rest = url[m.end():].split("#", 1)[0]
-    head, sep, query = rest.partition("?")
+    return scheme, url[m.end():]
+
+
+def _authority_path_query(rest: str, url: str) -> tuple[str, str, str | None]:
+    """(authority, path without its leading slash, query or None when there is no '?') of
+    what follows the scheme, the fragment dropped. Refused: a backslash before the query,
+    no //authority, userinfo."""
+    head, sep, query = rest.split("#", 1)[0].partition("?")
     if "\\" in head:
         raise FetchError("bad_url", url, "backslash in URL (parsers disagree on where the host ends)")
     if not head.startswith("//"):
         raise FetchError("bad_url", url, "URL has no authority (//host)")
-    authority, slash, path = head[2:].partition("/")
+    authority, _, path = head[2:].partition("/")
     if "@" in authority:
         raise FetchError("bad_url", url, "userinfo (user@host) in URL is refused")
-    if authority.startswith("["):
-        end = authority.find("]")
-        host_raw, port_raw = (authority, "") if end < 0 else (authority[:end + 1], authority[end + 1:])
-        if port_raw and not port_raw.startswith(":"):
-            raise FetchError("bad_url", url, "junk after IPv6 address")
-        port_raw = port_raw[1:]
-    else:
-        host_raw, colon, port_raw = authority.partition(":")
+    return authority, path, (query if sep else None)
+
+
+def _host_and_port(authority: str, url: str) -> tuple[str, str]:
+    """(raw host, raw port or "") of the authority: an IPv6 literal keeps its brackets."""
+    if not authority.startswith("["):
+        host_raw, _, port_raw = authority.partition(":")
         if ":" in port_raw:
             raise FetchError("bad_url", url, "more than one ':' in host")
-    host = _host(host_raw, url)
-    default = 443 if scheme == "https" else 80
-    if port_raw:
-        if not port_raw.isdigit() or not 0 < int(port_raw) < 65536:
-            raise FetchError("bad_url", url, f"invalid port {port_raw!r}")
-        port = int(port_raw)
-    else:
-        port = default
+        return host_raw, port_raw
+    end = authority.find("]")
+    if end < 0:
+        return authority, ""
+    host_raw, port_raw = authority[:end + 1], authority[end + 1:]
+    if port_raw and not port_raw.startswith(":"):
+        raise FetchError("bad_url", url, "junk after IPv6 address")
+    return host_raw, port_raw[1:]
+
+
+def _port(port_raw: str, scheme: str, url: str) -> int:
+    """The port: the scheme's default when none is written, else 1-65535 in digits."""
+    if not port_raw:
+        return 443 if scheme == "https" else 80
+    if not port_raw.isdigit() or not 0 < int(port_raw) < 65536:
+        raise FetchError("bad_url", url, f"invalid port {port_raw!r}")
+    return int(port_raw)
+
+
+def _canonical_url(scheme: str, host: str, port: int, path: str, query: str | None) -> str:
+    """The one spelling every fetch uses: IPv6 bracketed, a default port left out, path and
+    query percent-encoded (a backslash in the query as %5C)."""
     netloc = f"[{host}]" if ":" in host else host
-    if port != default:
+    if port != (443 if scheme == "https" else 80):
         netloc += f":{port}"
-    path = urllib.parse.quote("/" + path, safe=_SAFE)
-    query = urllib.parse.quote(query.replace("\\", "%5C"), safe=_SAFE + "\\") if sep else ""
-    canonical = f"{scheme}://{netloc}{path}" + (f"?{query}" if sep else "")
-    return Target(canonical, scheme, host, port)
+    url = f"{scheme}://{netloc}" + urllib.parse.quote("/" + path, safe=_SAFE)
+    if query is not None:
+        url += "?" + urllib.parse.quote(query.replace("\\", "%5C"), safe=_SAFE + "\\")
+    return url
 
 
 def normalize_url(url: str) -> str:
@@ -218,30 +271,36 @@ def blocked_ip(address: str) -> str | None:
     except ValueError:
         return "not an IP address"
     if ip.version == 6:
-        if ip.ipv4_mapped is not None:
-            return "IPv4-mapped IPv6 address"
-        embedded = ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if ip in _NAT64:
-            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if embedded is not None and blocked_ip(str(embedded)):
-            return "IPv6 address embedding a non-public IPv4 address"
-    if ip.is_unspecified:
-        return "unspecified address"
-    if ip.is_loopback:
-        return "loopback address"
-    if ip.is_link_local:
-        return "link-local address (cloud metadata lives here)"
-    if ip.version == 4 and ip in _CGNAT:
-        return "carrier-grade NAT address"
-    if ip.is_multicast:
-        return "multicast address"
-    if ip.is_private:
-        return "private address"
-    if ip.is_reserved:
-        return "reserved address"
-    if not ip.is_global:
-        return "non-global address"
+        reason = _ipv6_disguise(ip)
+        if reason:
+            return reason
+    return next((reason for is_kind, reason in _NON_PUBLIC if is_kind(ip)), None)
+
+
+def _ipv6_disguise(ip: ipaddress.IPv6Address) -> str | None:
+    """Why an IPv6 address is an IPv4 one in disguise that must not be reached: IPv4-mapped,
+    or a 6to4, Teredo or NAT64 address embedding a non-public IPv4 address."""
+    if ip.ipv4_mapped is not None:
+        return "IPv4-mapped IPv6 address"
+    embedded = ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+    if ip in _NAT64:
+        embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if embedded is not None and blocked_ip(str(embedded)):
+        return "IPv6 address embedding a non-public IPv4 address"
     return None
+
+
+# The kinds of non-public address, in the order their reasons are told (first match wins).
+_NON_PUBLIC = (
+    (lambda ip: ip.is_unspecified, "unspecified address"),
+    (lambda ip: ip.is_loopback, "loopback address"),
+    (lambda ip: ip.is_link_local, "link-local address (cloud metadata lives here)"),
+    (lambda ip: ip.version == 4 and ip in _CGNAT, "carrier-grade NAT address"),
+    (lambda ip: ip.is_multicast, "multicast address"),
+    (lambda ip: ip.is_private, "private address"),
+    (lambda ip: ip.is_reserved, "reserved address"),
+    (lambda ip: not ip.is_global, "non-global address"),
+)
 
 
 def check_address(url: str, allow_private: AllowPrivate = None) -> Target:

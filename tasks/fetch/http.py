@@ -296,10 +296,7 @@ def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
     own = session is None
     session = session or make_session(user_agent)
     _mount(session)
-    headers = dict(headers or {}, **{"User-Agent": user_agent})
-    headers.setdefault("Accept", accept or DEFAULT_ACCEPT)
-    if accept:
-        headers["Accept"] = accept
+    headers = _outgoing_headers(headers, user_agent, accept)
     start = time.monotonic()
     fetched_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     guard = _Guard(start + timeout, allow_private)
@@ -311,24 +308,8 @@ def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
     current = url
     try:
         while True:
-            target = check_address(current, allow_private)  # parses: one reading for guard and socket
-            current = target.url
-            if current in seen:
-                raise FetchError("redirect_loop", url, f"redirect loop: {redirects[-1]} -> {current}")
-            seen.add(current)
-            guard.url = current
-            if target.address is not None:
-                guard.pins[(target.host, target.port)] = target.address
-            remaining = guard.deadline - time.monotonic()
-            if remaining <= 0:
-                raise FetchError("timeout", current, f"no response within {timeout:g} s")
-            try:
-                r = session.request(method, current, headers=headers, allow_redirects=False, stream=True,
-                                    timeout=(min(remaining, 10.0), remaining))
-            except requests.RequestException as e:
-                raise _classify(e, current, guard, timeout) from None
-            except (ValueError, UnicodeError) as e:  # requests parses a redirect's Location eagerly
-                raise FetchError("bad_url", current, f"malformed reply (Location?): {type(e).__name__}: {e}") from None
+            current = _enter_hop(current, url, allow_private, guard, seen, redirects)
+            r = _send(session, method, current, headers, guard, timeout)
             try:
                 location = _location(r) if r.status_code in REDIRECT_CODES else None
                 if location is None or not follow_redirects:
@@ -339,19 +320,63 @@ def fetch(url: str, *, timeout: float = 20.0, max_bytes: int = 10_000_000,
                 hops.append(_hop(r, fetched_at if not hops else None))
             finally:
                 r.close()
-            try:
-                nxt = urllib.parse.urljoin(current, location)
-            except ValueError as e:  # "http://[::1" and the like
-                raise FetchError("bad_url", current, f"malformed Location header {location!r}: {e}") from None
-            redirects.append(current)
-            if len(redirects) > max_redirects:
-                raise FetchError("too_many_redirects", url, f"more than {max_redirects} redirects")
-            current = nxt
+            current = _next_hop(current, location, url, redirects, max_redirects)
     finally:
         guard.cancel()
         _local.guard = previous
         if own:
             session.close()
+
+
+def _outgoing_headers(headers: dict | None, user_agent: str, accept: str | None) -> dict:
+    """The caller's headers with our User-Agent; `accept` over theirs, theirs over the default."""
+    headers = dict(headers or {}, **{"User-Agent": user_agent})
+    headers.setdefault("Accept", accept or DEFAULT_ACCEPT)
+    if accept:
+        headers["Accept"] = accept
+    return headers
+
+
+def _enter_hop(current: str, url: str, allow_private: AllowPrivate, guard: _Guard, seen: set,
+               redirects: list) -> str:
+    """The hop's canonical URL, checked by the guard (one parse for guard and socket), its
+    address pinned for the connection; a URL met before on this fetch is a redirect loop."""
+    target = check_address(current, allow_private)
+    current = target.url
+    if current in seen:
+        raise FetchError("redirect_loop", url, f"redirect loop: {redirects[-1]} -> {current}")
+    seen.add(current)
+    guard.url = current
+    if target.address is not None:
+        guard.pins[(target.host, target.port)] = target.address
+    return current
+
+
+def _send(session: requests.Session, method: str, current: str, headers: dict, guard: _Guard,
+          timeout: float) -> requests.Response:
+    """One request, redirects not followed, body streamed, within what is left of the deadline."""
+    remaining = guard.deadline - time.monotonic()
+    if remaining <= 0:
+        raise FetchError("timeout", current, f"no response within {timeout:g} s")
+    try:
+        return session.request(method, current, headers=headers, allow_redirects=False, stream=True,
+                               timeout=(min(remaining, 10.0), remaining))
+    except requests.RequestException as e:
+        raise _classify(e, current, guard, timeout) from None
+    except (ValueError, UnicodeError) as e:  # requests parses a redirect's Location eagerly
+        raise FetchError("bad_url", current, f"malformed reply (Location?): {type(e).__name__}: {e}") from None
+
+
+def _next_hop(current: str, location: str, url: str, redirects: list, max_redirects: int) -> str:
+    """Where a redirect from `current` leads; `current` joins the redirects, at most `max_redirects`."""
+    try:
+        nxt = urllib.parse.urljoin(current, location)
+    except ValueError as e:  # "http://[::1" and the like
+        raise FetchError("bad_url", current, f"malformed Location header {location!r}: {e}") from None
+    redirects.append(current)
+    if len(redirects) > max_redirects:
+        raise FetchError("too_many_redirects", url, f"more than {max_redirects} redirects")
+    return nxt
 
 
 def _location(r: requests.Response) -> str | None:
@@ -404,12 +429,31 @@ def _chain_text(e: BaseException) -> str:
 
 def _finish(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int,
             redirects: list, start: float, fetched_at: str, raise_for_status: bool = True) -> Response:
-    if r.status_code >= 400 and raise_for_status:
-        retry_after = parse_retry_after(r.headers.get("Retry-After"))
-        msg = f"HTTP {r.status_code} {r.reason or ''}".strip()
-        if retry_after is not None:
-            msg += f", retry after {retry_after:g} s"
-        raise FetchError("http_status", r.url, msg, status=r.status_code, retry_after=retry_after)
+    if raise_for_status:
+        _refuse_error_status(r)
+    content = _read_body(r, guard, timeout, max_bytes)
+    ctype = r.headers.get("Content-Type")
+    return Response(
+        url=r.url, status=r.status_code, reason=r.reason or "", headers=_raw_headers(r),
+        content=content, content_type=media_type(ctype),
+        encoding=detect_encoding(content, ctype), request_headers=_request_headers(r),
+        redirects=list(redirects), elapsed=round(time.monotonic() - start, 6),
+        fetched_at=fetched_at, protocol=_protocol(r), method=r.request.method or "GET")
+
+
+def _refuse_error_status(r: requests.Response) -> None:
+    """An HTTP status of 400 or more is a FetchError, with the server's Retry-After."""
+    if r.status_code < 400:
+        return
+    retry_after = parse_retry_after(r.headers.get("Retry-After"))
+    msg = f"HTTP {r.status_code} {r.reason or ''}".strip()
+    if retry_after is not None:
+        msg += f", retry after {retry_after:g} s"
+    raise FetchError("http_status", r.url, msg, status=r.status_code, retry_after=retry_after)
+
+
+def _read_body(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int) -> bytes:
+    """The whole body, refused over `max_bytes` (announced or read) or when the deadline cut it."""
     length = r.headers.get("Content-Length", "")
     if length.strip().isdigit() and int(length) > max_bytes:
         raise FetchError("too_large", r.url, f"Content-Length {int(length)} exceeds {max_bytes} bytes")
@@ -426,18 +470,7 @@ def _finish(r: requests.Response, guard: _Guard, timeout: float, max_bytes: int,
         raise _classify(e, r.url, guard, timeout) from None
     if guard.fired:  # a cut-off stream can look like a normal end of body
         raise FetchError("timeout", r.url, f"body not complete within {timeout:g} s")
-    content = b"".join(chunks)
-    raw_headers = _raw_headers(r)
-    ctype = r.headers.get("Content-Type")
-    req = r.request
-    host = urllib.parse.urlsplit(req.url).netloc.rsplit("@", 1)[-1]
-    request_headers = [("Host", host)] + [(k, v) for k, v in req.headers.items() if k.lower() != "host"]
-    return Response(
-        url=r.url, status=r.status_code, reason=r.reason or "", headers=raw_headers,
-        content=content, content_type=media_type(ctype),
-        encoding=detect_encoding(content, ctype), request_headers=request_headers,
-        redirects=list(redirects), elapsed=round(time.monotonic() - start, 6),
-        fetched_at=fetched_at, protocol=_protocol(r), method=req.method or "GET")
+    return b"".join(chunks)
 
 
 def _request_headers(r: requests.Response) -> list:

@@ -39,19 +39,11 @@ def sim_sets(A: set, B: set) -> float:
     return 2 * len(A & B) / (len(A) + len(B))
 
 
-def match_comments(texts: list[str], targets: list[str], *, sets=None, target_sets=None):
-    """Maximum weighted bipartite matching of page texts to feed texts (weight = similarity).
-
-    Returns (score, pairs): score is the matched weight over len(targets) (1.0 when every
-    feed comment has an identical node), pairs [(text index, target index, weight)].
-    """
+def _weights(sets: list[set], target_sets: list[set]):
+    """The similarity matrix of page texts (rows) to feed texts (columns), left at 0 where
+    the two sets' sizes alone bound the similarity below 0.2."""
     import numpy as np
-    from tasks.learn.assignment import max_weight_assignment
 
-    if (not texts and not sets) or not targets:
-        return 0.0, []
-    sets = sets if sets is not None else [bigrams(pad(t)) for t in texts]
-    target_sets = target_sets if target_sets is not None else [bigrams(pad(t)) for t in targets]
     w = np.zeros((len(sets), len(target_sets)))
     for i, a in enumerate(sets):
         la = len(a)
@@ -59,6 +51,22 @@ def match_comments(texts: list[str], targets: list[str], *, sets=None, target_se
             lb = len(b)
             if la and lb and 2 * min(la, lb) / (la + lb) >= 0.2:  # dice can not exceed this bound
                 w[i, j] = 2 * len(a & b) / (la + lb)
+    return w
+
+
+def match_comments(texts: list[str], targets: list[str], *, sets=None, target_sets=None):
+    """Maximum weighted bipartite matching of page texts to feed texts (weight = similarity).
+
+    Returns (score, pairs): score is the matched weight over len(targets) (1.0 when every
+    feed comment has an identical node), pairs [(text index, target index, weight)].
+    """
+    from tasks.learn.assignment import max_weight_assignment
+
+    if (not texts and not sets) or not targets:
+        return 0.0, []
+    sets = sets if sets is not None else [bigrams(pad(t)) for t in texts]
+    target_sets = target_sets if target_sets is not None else [bigrams(pad(t)) for t in targets]
+    w = _weights(sets, target_sets)
     rows, cols = max_weight_assignment(w)
     pairs = [(int(r), int(c), float(w[r, c])) for r, c in zip(rows, cols) if w[r, c] > 0]
     return sum(p[2] for p in pairs) / len(targets), pairs

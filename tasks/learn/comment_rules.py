@@ -71,12 +71,9 @@ def group_rules(el) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def relative_rules(container, el) -> list[str]:
-    """Rules from `container` to `el`: a descendant (by class token or semantic attribute
-    anywhere below, by tag, by the child path without positions) or, for comments that
-    are runs of siblings, a node in a nearby sibling (preceding-sibling::*[k]...)."""
-    if el is container:
-        return ["."]
+def _below_rules(el) -> list[str]:
+    """Steps that find `el` anywhere below a node: by class token (with and without its
+    tag), by semantic attribute, and last by its tag alone."""
     tag = tag_of(el)
     below = [f"//{tag}[{HAS.format(t)}]" for t in class_tokens(el)]
     below += [f"//*[{HAS.format(t)}]" for t in class_tokens(el)]
@@ -85,12 +82,22 @@ def relative_rules(container, el) -> list[str]:
         if v and len(v) < 60 and "'" not in v:
             below.append(f"//{tag}[@{a}={xpath_literal(v)}]")
     below.append(f"//{tag}")
-    if is_ancestor(container, el):
-        steps, node = [], el
-        while node is not None and node is not container:
-            steps.insert(0, tag_of(node))
-            node = node.getparent()
-        return list(dict.fromkeys(["." + b for b in below[:-1]] + ["./" + "/".join(steps), "." + below[-1]]))
+    return below
+
+
+def _descendant_rules(container, el, below: list[str]) -> list[str]:
+    """Rules from `container` down to `el` inside it: the attribute steps, the child path
+    without positions, then the tag anywhere below."""
+    steps, node = [], el
+    while node is not None and node is not container:
+        steps.insert(0, tag_of(node))
+        node = node.getparent()
+    return list(dict.fromkeys(["." + b for b in below[:-1]] + ["./" + "/".join(steps), "." + below[-1]]))
+
+
+def _sibling_rules(container, el, below: list[str]) -> list[str]:
+    """Rules from `container` to `el` in one of its siblings (a comment that is a run of
+    siblings): the sibling itself, or the steps below it."""
     parent = container.getparent()
     if parent is None:
         return []
@@ -105,10 +112,21 @@ def relative_rules(container, el) -> list[str]:
     return []
 
 
-def _learn_text_rule(roots, targets: list[str]):
-    """(rule, score, matched [(node, target index)]) of the best text rule, or None."""
-    n = len(targets)
-    target_sets = [bigrams(pad(t)) for t in targets]
+def relative_rules(container, el) -> list[str]:
+    """Rules from `container` to `el`: a descendant (by class token or semantic attribute
+    anywhere below, by tag, by the child path without positions) or, for comments that
+    are runs of siblings, a node in a nearby sibling (preceding-sibling::*[k]...)."""
+    if el is container:
+        return ["."]
+    below = _below_rules(el)
+    if is_ancestor(container, el):
+        return _descendant_rules(container, el, below)
+    return _sibling_rules(container, el, below)
+
+
+def _seed_elements(roots, target_sets: list[set]) -> list:
+    """The elements whose text resembles a feed comment, most similar (then shortest)
+    first, MAX_SEEDS of them: they propose the text rules."""
     seeds = []
     for root in roots:
         for el in root.iter():
@@ -117,23 +135,33 @@ def _learn_text_rule(roots, targets: list[str]):
             text = node_text(el)
             if not text:
                 continue
-            s = bigrams(pad(text))
-            best = max(sim_sets(s, t) for t in target_sets)
+            best = max(sim_sets(bigrams(pad(text)), t) for t in target_sets)
             if best >= MIN_SIMILARITY:
                 seeds.append((best, len(text), el))
     seeds.sort(key=lambda x: (-x[0], x[1]))
-    candidates = list(dict.fromkeys(r for _, _, el in seeds[:MAX_SEEDS] for r in group_rules(el)))
+    return [el for _, _, el in seeds[:MAX_SEEDS]]
+
+
+def _text_sets(nodes: list, cache: dict) -> list[set]:
+    """The nodes' padded bigram sets (cached: many rules return the same nodes)."""
+    for node in nodes:
+        if node not in cache:
+            cache[node] = bigrams(pad(node_text(node)))
+    return [cache[node] for node in nodes]
+
+
+def _learn_text_rule(roots, targets: list[str]):
+    """(rule, score, matched [(node, target index)]) of the best text rule, or None."""
+    n = len(targets)
+    target_sets = [bigrams(pad(t)) for t in targets]
+    candidates = list(dict.fromkeys(r for el in _seed_elements(roots, target_sets) for r in group_rules(el)))
     best = None
     cache: dict = {}
     for rule in candidates:
         nodes = apply_all(roots, rule)
         if len(nodes) < n or len(nodes) > MAX_NODES_PER_COMMENT * n + 50:
             continue  # fewer nodes than the feed has comments: this rule can not be it
-        sets = []
-        for node in nodes:
-            if node not in cache:
-                cache[node] = bigrams(pad(node_text(node)))
-            sets.append(cache[node])
+        sets = _text_sets(nodes, cache)
         score, pairs = match_comments([], targets, sets=sets, target_sets=target_sets) if sets else (0.0, [])
         key = (round(score, 4), -len(nodes), -len(rule))
         if best is None or key > best[0]:
@@ -240,6 +268,27 @@ def _learn_date(pairs) -> str | None:
                           list(dict.fromkeys(cands)))
 
 
+def _learn_text(pairs) -> str | None:
+    """The relative rule to the comment's text node, by similarity to the feed's text."""
+    return _best_relative(
+        [(c, f) for c, _, f in pairs],
+        lambda node, f: similarity(node_text(node), f["content_text"]) if node is not None else 0,
+        list(dict.fromkeys(r for c, n, f in pairs[:8] for r in relative_rules(c, n))))
+
+
+def _matched_comments(matched: list, feed: list[dict]) -> list[tuple]:
+    """(container, text node, feed comment) of every comment the text rule matched."""
+    text_nodes = set(n for n, _ in matched)
+    return [(_container_of(node, feed[j].get("author"), text_nodes), node, feed[j]) for node, j in matched]
+
+
+def _learn_affixes(pairs, author_rel: str | None) -> dict:
+    """The words printed around every matched comment's author name (see _author_affixes)."""
+    if not author_rel:
+        return {}
+    return _author_affixes([(node_text(first(c, author_rel)), f.get("author")) for c, _, f in pairs])
+
+
 def learn_comment_rule(roots, feed: list[dict]) -> dict | None:
     """A comment rule for the page(s) `roots` (lxml roots: a post and its comment pages),
     learned from the post's feed comments ({"author", "published", "content_text"}).
@@ -255,18 +304,13 @@ def learn_comment_rule(roots, feed: list[dict]) -> dict | None:
     if learned is None:
         return None
     text_rule, score, matched = learned
-    text_nodes = set(n for n, _ in matched)
-    pairs = [(_container_of(node, feed[j].get("author"), text_nodes), node, feed[j]) for node, j in matched]
+    pairs = _matched_comments(matched, feed)
     best = _learn_container(roots, [c for c, _, _ in pairs], text_rule)
     if best is None:
         return None
-    text_rel = _best_relative(
-        [(c, f) for c, _, f in pairs],
-        lambda node, f: similarity(node_text(node), f["content_text"]) if node is not None else 0,
-        list(dict.fromkeys(r for c, n, f in pairs[:8] for r in relative_rules(c, n))))
+    text_rel = _learn_text(pairs)
     author_rel = _learn_author(pairs)
-    affixes = _author_affixes([(node_text(first(c, author_rel)), f.get("author")) for c, _, f in pairs]) \
-        if author_rel else {}
+    affixes = _learn_affixes(pairs, author_rel)
     return {"container": best, "author": author_rel, "date": _learn_date(pairs), "text": text_rel or ".", **affixes,
             "score": round(score, 4), "matched": len(matched)}
 

@@ -12,8 +12,8 @@
   byline and the date sit next to the post, not in the sidebar). Machine-readable
   values count as candidates too (`meta/@content`, `time/@datetime`) and so do bare
   text nodes. A date candidate must parse (tasks.text.dates) to the feed's day +-1.
-  When the feed has no author, the page's own metadata names one (meta author,
-  rel=author, itemprop, JSON-LD, .author/.byline) and the rule is learned for that name.
+  When the feed has no author, the page's own metadata names one (tasks.learn.authors)
+  and the rule is learned for that name.
 
 For every chosen node the page votes for all the rule forms that select it
 (tasks.learn.rules.element_rules); `reduce_rules` keeps the form most pages voted for.
@@ -23,11 +23,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from tasks.extract.metadata import site_names
-from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html
+from tasks.fetch.html import html_to_text, node_text, parse_html
+from tasks.learn.authors import clean_author, contains_name, page_authors, person_like, target_authors
 from tasks.learn.spans import learn_span, span_key
-from tasks.learn.rules import (apply_rule, attribute_rules, element_rules, text_node_rules,
-                         walk_scores)
+from tasks.learn.rules import attribute_rules, element_rules, text_node_rules, walk_scores
 from tasks.text.similarity import bigrams, normalize_text
 
 try:  # tasks/text/dates.py is owned by another module; it is the contract we rely on
@@ -39,6 +38,8 @@ except ImportError:  # pragma: no cover - only while dates.py does not exist
     def parse_date(text, lang=None, now=None):
         m = re.search(r"\d{4}-\d{2}-\d{2}", text or "")
         return m.group(0) if m else None
+
+__all__ = ["learn_page", "reduce_rules", "clean_author", "page_authors", "person_like", "DAY_FIRST"]
 
 FIELDS = ("title", "content", "author", "date")
 DISTANCE_WEIGHT = 0.25  # weight of closeness 1/(1+tree distance) for authors and dates
@@ -52,59 +53,10 @@ _SUMMARY_END = re.compile(r"(\.\.\.|…|\[…\]|\[\.\.\.\]|read more|continue re
                           r"weiterlesen|leer más|seguir leyendo)\W*$", re.I)
 _BLOCKS = {"p", "blockquote", "pre", "ul", "ol", "dl", "table", "figure", "h1", "h2", "h3", "h4",
            "h5", "h6", "li", "span", "a", "em", "strong", "b", "i", "img", "br", "code", "section"}
-_BY = re.compile(r"^(?:(?:posted|written|published|authored)\s+)?(?:by|par|von|por|di|door|author|"
-                 r"auteur|autor|written by)\s*[:\-–—]?\s+", re.I)
+_VALUE_ATTRS = ("content", "datetime", "title", "value")
 
 
 # ---------------------------------------------------------------- helpers
-
-_EMAIL = re.compile(r"\S+@\S+")
-_EMPTY_PARENS = re.compile(r"\(\s*\)")
-_OUTER_PARENS = re.compile(r"^\(|\)$")
-
-
-def clean_author(name: str | None) -> str:
-    """A person's name as feeds and pages print it, without e-mail or "By"."""
-    s = normalize_text(name)
-    if "@" in s:
-        s = _EMAIL.sub("", s)
-    if "(" in s or ")" in s:
-        s = _OUTER_PARENS.sub("", _EMPTY_PARENS.sub("", s).strip())
-    s = _BY.sub("", s.strip())
-    s = s.split(" | ")[0]  # "Seth Zenz | USLHC | USA": the name, not its affiliations
-    return s.strip(" ,;|-–—:")
-
-
-def _plausible_name(s: str) -> bool:
-    return bool(s) and len(s) <= 80 and len(s.split()) <= 6 and "://" not in s \
-        and not s.startswith("@") and any(c.isalpha() for c in s)
-
-
-_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "bin", "ibn",
-              "al", "el", "y", "e", "and", "&", "und", "et"}
-
-
-def person_like(name: str) -> bool:
-    """Does this read as a person's (or a login's) name rather than a tagline or a site title?
-    One word passes (logins are names too); longer ones need capitalised words but for
-    particles (van, de, bin) and no dotted words ("Ember.js")."""
-    words = name.split()
-    if not _plausible_name(name) or len(words) > 5:
-        return False
-    if len(words) == 1:
-        return True
-    caps = 0
-    for w in words:
-        if re.search(r"\w\.\w", w):
-            return False
-        if w.lower() in _PARTICLES:
-            continue
-        if w[:1].isupper() or not w[:1].isascii():
-            caps += 1
-        else:
-            return False
-    return caps > 0
-
 
 def _depths_and_parents(nodes):
     index = {id(n): i for i, n in enumerate(nodes)}
@@ -176,23 +128,39 @@ def _same_day(found: str | None, iso: str | None) -> bool:
     return abs((a - b).days) <= 1
 
 
+def _attribute_candidates(i: int, el) -> list:
+    """Machine-readable values of node `i` (`time/@datetime`, `meta/@content`: content only
+    on meta or itemprop nodes, elsewhere it is page data)."""
+    out = []
+    for attr in _VALUE_ATTRS:
+        v = el.get(attr)
+        if v and len(v) <= MAX_SHORT and (attr != "content" or el.tag == "meta" or el.get("itemprop")):
+            out.append((i, "attr", attr, normalize_text(v)))
+    return out
+
+
+def _text_node_candidates(i: int, el) -> list:
+    """The bare text nodes of node `i` beside its children ("Posted by <a>Jane</a> on 3 May")."""
+    texts = el.xpath("text()")
+    if not (len(texts) > 1 or (texts and len(el))):
+        return []
+    out = []
+    for k, t in enumerate(texts, 1):
+        t = normalize_text(t)
+        if t and len(t) <= MAX_SHORT and any(c.isalnum() for c in t):
+            out.append((i, "text", k, t))
+    return out
+
+
 def _short_candidates(tree: _Tree, sizes) -> list:
     """Machine-readable attribute values and bare text nodes: (node index, kind, key, text).
 
     kind "attr" (key = attribute name) or "text" (key = 1-based text() index)."""
     out = []
     for i, el in enumerate(tree.nodes):
-        for attr in ("content", "datetime", "title", "value"):
-            v = el.get(attr)
-            if v and len(v) <= MAX_SHORT and (attr != "content" or el.tag == "meta" or el.get("itemprop")):
-                out.append((i, "attr", attr, normalize_text(v)))
+        out += _attribute_candidates(i, el)
         if len(el) and sizes[i] and sizes[i] < 4 * MAX_SHORT:
-            texts = el.xpath("text()")
-            if len(texts) > 1 or (texts and len(el)):
-                for k, t in enumerate(texts, 1):
-                    t = normalize_text(t)
-                    if t and len(t) <= MAX_SHORT and any(c.isalnum() for c in t):
-                        out.append((i, "text", k, t))
+            out += _text_node_candidates(i, el)
     return out
 
 
@@ -204,31 +172,6 @@ def _rules_for(tree: _Tree, cand) -> list[str]:
     if kind == "attr":
         return attribute_rules(el, key)
     return text_node_rules(el, key)
-
-
-def page_authors(root, raw=None) -> list[str]:
-    """Author names that the page's own metadata gives (for feeds without authors)."""
-    probes = ["//meta[@name='author']/@content", "//meta[@property='author']/@content",
-              "//meta[@name='article:author']/@content", "//meta[@property='article:author']/@content",
-              "//meta[@name='dc.creator' or @name='DC.creator']/@content",
-              "//*[@rel='author']", "//*[@itemprop='author']//*[@itemprop='name']",
-              "//*[@itemprop='author']",
-              "//*[contains(concat(' ', normalize-space(@class), ' '), ' author ')]",
-              "//*[contains(concat(' ', normalize-space(@class), ' '), ' byline ')]",
-              "//*[contains(concat(' ', normalize-space(@class), ' '), ' vcard ')]",
-              "//*[contains(concat(' ', normalize-space(@class), ' '), ' fn ')]"]  # fn in vcard
-    for p in probes:
-        for r in apply_rule(root, p):
-            name = clean_author(node_text(r))
-            if _plausible_name(name):
-                return [name]
-    for obj in json_ld(raw):
-        a = obj.get("author")
-        for x in (a if isinstance(a, list) else [a]):
-            name = clean_author(x.get("name") if isinstance(x, dict) else x if isinstance(x, str) else "")
-            if _plausible_name(name):
-                return [name]
-    return []
 
 
 # ---------------------------------------------------------------- learning
@@ -268,6 +211,27 @@ def _climb(tree: _Tree, start: int, title: int | None) -> int:
     return cur
 
 
+class _Scores:
+    """One walk's similarities (Algorithm 2) of every node to every target, and the tree of
+    those nodes for closeness."""
+
+    def __init__(self, root, targets: list[str]):
+        self.nodes, self.sizes, self.inters, self.tsizes = walk_scores(root, targets)
+        self.tree = _Tree(self.nodes)
+
+    def dice(self, i: int, k: int) -> float:
+        """Dice of node `i`'s padded bigrams and target `k`'s."""
+        n = self.sizes[i] + self.tsizes[k]
+        return 2 * self.inters[i][k] / n if n else 0.0
+
+    def column(self, k: int) -> list[float]:
+        return [self.dice(i, k) for i in range(len(self.nodes))]
+
+    def text(self, cand) -> str:
+        """A candidate's text: its node's for an element, else the value itself."""
+        return node_text(self.nodes[cand[0]]) if cand[1] == "elem" else cand[3]
+
+
 def learn_page(html, url: str | None, target: dict) -> dict:
     """The best rule per field for one page and its feed entry.
 
@@ -279,132 +243,136 @@ def learn_page(html, url: str | None, target: dict) -> dict:
     root = parse_html(html, url)
     title_t = html_to_text(target.get("title") or "")
     content_t = html_to_text(target.get("content") or "")
-    authors = [clean_author(a) for a in (target.get("authors") or [])]
-    authors = [a for a in authors if a]
-    author_source = "feed"
-    site = site_names(root)  # a feed-level or meta author that is the site's name is no author
-    if target.get("authors_from_feed"):
-        authors = [a for a in authors if a.casefold() not in site]
-    if target.get("authors_from_feed") or not all(person_like(a) for a in authors):
-        # a feed-level author is often the site's name or tagline: the page's own metadata wins
-        named = [a for a in page_authors(root, html) if person_like(a) and a.casefold() not in site]
-        if named and not (set(named) & set(authors)):
-            authors, author_source = named, "page"
-    if not authors:
-        authors, author_source = [a for a in page_authors(root, html) if a.casefold() not in site], "page"
+    authors, author_source = target_authors(root, html, target)
     published = target.get("published")
     dates = renderings(published) if published else []
-
-    targets = [title_t, content_t] + authors + dates
-    nodes, sizes, inters, tsizes = walk_scores(root, targets)
-    tree = _Tree(nodes)
-
-    def dice_at(i, k):
-        n = sizes[i] + tsizes[k]
-        return 2 * inters[i][k] / n if n else 0.0
-
+    page = _Scores(root, [title_t, content_t] + authors + dates)
     out: dict = {f: None for f in FIELDS}
 
     # content: the most similar node, then (summaries) the block holding the post
-    content_i = -1
-    if content_t:
-        content_i, cscore = _argmax([dice_at(i, 1) for i in range(len(nodes))])
-    # title: most similar node, near-ties towards the content node
+    content_i = _argmax(page.column(1))[0] if content_t else -1
     title_i = None
     if title_t:
-        scores = [dice_at(i, 0) for i in range(len(nodes))]
-        top = max(scores) if scores else 0.0
-        if top > 0:
-            best, best_v = -1, float("-inf")
-            for i, s in enumerate(scores):
-                if s >= top - TITLE_TIE:
-                    v = s + TITLE_TIE * tree.closeness(i, content_i if content_i >= 0 else None)
-                    if v > best_v:
-                        best, best_v = i, v
-            span = learn_span(nodes[best], [title_t])
-            if span is not None:
-                # "Title | Site" in <head> beats "Title<small>subtitle</small>" in the page on
-                # similarity; the body node that holds the title as a span is the post's own
-                best, span = _body_title(tree, scores, best, span, title_t)
-            title_i = best
-            out["title"] = _with_span(_field(element_rules(nodes[best]), scores[best]), span)
+        title_i, out["title"] = _learn_title(page, title_t, content_i)
     if content_i >= 0:
-        if _is_summary(target, content_t):
-            content_i = _climb(tree, content_i, title_i)
-        out["content"] = _field(element_rules(nodes[content_i]), dice_at(content_i, 1))
+        content_i, out["content"] = _learn_content(page, content_i, title_i, _is_summary(target, content_t))
     anchor = content_i if content_i >= 0 else None
-
-    short = None
-    if authors or dates:
-        short = _short_candidates(tree, sizes)
-
-    # authors
+    short = _short_candidates(page.tree, page.sizes) if authors or dates else None
     if authors:
-        ak = list(range(2, 2 + len(authors)))
-        cands = []
-        for i in range(len(nodes)):
-            if sizes[i] and sizes[i] <= 4 * MAX_SHORT and nodes[i].tag not in _FORM_TAGS:
-                s = max(dice_at(i, k) for k in ak)
-                if s > 0.3:
-                    cands.append((s + DISTANCE_WEIGHT * tree.closeness(i, anchor), s, (i, "elem", None, None)))
-        for c in short:
-            if nodes[c[0]].tag in _FORM_TAGS:
-                continue
-            s = max(_dice_pad(c[3], a) for a in authors)
-            if s > 0.3:
-                cands.append((s + DISTANCE_WEIGHT * tree.closeness(c[0], anchor), s, c))
-        cands.sort(key=lambda x: -x[0])
-        for total, s, c in cands[:10]:
-            text = node_text(nodes[c[0]]) if c[1] == "elem" else c[3]
-            if any(_contains_name(text, a) for a in authors):
-                rules = _rules_for(tree, c)
-                if rules:
-                    named = [a for a in authors if _contains_name(text, a)]
-                    span = learn_span(nodes[c[0]] if c[1] == "elem" else text, named, author=True)
-                    out["author"] = _with_span(_field(rules, s) | {"source": author_source}, span)
-                    break
-
-    # date: best rendering similarity + closeness, and it must parse to the feed's day
+        keys = range(2, 2 + len(authors))
+        cands = _near_candidates(page, short, keys, authors, 0.3, anchor, skip=_FORM_TAGS)
+        out["author"] = _learn_author(page, cands[:10], authors, author_source)
     if dates:
-        dk = list(range(2 + len(authors), 2 + len(authors) + len(dates)))
-        cands = []
-        for i in range(len(nodes)):
-            if sizes[i] and sizes[i] <= 4 * MAX_SHORT:
-                s = max(dice_at(i, k) for k in dk)
-                if s > 0.2:
-                    cands.append((s + DISTANCE_WEIGHT * tree.closeness(i, anchor), s, (i, "elem", None, None)))
-        for c in short:
-            s = max(_dice_pad(c[3], d) for d in dates)
-            if s > 0.2:
-                cands.append((s + DISTANCE_WEIGHT * tree.closeness(c[0], anchor), s, c))
-        cands.sort(key=lambda x: -x[0])
-        chosen = None  # (rules, score, dayfirst) of the best candidate on the feed's day
-        for total, s, c in cands[:DATE_CHECKS]:
-            text = node_text(nodes[c[0]]) if c[1] == "elem" else c[3]
-            if chosen is not None and not _CLOCK.search(text):
-                continue  # past the first on the day, only a time can do better
-            found = parse_date(text)
-            dayfirst = False
-            if not _same_day(found, published):
-                # 03/01/2008 read day first is this blog's convention, whatever its language
-                found = parse_date(text, DAY_FIRST)
-                dayfirst = _same_day(found, published)
-                if not dayfirst:
-                    continue
-            rules = _rules_for(tree, c)
-            if not rules:
-                continue
-            if _same_minute(found, published):
-                # the post's own timestamp (a masthead showing the day's date is on the
-                # feed's day too, on a news site most days, but it has no time)
-                chosen = (rules, s, dayfirst)
-                break
-            if chosen is None:
-                chosen = (rules, s, dayfirst)
-        if chosen:
-            rules, s, dayfirst = chosen
-            out["date"] = _field(rules, s) | ({"dayfirst": True} if dayfirst else {})
+        keys = range(2 + len(authors), 2 + len(authors) + len(dates))
+        cands = _near_candidates(page, short, keys, dates, 0.2, anchor)
+        out["date"] = _learn_date(page, cands[:DATE_CHECKS], published)
     return out
+
+
+def _learn_title(page: _Scores, title: str, content_i: int) -> tuple[int | None, dict | None]:
+    """(node, rule field) of the title: the most similar node, near-ties towards the
+    content node; (None, None) where no node resembles it."""
+    scores = page.column(0)
+    top = max(scores) if scores else 0.0
+    if top <= 0:
+        return None, None
+    best = _near_tie(page.tree, scores, top, content_i if content_i >= 0 else None)
+    span = learn_span(page.nodes[best], [title])
+    if span is not None:
+        # "Title | Site" in <head> beats "Title<small>subtitle</small>" in the page on
+        # similarity; the body node that holds the title as a span is the post's own
+        best, span = _body_title(page.tree, scores, best, span, title)
+    return best, _with_span(_field(element_rules(page.nodes[best]), scores[best]), span)
+
+
+def _near_tie(tree: _Tree, scores: list[float], top: float, anchor: int | None) -> int:
+    """Among the nodes within TITLE_TIE of the best score, the one closest to `anchor`."""
+    best, best_v = -1, float("-inf")
+    for i, s in enumerate(scores):
+        if s >= top - TITLE_TIE:
+            v = s + TITLE_TIE * tree.closeness(i, anchor)
+            if v > best_v:
+                best, best_v = i, v
+    return best
+
+
+def _learn_content(page: _Scores, start: int, title_i: int | None, summary: bool) -> tuple[int, dict | None]:
+    """(node, rule field) of the content: the most similar node, or for a summary the
+    block above it that holds the whole post."""
+    node = _climb(page.tree, start, title_i) if summary else start
+    return node, _field(element_rules(page.nodes[node]), page.dice(node, 1))
+
+
+def _near_candidates(page: _Scores, short: list, keys, values: list[str], floor: float,
+                     anchor: int | None, skip=frozenset()) -> list:
+    """Candidates for a byline or a date, best first, as (total, similarity, candidate):
+    elements (tags in `skip` aside) whose text resembles one of the targets `keys`, and
+    short values resembling one of `values`, above `floor`; total adds closeness to the
+    content node (`anchor`)."""
+    cands = []
+    for i, el in enumerate(page.nodes):
+        if page.sizes[i] and page.sizes[i] <= 4 * MAX_SHORT and el.tag not in skip:
+            s = max(page.dice(i, k) for k in keys)
+            if s > floor:
+                cands.append((s + DISTANCE_WEIGHT * page.tree.closeness(i, anchor), s, (i, "elem", None, None)))
+    for c in short:
+        if page.nodes[c[0]].tag in skip:
+            continue
+        s = max(_dice_pad(c[3], v) for v in values)
+        if s > floor:
+            cands.append((s + DISTANCE_WEIGHT * page.tree.closeness(c[0], anchor), s, c))
+    cands.sort(key=lambda x: -x[0])
+    return cands
+
+
+def _learn_author(page: _Scores, cands: list, authors: list[str], source: str) -> dict | None:
+    """The rule field of the first candidate that names one of `authors` and has a rule,
+    with the span of its text that holds the names."""
+    for _, s, c in cands:
+        text = page.text(c)
+        named = [a for a in authors if contains_name(text, a)]
+        if not named:
+            continue
+        rules = _rules_for(page.tree, c)
+        if rules:
+            span = learn_span(page.nodes[c[0]] if c[1] == "elem" else text, named, author=True)
+            return _with_span(_field(rules, s) | {"source": source}, span)
+    return None
+
+
+def _day_reading(text: str, published: str | None) -> tuple[str, bool] | None:
+    """(date read, read day first?) where `text` parses to the feed's day +-1, else None.
+    03/01/2008 read day first is the blog's convention, whatever its language."""
+    found = parse_date(text)
+    if _same_day(found, published):
+        return found, False
+    found = parse_date(text, DAY_FIRST)
+    return (found, True) if _same_day(found, published) else None
+
+
+def _learn_date(page: _Scores, cands: list, published: str | None) -> dict | None:
+    """The rule field of the first candidate on the feed's day, or of a later one that
+    also shows the feed's minute (the post's own timestamp: a masthead showing the day's
+    date is on the feed's day too, on a news site most days, but it has no time)."""
+    chosen = None  # (rules, score, dayfirst) of the best candidate on the feed's day
+    for _, s, c in cands:
+        text = page.text(c)
+        if chosen is not None and not _CLOCK.search(text):
+            continue  # past the first on the day, only a time can do better
+        reading = _day_reading(text, published)
+        rules = _rules_for(page.tree, c) if reading else None
+        if not rules:
+            continue
+        found, dayfirst = reading
+        if _same_minute(found, published):
+            chosen = (rules, s, dayfirst)
+            break
+        if chosen is None:
+            chosen = (rules, s, dayfirst)
+    if not chosen:
+        return None
+    rules, s, dayfirst = chosen
+    return _field(rules, s) | ({"dayfirst": True} if dayfirst else {})
 
 
 def _in_head(tree: _Tree, i: int) -> bool:
@@ -436,15 +404,6 @@ def _body_title(tree: _Tree, scores: list, best: int, span: dict, title: str, tr
     return best, span
 
 
-def _contains_name(text: str, name: str) -> bool:
-    f = lambda s: re.sub(r"[^\w]+", " ", s.casefold()).split()
-    t, n = f(text), f(name)
-    if not n:
-        return False
-    k = len(n)
-    return any(t[j:j + k] == n for j in range(len(t) - k + 1))
-
-
 def _with_span(field: dict | None, span: dict | None) -> dict | None:
     """A page's rule with the span of its node's text that holds the value (tasks.learn.spans)."""
     return field | {"span": span} if field and span else field
@@ -458,54 +417,85 @@ def _field(rules: list[str], score: float) -> dict | None:
 
 # ---------------------------------------------------------------- reduce
 
+class _Tally:
+    """One field's votes across pages: per rule form, the pages voting for it, their
+    scores, the rank each gave it, how many read its dates day first, the spans they
+    learned (span key -> [votes, span]) and the extra keys of the first vote (source)."""
+
+    def __init__(self):
+        self.votes = defaultdict(int)
+        self.scores = defaultdict(list)
+        self.ranks = defaultdict(list)
+        self.dayfirst = defaultdict(int)
+        self.spans = defaultdict(dict)
+        self.extra = {}
+
+    def add(self, f: dict):
+        """A page's field: a vote for each form of its rule, in the page's order."""
+        for r, rule in enumerate(dict.fromkeys(f.get("rules") or [f["rule"]])):
+            self.votes[rule] += 1
+            self.scores[rule].append(float(f.get("score") or 0.0))
+            self.ranks[rule].append(r)
+            if "source" in f:
+                self.extra.setdefault(rule, {"source": f["source"]})
+            if f.get("dayfirst"):
+                self.dayfirst[rule] += 1
+            if f.get("span"):
+                self.spans[rule].setdefault(span_key(f["span"]), [0, f["span"]])[0] += 1
+
+    def mean_score(self, rule: str) -> float:
+        return sum(self.scores[rule]) / len(self.scores[rule])
+
+    def order(self) -> list[str]:
+        """Rules by votes, then by the rank pages gave them (id, class before paths), then
+        by mean score."""
+        return sorted(self.votes, key=lambda r: (self.votes[r], -sum(self.ranks[r]) / len(self.ranks[r]),
+                                                 self.mean_score(r)), reverse=True)
+
+    def span(self, rule: str) -> dict | None:
+        """The span most pages of `rule` learned, if a fifth of them did (posts whose node
+        holds the value alone, a title without a counter, vote for none; a span that does
+        not fit a post leaves its text whole), twice unless the rule has two votes."""
+        top = max(self.spans[rule].values(), key=lambda v: v[0], default=None)
+        if top and 5 * top[0] >= self.votes[rule] and (top[0] >= 2 or self.votes[rule] <= 2):
+            return top[1]
+        return None
+
+
+def _tally(pages: list[dict], field: str) -> _Tally:
+    tally = _Tally()
+    for p in pages:
+        f = p.get(field)
+        if f and f.get("rule"):
+            tally.add(f)
+    return tally
+
+
+def _elected(tally: _Tally, n: int) -> dict:
+    """The field's rule from its votes over `n` pages, with share, mean score, fallbacks."""
+    order = tally.order()
+    best = order[0]
+    # runners-up that select other nodes' forms too: tried in turn on a page where
+    # the best rule selects nothing (a post without a byline, another template)
+    fallbacks = [r for r in order[1:] if tally.votes[r] * 5 >= tally.votes[best]][:FALLBACKS]
+    out = {"rule": best, "share": round(tally.votes[best] / n, 4), "score": round(tally.mean_score(best), 4),
+           "fallbacks": fallbacks} | tally.extra.get(best, {})
+    if tally.dayfirst[best]:
+        out["dayfirst"] = True
+    span = tally.span(best)
+    if span:
+        out["span"] = span
+    return out
+
+
 def reduce_rules(page_rules: list) -> dict:
     """Algorithm 1's vote: per field, the rule the most pages chose (each page votes
     for every form of its best node), with its vote share over all pages and its
     mean score; ties go to the form pages ranked first (id, class before paths),
     then to the higher mean score."""
-    out: dict = {}
     pages = [p for p in page_rules if isinstance(p, dict)]
-    n = len(pages)
+    out: dict = {}
     for field in FIELDS:
-        votes = defaultdict(int)
-        scores = defaultdict(list)
-        ranks = defaultdict(list)
-        dayfirst = defaultdict(int)
-        spans = defaultdict(dict)  # rule -> span key -> [votes, span]
-        extra = {}
-        for p in pages:
-            f = p.get(field)
-            if not f or not f.get("rule"):
-                continue
-            forms = f.get("rules") or [f["rule"]]
-            for r, rule in enumerate(dict.fromkeys(forms)):
-                votes[rule] += 1
-                scores[rule].append(float(f.get("score") or 0.0))
-                ranks[rule].append(r)
-                if "source" in f:
-                    extra.setdefault(rule, {"source": f["source"]})
-                if f.get("dayfirst"):
-                    dayfirst[rule] += 1
-                if f.get("span"):
-                    spans[rule].setdefault(span_key(f["span"]), [0, f["span"]])[0] += 1
-        if not votes:
-            out[field] = None
-            continue
-        order = sorted(votes, key=lambda r: (votes[r], -sum(ranks[r]) / len(ranks[r]),
-                                             sum(scores[r]) / len(scores[r])), reverse=True)
-        best = order[0]
-        # runners-up that select other nodes' forms too: tried in turn on a page where
-        # the best rule selects nothing (a post without a byline, another template)
-        fallbacks = [r for r in order[1:] if votes[r] * 5 >= votes[best]][:FALLBACKS]
-        out[field] = {"rule": best, "share": round(votes[best] / n, 4),
-                      "score": round(sum(scores[best]) / len(scores[best]), 4),
-                      "fallbacks": fallbacks} | extra.get(best, {})
-        if dayfirst[best]:
-            out[field]["dayfirst"] = True
-        # the span most pages of the best rule learned, if a fifth of them did (posts whose
-        # node holds the value alone, a title without a counter, vote for none; a span that
-        # does not fit a post leaves its text whole), twice unless the rule has two votes
-        top = max(spans[best].values(), key=lambda v: v[0], default=None)
-        if top and 5 * top[0] >= votes[best] and (top[0] >= 2 or votes[best] <= 2):
-            out[field]["span"] = top[1]
+        tally = _tally(pages, field)
+        out[field] = _elected(tally, len(pages)) if tally.votes else None
     return out

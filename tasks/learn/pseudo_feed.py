@@ -38,6 +38,10 @@ _POST_TYPES = {"article", "blogposting", "newsarticle", "posting", "socialmediap
 _DATE_META = ("article:published_time", "og:published_time", "datepublished", "date", "dc.date",
               "dc.date.issued", "pubdate", "publishdate", "sailthru.date", "parsely-pub-date")
 _AUTHOR_META = ("author", "article:author", "dc.creator", "parsely-author")
+# a field's sources, most trusted first (ties of the vote go to the first)
+_TITLE_SOURCES = ("ld", "og", "heading", "title", "extractor")
+_DATE_SOURCES = ("ld", "meta", "time", "extractor")
+_AUTHOR_SOURCES = ("ld", "meta", "extractor")
 
 
 # ---------------------------------------------------------------- one page
@@ -85,13 +89,8 @@ def template_signature(root) -> list[str]:
     return sorted(names)
 
 
-def page_facts(html: str, url: str | None = None, content: bool = True) -> dict:
-    """What one page says of itself, every source apart (JSON-, not lxml-, valued), and,
-    with `content`, what the page-level extractor reads as its content."""
-    root = parse_html(html, url)
-    ld = _ld_post(json_ld(html))
-    meta = _meta(root, set(_DATE_META) | set(_AUTHOR_META) | {"og:title", "twitter:title", "og:type"})
-    title_el = root.find(".//title")
+def _headings(root) -> list[str]:
+    """The page's h1, h2, h3 texts (up to about 12, none over 300 characters)."""
     headings = []
     for tag in ("h1", "h2", "h3"):
         for h in root.iter(tag):
@@ -100,24 +99,43 @@ def page_facts(html: str, url: str | None = None, content: bool = True) -> dict:
                 headings.append(t)
             if len(headings) >= 12:
                 break
-    times = []
+    return headings
+
+
+def _first_time(root) -> str | None:
+    """The first `<time datetime>` value of the page."""
     for t in root.iter("time"):
-        d = t.get("datetime") or ""
-        if d.strip():
-            times.append(d.strip())
-    facts = {
-        "url": url,
-        "ld_title": normalize_text(ld["headline"]) if isinstance(ld.get("headline"), str) else None,
-        "ld_date": ld.get("datePublished") if isinstance(ld.get("datePublished"), str) else None,
-        "ld_authors": _ld_authors(ld.get("author")),
-        "og_title": meta.get("og:title") or meta.get("twitter:title"),
-        "meta_date": next((meta[k] for k in _DATE_META if k in meta), None),
-        "meta_authors": [meta[k] for k in _AUTHOR_META if k in meta][:1],
-        "title_tag": node_text(title_el) if title_el is not None else None,
-        "headings": headings,
-        "time_date": times[0] if times else None,
-        "template": template_signature(root),
-    }
+        d = (t.get("datetime") or "").strip()
+        if d:
+            return d
+    return None
+
+
+def _ld_facts(ld: dict) -> dict:
+    """What the page's JSON-LD post object says: title, date, authors."""
+    return {"ld_title": normalize_text(ld["headline"]) if isinstance(ld.get("headline"), str) else None,
+            "ld_date": ld.get("datePublished") if isinstance(ld.get("datePublished"), str) else None,
+            "ld_authors": _ld_authors(ld.get("author"))}
+
+
+def _meta_facts(meta: dict) -> dict:
+    """What the page's meta tags say: og/twitter title, the first date and author known."""
+    return {"og_title": meta.get("og:title") or meta.get("twitter:title"),
+            "meta_date": next((meta[k] for k in _DATE_META if k in meta), None),
+            "meta_authors": [meta[k] for k in _AUTHOR_META if k in meta][:1]}
+
+
+def page_facts(html: str, url: str | None = None, content: bool = True) -> dict:
+    """What one page says of itself, every source apart (JSON-, not lxml-, valued), and,
+    with `content`, what the page-level extractor reads as its content."""
+    root = parse_html(html, url)
+    meta = _meta(root, set(_DATE_META) | set(_AUTHOR_META) | {"og:title", "twitter:title", "og:type"})
+    title_el = root.find(".//title")
+    facts = {"url": url, **_ld_facts(_ld_post(json_ld(html))), **_meta_facts(meta),
+             "title_tag": node_text(title_el) if title_el is not None else None,
+             "headings": _headings(root),
+             "time_date": _first_time(root),
+             "template": template_signature(root)}
     if content:
         from tasks.extract.fallback import page_content
 
@@ -200,13 +218,12 @@ def self_description(facts: dict) -> dict:
     """One page alone: its title, date and authors where two of its sources agree, else
     the most trusted source that has the field."""
     titles = _title_candidates(facts)
-    title = _agreed(titles) or next((titles[k] for k in ("ld", "og", "heading", "title", "extractor")
-                                    if titles[k]), None)
+    title = _agreed(titles) or next((titles[k] for k in _TITLE_SOURCES if titles[k]), None)
     dates = _date_candidates(facts)
-    published = next((dates[k] for k in ("ld", "meta", "time", "extractor") if dates[k]), None)
+    published = next((dates[k] for k in _DATE_SOURCES if dates[k]), None)
     authors = _author_candidates(facts)
     return {"title": title, "published": published,
-            "authors": next((authors[k] for k in ("ld", "meta", "extractor") if authors[k]), [])}
+            "authors": next((authors[k] for k in _AUTHOR_SOURCES if authors[k]), [])}
 
 
 def _agreed(cands: dict) -> str | None:
@@ -281,49 +298,66 @@ def _vote(per_page: list[dict], order: tuple) -> str | None:
     return max(order, key=lambda k: (rank[k], present[k], -order.index(k)))
 
 
+def _post_template(facts: list[dict], prefer) -> list[dict]:
+    """The post-like pages of the posts' template: the template most of the known posts
+    (`prefer`) have, else the largest; none where known posts were read but none of them
+    reads as a post here."""
+    posts = [f for f in facts if _is_post_like(f)]
+    if not posts:
+        return []
+    groups = group_by_template(posts)
+    known = set(prefer)
+    groups.sort(key=lambda g: (sum(posts[i].get("url") in known for i in g), len(g)), reverse=True)
+    if any(f.get("url") in known for f in facts) and not any(posts[i].get("url") in known for i in groups[0]):
+        return []
+    return [posts[i] for i in groups[0]]
+
+
+def _voted_sources(titles: list[dict], dates: list[dict], authors: list[dict]) -> dict:
+    """Per field, the source the template's pages agree on (see _vote)."""
+    joined = [{k: "; ".join(v) if v else None for k, v in a.items()} for a in authors]
+    return {"title": _vote(titles, _TITLE_SOURCES), "date": _vote(dates, _DATE_SOURCES),
+            "author": _vote(joined, _AUTHOR_SOURCES)}
+
+
+def _entry(f: dict, titles: dict, dates: dict, authors: dict, src: dict) -> dict | None:
+    """A feed-like entry for one page by the voted sources, or None without a title or content."""
+    content = f.get("content") or {}
+    title = (titles.get(src["title"]) if src["title"] else None) or _agreed(titles)
+    if not title or not content.get("content_html"):
+        return None
+    url = f.get("permalink") or f["url"]  # the permalink the page declares, where it has one
+    return {"url": url, "id": url, "title": title,
+            "content_html": content["content_html"], "summary_html": None,
+            "authors": (authors.get(src["author"]) if src["author"] else None) or [],
+            "published": (dates.get(src["date"]) if src["date"] else None), "updated": None,
+            "comments_feed": None, "comment_count": None, "enclosures": [],
+            # the extractor's byline guess is weak (a "Posted by" label): the page's own markup may overrule it
+            "authors_from_feed": src["author"] in (None, "extractor"),
+            "pseudo": True, "sources": dict(src)}
+
+
 def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[dict]:
     """Feed-like entries for the pages of the post template. `prefer`: URLs known to be
     posts (a short feed's entries): their template is the posts' template. Where they were
     read but none reads as a post here (script-drawn shells), the posts' template is not
     among these pages: no entries, rather than the listings' or tag pages' template."""
-    posts = [i for i, f in enumerate(facts) if _is_post_like(f)]
-    if not posts:
+    chosen = _post_template(facts, prefer)
+    if not chosen:
         return []
-    sub = [facts[i] for i in posts]
-    groups = group_by_template(sub)
-    known = set(prefer)
-    groups.sort(key=lambda g: (sum(sub[i].get("url") in known for i in g), len(g)), reverse=True)
-    if any(f.get("url") in known for f in facts) and not any(sub[i].get("url") in known for i in groups[0]):
-        return []
-    chosen = [sub[i] for i in groups[0]]
     pre, suf = _common_affixes([f.get("title_tag") or "" for f in chosen])
     titles = [_title_candidates(f, pre, suf) for f in chosen]
     dates = [_date_candidates(f) for f in chosen]
     authors = [_author_candidates(f) for f in chosen]
-    t_src = _vote(titles, ("ld", "og", "heading", "title", "extractor"))
-    d_src = _vote(dates, ("ld", "meta", "time", "extractor"))
-    a_src = _vote([{k: "; ".join(v) if v else None for k, v in a.items()} for a in authors],
-                  ("ld", "meta", "extractor"))
+    src = _voted_sources(titles, dates, authors)
     # where most pages of the template are dated, an undated one is a page (about, contact), not a post
     dated = sum(any(d.values()) for d in dates) >= DATED_SHARE * len(dates)
     out, urls = [], set()
     for f, t, d, a in zip(chosen, titles, dates, authors):
-        if dated and not any(d.values()):
-            continue
-        content = f.get("content") or {}
-        title = (t.get(t_src) if t_src else None) or _agreed(t)
-        url = f.get("permalink") or f["url"]  # the permalink the page declares, where it has one
-        if not title or not content.get("content_html") or url in urls:
-            continue
-        urls.add(url)
-        out.append({"url": url, "id": url, "title": title,
-                    "content_html": content["content_html"], "summary_html": None,
-                    "authors": (a.get(a_src) if a_src else None) or [],
-                    "published": (d.get(d_src) if d_src else None), "updated": None,
-                    "comments_feed": None, "comment_count": None, "enclosures": [],
-                    # the extractor's byline guess is weak (a "Posted by" label): the page's own markup may overrule it
-                    "authors_from_feed": a_src in (None, "extractor"),
-                    "pseudo": True, "sources": {"title": t_src, "date": d_src, "author": a_src}})
+        entry = None if dated and not any(d.values()) else _entry(f, t, d, a, src)
+        if entry is not None and entry["url"] not in urls:
+            urls.add(entry["url"])
+            out.append(entry)
     return _usual_shapes(out, prefer)
 
 

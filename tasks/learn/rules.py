@@ -445,6 +445,11 @@ class _Acc:
             self.mask |= mask | (bigram_mask(_pad(w)) if w else 0)
             self.right = right
 
+    def add_child(self, child: "_Acc", tail: str | None):
+        """A closed child's text, then the text that follows it."""
+        self.add(child)
+        self.add_text(tail or "")
+
     def add(self, other: "_Acc"):
         if other.whole:
             self._add_frag(other.left)
@@ -463,6 +468,11 @@ class _Acc:
         return m
 
 
+def _target_mask(t: str | None) -> int:
+    """A target's padded bigram bitset (0 for an empty or blank one)."""
+    return bigram_mask(_pad(" ".join(nfkc(t or "").split()))) if t and t.strip() else 0
+
+
 def walk_scores(root, targets: list[str]):
     """One post-order walk over the page (Algorithm 2's core).
 
@@ -471,32 +481,27 @@ def walk_scores(root, targets: list[str]):
     target's set (a list per node, same order as `targets`). Nothing else is kept, so
     memory stays linear in the number of nodes.
     """
-    tmasks = [bigram_mask(_pad(" ".join(nfkc(t or "").split()))) if t and t.strip() else 0
-              for t in targets]
+    tmasks = [_target_mask(t) for t in targets]
     nodes, sizes, inters = [], [], []
     stack: list[tuple[int, _Acc]] = []
     for event, el in etree.iterwalk(root, events=("start", "end")):
-        if not isinstance(el.tag, str):
+        if not isinstance(el.tag, str):  # a comment or processing instruction: only its tail is text
             if event == "end" and stack:
                 stack[-1][1].add_text(el.tail or "")
-            continue
-        if event == "start":
-            idx = len(nodes)
+        elif event == "start":
+            acc = _Acc()
+            acc.add_text(el.text or "")
+            stack.append((len(nodes), acc))
             nodes.append(el)
             sizes.append(0)
             inters.append(None)
-            acc = _Acc()
-            acc.add_text(el.text or "")
-            stack.append((idx, acc))
         else:
             idx, acc = stack.pop()
             m = acc.node_mask()
             sizes[idx] = m.bit_count()
             inters[idx] = [(m & t).bit_count() for t in tmasks]
             if stack:
-                parent = stack[-1][1]
-                parent.add(acc)
-                parent.add_text(el.tail or "")
+                stack[-1][1].add_child(acc, el.tail)
     return nodes, sizes, inters, [t.bit_count() for t in tmasks]
 
 

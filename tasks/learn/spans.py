@@ -81,42 +81,65 @@ def apply_span(node, span: dict | None, author: bool = False) -> str | None:
     return value or None
 
 
-def _candidates(node, values: list[str]) -> list[dict]:
-    text = _text(node)
-    parts = _parts(node)
-    target = _norm(" ".join(values))
-    out: list[dict] = []
-    # text pieces: a run of the node's pieces whose words are the value(s)
-    if len(parts) > 1:
-        first = [k for k, p in enumerate(parts) if _norm(p).startswith(_norm(values[0])[:8])]
-        for i in first:
-            for j in range(i + 1, len(parts) + 1):
-                joined = " ".join(parts[i:j])
-                if _norm(joined) == target or (len(values) > 1 and all(_norm(v) in _norm(joined) for v in values)
-                                               and _norm(parts[j - 1]).endswith(_norm(values[-1]))):
-                    out.append({"parts": [i, j - len(parts)]})
-                    break
-    # separators
+def _parts_spans(parts: list[str], values: list[str], target: str) -> list[dict]:
+    """Runs of the node's text pieces whose words are the value(s): from a piece that
+    starts like the first value to the first piece after which the run matches."""
+    if len(parts) <= 1:
+        return []
+    out = []
+    first = [k for k, p in enumerate(parts) if _norm(p).startswith(_norm(values[0])[:8])]
+    for i in first:
+        for j in range(i + 1, len(parts) + 1):
+            if _run_matches(parts[i:j], values, target):
+                out.append({"parts": [i, j - len(parts)]})
+                break
+    return out
+
+
+def _run_matches(run: list[str], values: list[str], target: str) -> bool:
+    """Are these pieces the value, or (several names) do they hold each one, ending on the last?"""
+    joined = _norm(" ".join(run))
+    if joined == target:
+        return True
+    return len(values) > 1 and all(_norm(v) in joined for v in values) and _norm(run[-1]).endswith(_norm(values[-1]))
+
+
+def _separator_spans(text: str, target: str) -> list[dict]:
+    """For each separator in the text, the piece between separators that is the value
+    (counted from the end when it is the last of several)."""
+    out = []
     for sep in SEPARATORS:
-        if sep in text:
-            pieces = text.split(sep)
-            for k, p in enumerate(pieces):
-                if _norm(strip_byline_prefix(p.strip())) == target or _norm(p) == target:
-                    out.append({"sep": sep, "index": k if k < len(pieces) - 1 or k == 0 else -1})
-                    break
-    # the words around the value
+        if sep not in text:
+            continue
+        pieces = text.split(sep)
+        for k, p in enumerate(pieces):
+            if _norm(strip_byline_prefix(p.strip())) == target or _norm(p) == target:
+                out.append({"sep": sep, "index": k if k < len(pieces) - 1 or k == 0 else -1})
+                break
+    return out
+
+
+def _context_span(text: str, values: list[str]) -> list[dict]:
+    """A pattern of the words right before and after the value(s), if it has either."""
     low = text.casefold()
     s = low.find(_norm(values[0])) if values[0] else -1
     e_val = _norm(values[-1])
     e = low.rfind(e_val) if e_val else -1
-    if s >= 0 and e >= s:
-        e += len(e_val)
-        before, after = text[:s].split(), text[e:].split()
-        head = (("^" if len(before) == 1 else r"(?:^|\s)") + _token_re(before[-1]) + r"\s*") if before else "^"
-        tail = (r"\s*" + _token_re(after[0]) + ("$" if len(after) == 1 else r"(?:\s|$)")) if after else "$"
-        if before or after:
-            out.append({"re": head + "(.+?)" + tail})
-    return out
+    if s < 0 or e < s:
+        return []
+    before, after = text[:s].split(), text[e + len(e_val):].split()
+    if not (before or after):
+        return []
+    head = (("^" if len(before) == 1 else r"(?:^|\s)") + _token_re(before[-1]) + r"\s*") if before else "^"
+    tail = (r"\s*" + _token_re(after[0]) + ("$" if len(after) == 1 else r"(?:\s|$)")) if after else "$"
+    return [{"re": head + "(.+?)" + tail}]
+
+
+def _candidates(node, values: list[str]) -> list[dict]:
+    """Every span that may hold `values` in `node`, in the order they are tried."""
+    text = _text(node)
+    target = _norm(" ".join(values))
+    return _parts_spans(_parts(node), values, target) + _separator_spans(text, target) + _context_span(text, values)
 
 
 _CONJ = {",", "&", "and", "und", "et", "y", "e", "i", "и", "en", "og", "och", "ja", "ve", "és", "și", "та"}
@@ -143,6 +166,20 @@ def _with_coauthors(text: str, value: str) -> str:
     return text[s:pos]
 
 
+def _holds_all(text: str, values: list[str]) -> bool:
+    """Several names, each of them in `text`."""
+    return len(values) > 1 and all(_norm(v) in _norm(text) for v in values)
+
+
+def _is_whole_value(text: str, whole: str, values: list[str]) -> bool:
+    """Is the node's (cleaned) text the value already? Also for a byline of several names
+    with little else and no separator ("By Jane Doe and John Roe" is cleaned anyway)."""
+    if _norm(whole) == _norm(" ".join(values)):
+        return True
+    return _holds_all(whole, values) and len(_norm(whole)) <= len(_norm(" ".join(values))) + 10 \
+        and not any(s in text for s in SEPARATORS[:6])
+
+
 def learn_span(node, values: list[str], author: bool = False) -> dict | None:
     """The span of `node`'s text that holds `values` (a title; an author's name, or several
     names of one byline), or None when the whole text is the value or it is not there."""
@@ -153,16 +190,12 @@ def learn_span(node, values: list[str], author: bool = False) -> dict | None:
     if author and len(values) == 1:
         values = [_with_coauthors(text, values[0])]
     whole = _clean(text, author)
-    if _norm(whole) == _norm(" ".join(values)) or (len(values) > 1 and all(_norm(v) in _norm(whole) for v in values)
-                                                   and len(_norm(whole)) <= len(_norm(" ".join(values))) + 10
-                                                   and not any(s in text for s in SEPARATORS[:6])):
-        return None  # the text is the value already ("By Jane Doe and John Roe" is cleaned anyway)
+    if _is_whole_value(text, whole, values):
+        return None
     for span in _candidates(node, values):
         got = apply_span(node, span, author)
-        if got is None:
-            continue
-        if _norm(got) == _norm(" ".join(values)) or (len(values) > 1 and all(_norm(v) in _norm(got) for v in values)
-                                                   and len(got) < len(whole)):
+        if got is not None and (_norm(got) == _norm(" ".join(values))
+                                or (_holds_all(got, values) and len(got) < len(whole))):
             return span
     return None
 

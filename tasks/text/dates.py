@@ -269,59 +269,88 @@ def _parse_relative(text: str, now: dt.datetime) -> str | None:
     return None
 
 
-def _fast(text: str, lang: str | None) -> str | None:
-    m = _ISO.search(text)
-    if m:
-        y, mo, d = int(m.group("y")), int(m.group("m")), int(m.group("d"))
-        if m.group("h"):
-            return _fmt(y, mo, d, (int(m.group("h")), int(m.group("mi")), int(m.group("s") or 0)),
-                        _tz(m.group("tz")))
-        time, tz = _time_after(text, m.end())
-        return _fmt(y, mo, d, time, tz)
-    if _RFC822.match(text):
-        try:
-            value = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            value = None
-        if value is not None and MIN_YEAR <= value.year <= MAX_YEAR:
-            return value.replace(microsecond=0).isoformat()  # "-0000": no zone known, none given
+def _iso_date(text: str, m: re.Match) -> str | None:
+    """2014-03-09, with its own time and zone or a time written after it."""
+    y, mo, d = int(m.group("y")), int(m.group("m")), int(m.group("d"))
+    if m.group("h"):
+        return _fmt(y, mo, d, (int(m.group("h")), int(m.group("mi")), int(m.group("s") or 0)), _tz(m.group("tz")))
+    time, tz = _time_after(text, m.end())
+    return _fmt(y, mo, d, time, tz)
+
+
+def _rfc822_date(text: str) -> str | None:
+    """An e-mail/RSS date ("Sun, 09 Mar 2014 10:00:00 +0100"), within the years a post has."""
+    if not _RFC822.match(text):
+        return None
+    try:
+        value = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if value is not None and MIN_YEAR <= value.year <= MAX_YEAR:
+        return value.replace(microsecond=0).isoformat()  # "-0000": no zone known, none given
+    return None
+
+
+def _month_name_date(text: str) -> str | None:
+    """The earliest "March 9, 2014" or "9 March 2014" in the text (a time after it kept)."""
     best = None
     for rx in (_MDY, _DMY):
         m = rx.search(text)
-        if m and (best is None or m.start() < best[0].start()):
-            best = (m, rx)
+        if m and (best is None or m.start() < best.start()):
+            best = m
             if not m.start():
                 break  # nothing starts earlier ("March 9, 2014 | by ...")
-    if best:
-        m = best[0]
-        month = _month(m.group("mon"))
-        if month:
-            time, tz = _time_after(text, m.end())
-            out = _fmt(int(m.group("y")), month, int(m.group("d")), time, tz)
-            if out:
-                return out
+    month = _month(best.group("mon")) if best else None
+    if not month:
+        return None
+    time, tz = _time_after(text, best.end())
+    return _fmt(int(best.group("y")), month, int(best.group("d")), time, tz)
+
+
+def _ymd_date(text: str, m: re.Match) -> str | None:
+    """2014/03/09, 2014.03.09, 2014年3月9日."""
+    time, tz = _time_after(text, m.end())
+    return _fmt(int(m.group("y")), int(m.group("m")), int(m.group("d")), time, tz)
+
+
+def _day_first(a: int, b: int, sep: str, lang: str | None) -> bool:
+    """Is a/b/2014 day first? A number above 12 says; else the separator and the language do:
+    09.03.2014 is European everywhere, 03/09/2014 is US English, 09-03-2014 rarely is."""
+    if a > 12:
+        return True
+    if b > 12:
+        return False
+    code = (lang or "").lower().replace("_", "-")
+    if sep == ".":
+        return True
+    if code and (not code.startswith("en") or code in ("en-gb", "en-ie", "en-au", "en-nz", "en-in")):
+        return True
+    return sep == "-"
+
+
+def _numeric_date(text: str, m: re.Match, lang: str | None) -> str | None:
+    """03/09/2014, 09.03.2014, 9-3-2014: day and month in the order _day_first says."""
+    a, b, y = int(m.group("a")), int(m.group("b")), int(m.group("y"))
+    day, month = (a, b) if _day_first(a, b, m.group("sep"), lang) else (b, a)
+    time, tz = _time_after(text, m.end())
+    return _fmt(y, month, day, time, tz)
+
+
+def _fast(text: str, lang: str | None) -> str | None:
+    """The date the regular expressions read: the first format found decides (an ISO or
+    numeric date that is no valid date is no date), except an RFC 822 or month-name date
+    out of range, after which the numeric formats are still tried."""
+    m = _ISO.search(text)
+    if m:
+        return _iso_date(text, m)
+    out = _rfc822_date(text) or _month_name_date(text)
+    if out:
+        return out
     m = _YMD_NUM.search(text)
     if m:
-        time, tz = _time_after(text, m.end())
-        return _fmt(int(m.group("y")), int(m.group("m")), int(m.group("d")), time, tz)
+        return _ymd_date(text, m)
     m = _NUM_Y.search(text)
-    if m:
-        a, b, y = int(m.group("a")), int(m.group("b")), int(m.group("y"))
-        code = (lang or "").lower().replace("_", "-")
-        if m.group("sep") == ".":
-            day_first = True  # 09.03.2014 is European everywhere
-        elif code and (not code.startswith("en") or code in ("en-gb", "en-ie", "en-au", "en-nz", "en-in")):
-            day_first = True
-        else:
-            day_first = m.group("sep") == "-"  # 03/09/2014 is US; 09-03-2014 rarely is
-        if a > 12:
-            day_first = True
-        elif b > 12:
-            day_first = False
-        day, month = (a, b) if day_first else (b, a)
-        time, tz = _time_after(text, m.end())
-        return _fmt(y, month, day, time, tz)
-    return None
+    return _numeric_date(text, m, lang) if m else None
 
 
 @lru_cache(maxsize=8)
@@ -375,6 +404,21 @@ def _as_returned(text: str) -> str | None:
     return text if value.isoformat() == text else None
 
 
+def _as_text(text) -> str | None:
+    """Page text as str (bytes decoded as UTF-8), None for anything else."""
+    if isinstance(text, bytes):
+        return text.decode("utf-8", "replace")
+    return text if isinstance(text, str) else None
+
+
+def _dateparser_may_read(text: str) -> bool:
+    """Worth dateparser's time: not numbers that are no date, not prose; a day and a year at
+    least (two numbers, three digits)."""
+    if _ONLY_NUMBERS.match(text) and not _NUM_Y.search(text):
+        return False
+    return len(text) <= 80 and sum(c.isdigit() for c in text) >= 3 and len(_NUMBERS.findall(text)) >= 2
+
+
 def parse_date(text: str, lang: str | None = None, now: str | None = None) -> str | None:
     """ISO 8601 of a date printed on a page, or None; never raises.
 
@@ -384,11 +428,9 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None) -> st
     are ignored. A lone year or number is not a date.
     """
     try:
-        if not isinstance(text, str):
-            if isinstance(text, bytes):
-                text = text.decode("utf-8", "replace")
-            else:
-                return None
+        text = _as_text(text)
+        if text is None:
+            return None
         if (same := _as_returned(text)) is not None:
             return same
         text = _NOISE.sub(" ", unicodedata.normalize("NFKC", text)).strip()
@@ -396,16 +438,9 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None) -> st
             return None
         if not any(c.isdigit() for c in text):
             return _parse_relative(text, _now(now))  # "a year ago", "yesterday", or nothing
-        out = _fast(text, lang)
+        out = _fast(text, lang) or _parse_relative(text, _now(now))
         if out:
             return out
-        rel = _parse_relative(text, _now(now))
-        if rel:
-            return rel
-        if _ONLY_NUMBERS.match(text) and not _NUM_Y.search(text):
-            return None
-        if len(text) > 80 or sum(c.isdigit() for c in text) < 3 or len(_NUMBERS.findall(text)) < 2:
-            return None  # a day and a year: two numbers, three digits at least; long text is prose
-        return _slow(text, lang, _now(now))
+        return _slow(text, lang, _now(now)) if _dateparser_may_read(text) else None
     except Exception:  # never raise on page text
         return None

@@ -32,6 +32,27 @@ def test_lean_workers_answer_and_stop_cleanly(redis_server, tmp_path):
     assert [p.returncode for p in pool.procs] == [0, 0]
 
 
+def test_stopping_one_pool_leaves_another_on_the_same_redis_running(redis_server, tmp_path):
+    """Two pools of one process on one Redis (a test's pool beside the session's): the stop's
+    remote shutdown reaches only the stopped pool's workers."""
+    from workers.app import app
+    from workers.embedded import WorkerProcesses
+
+    a = WorkerProcesses(redis_server.url, n=1, concurrency=1, log_dir=tmp_path).start()
+    b = WorkerProcesses(redis_server.url, n=1, concurrency=1, log_dir=tmp_path).start()
+    try:
+        assert set(a.names).isdisjoint(b.names)
+        wait_for(lambda: {n for r in app.control.ping(timeout=0.5) or [] for n in r} >= set(a.names + b.names),
+                 120, "both pools to answer a ping")
+        a.stop()
+        assert [p.returncode for p in a.procs] == [0]
+        assert b.procs[0].poll() is None, "the other pool's worker was shut down too"
+        assert {n for r in app.control.ping(destination=b.names, timeout=1.0) or [] for n in r} == set(b.names)
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_drop_expiring_keeps_what_lasts(redis_server):
     """Keys with an expiry (an ended crawl's working keys, caches) go; the rest stays, and so
     do expiring keys a later crawl reads (a URL's capture, which an update crawl's revisit

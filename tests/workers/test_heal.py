@@ -77,7 +77,7 @@ def _kill_and_replace(c: Cluster, i: int) -> float:
     os.kill(p.pid, signal.SIGKILL)
     p.wait(timeout=10)
     killed = time.time()
-    c.pool.start_one(f"w{i}-{os.getpid()}@%h")
+    c.pool.start_one(c.pool.node_name(i))
     return killed
 
 

@@ -138,6 +138,38 @@ def test_records_stream_only_when_changed(state, redis_client):
     assert state.crawl_info(cid)["posts"] == 1
 
 
+def test_a_record_saved_by_two_deliveries_at_once_is_streamed_once(state, redis_client):
+    """A page reclaimed from a worker thought dead runs twice at once: one stream entry, one
+    counted find, whatever the interleaving (the save is one step in Redis)."""
+    import threading
+
+    import redis
+
+    cid = _crawl(state, "http://state-test-10.example/")
+    rec = {"url": "http://state-test-10.example/p/1", "title": "T"}
+    redis_client.delete("bh:records")
+    start = threading.Barrier(16)
+    streamed = []
+
+    def save():
+        st = State(redis.Redis.from_url(_url(redis_client), decode_responses=True))  # a worker's own client
+        start.wait()
+        streamed.append(st.save_record(cid, rec, "h1", 1000, source="feed"))
+
+    threads = [threading.Thread(target=save) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert streamed.count(True) == 1 and redis_client.xlen("bh:records") == 1
+    assert state.crawl_info(cid)["sources"]["feed"] == 1
+
+
+def _url(client) -> str:
+    kw = client.connection_pool.connection_kwargs
+    return f"redis://{kw['host']}:{kw['port']}/{kw.get('db', 0)}"
+
+
 def test_error_report_counts(state):
     cid = _crawl(state, "http://state-test-7.example/")
     state.add_error(cid, "http://x/1", "http_status", "404 Not Found")

@@ -190,6 +190,100 @@ def _record_url(payload: bytes | None) -> str | None:
         return None
 
 
+class _Assembly:
+    """What the assembled WARC holds so far: the ids of the records copied, the capture
+    (response or revisit record) of each target, the capture each post's metadata record
+    refers to, and the counts of the summary."""
+
+    def __init__(self, out_path: str, parts: list[str]):
+        self.summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "revisits": 0,
+                        "metadata": 0, "added_metadata": 0, "damaged": [], "pages": [], "uncaptured": []}
+        self.seen: set[str] = set()
+        self.copied: dict[str, tuple[str, str]] = {}  # record id -> (target, date) of responses and revisits
+        self.responses: dict[str, str] = {}  # target URI -> response (or revisit) record id, the last in the file
+        self.described: dict[str, str | None] = {}  # post URL -> the capture its metadata record refers to
+
+    def wanted(self, it: dict, window: tuple[float, float] | None) -> bool:
+        """A part's record to copy: not a part's own warcinfo, not copied already, dated
+        within the crawl's run when a window is given."""
+        if it["type"] == "warcinfo" or it["id"] in self.seen:
+            return False
+        return not window or _within(it.get("date"), window)
+
+    def note(self, it: dict) -> None:
+        """Count a copied record; remember a capture, or which capture a metadata record describes."""
+        from tasks.archive.warc import page_of_target
+
+        self.seen.add(it["id"])
+        self.summary["records"] += 1
+        if it["type"] in ("response", "revisit"):
+            self.responses[it["target"]] = it["id"]
+            self.copied[it["id"]] = (it["target"], it["date"])
+            self.summary["responses" if it["type"] == "response" else "revisits"] += 1
+        elif it["type"] == "metadata":
+            self.summary["metadata"] += 1
+            url = _record_url(it.get("payload")) or page_of_target(it["target"]) or it["target"]
+            self.described[url] = it.get("refers") or self.described.get(url)
+
+    def capture(self, ref: str | None, url: str | None) -> str | None:
+        """`ref` if the file holds that capture, else the file's last capture of `url` (or None)."""
+        return ref if ref in self.copied else self.responses.get(url)
+
+
+def _copy_part(out, part: str, asm: _Assembly, window: tuple[float, float] | None) -> None:
+    """Copy a part's wanted records byte for byte, up to the first one cut short."""
+    items, error = _read_part(part)
+    if error:
+        asm.summary["damaged"].append(error)
+    with open(part, "rb") as f:
+        for it in items:
+            f.seek(it["offset"])
+            raw = f.read(it["length"])
+            if not _whole_member(raw):  # warcio reads a cut-off gzip member without a word
+                asm.summary["damaged"].append(f"{os.path.basename(part)}: record {it['id']} cut short")
+                break
+            if asm.wanted(it, window):
+                out.write(raw)
+                asm.note(it)
+
+
+def _describe_records(out, records: list[dict], state, asm: _Assembly) -> None:
+    """A metadata record for each post the parts did not describe, pointing at its capture
+    (the one Redis names, if the file holds it, else the file's last capture of its URL)."""
+    from tasks.archive.warc import metadata_record
+
+    for rec in records:
+        url = rec.get("url")
+        if not url or url in asm.described:
+            continue
+        ref = asm.capture(captured(state, url) if state is not None else None, url)
+        out.write(metadata_record(url, rec, ref))
+        asm.described[url] = ref
+        for count in ("records", "metadata", "added_metadata"):
+            asm.summary[count] += 1
+
+
+def _list_pages(records: list[dict], asm: _Assembly) -> None:
+    """summary["pages"]: each post whose page the file captured; summary["uncaptured"]: the others."""
+    for rec in records:
+        url = rec.get("url")
+        ref = asm.capture(asm.described.get(url) if url else None, url)
+        if ref in asm.copied:
+            target, date = asm.copied[ref]
+            asm.summary["pages"].append({"url": target, "title": rec.get("title") or target, "ts": date})
+        elif url:
+            asm.summary["uncaptured"].append(url)
+
+
+def _remove_parts(parts: list[str], parts_dir: str) -> None:
+    for part in parts:
+        os.unlink(part)
+    try:
+        os.rmdir(parts_dir)
+    except OSError:
+        pass  # something else lives there: leave it
+
+
 def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], state, crawl_ids: list[str],
                   remove_parts: bool = True, window: tuple[float, float] | None = None) -> dict:
     """Build `out_path` (one .warc.gz) from the WARC parts the crawl's workers wrote.
@@ -206,80 +300,26 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
     (remove_parts=False), `window` = (start, end) in epoch seconds keeps the records
     dated within the crawl's run (other crawls' records of that time come along: harmless
     to replay)."""
-    from tasks.archive.warc import metadata_record, page_of_target, warcinfo_record
+    from tasks.archive.warc import warcinfo_record
 
     parts = sorted(glob.glob(os.path.join(parts_dir, "*.warc.gz"))) if parts_dir else []
-    summary = {"path": out_path, "parts": len(parts), "records": 0, "responses": 0, "revisits": 0,
-               "metadata": 0, "added_metadata": 0, "damaged": [], "pages": [], "uncaptured": []}
+    asm = _Assembly(out_path, parts)
     info = {"isPartOf": " ".join(crawl_ids), "hostname": socket.gethostname(),
             "description": "blogharvest crawl " + " ".join(crawl_ids)}
     tmp = out_path + ".part"
-    copied: dict[str, tuple[str, str]] = {}  # record id -> (target, date) of responses and revisits
-    responses: dict[str, str] = {}  # target URI -> response (or revisit) record id, the last in the file
-    described: dict[str, str | None] = {}  # post URL -> the capture its metadata record refers to
-    seen: set[str] = set()
     with open(tmp, "wb") as out:
         out.write(warcinfo_record(info, filename=os.path.basename(out_path)))
-        summary["records"] += 1
+        asm.summary["records"] += 1
         for part in parts:
-            items, error = _read_part(part)
-            if error:
-                summary["damaged"].append(error)
-            with open(part, "rb") as f:
-                for it in items:
-                    f.seek(it["offset"])
-                    raw = f.read(it["length"])
-                    if not _whole_member(raw):  # warcio reads a cut-off gzip member without a word
-                        summary["damaged"].append(f"{os.path.basename(part)}: record {it['id']} cut short")
-                        break
-                    if it["type"] == "warcinfo" or it["id"] in seen:
-                        continue
-                    if window and not _within(it.get("date"), window):
-                        continue
-                    out.write(raw)
-                    seen.add(it["id"])
-                    summary["records"] += 1
-                    if it["type"] in ("response", "revisit"):
-                        responses[it["target"]] = it["id"]
-                        copied[it["id"]] = (it["target"], it["date"])
-                        summary["responses" if it["type"] == "response" else "revisits"] += 1
-                    elif it["type"] == "metadata":
-                        summary["metadata"] += 1
-                        url = _record_url(it.get("payload")) or page_of_target(it["target"]) or it["target"]
-                        described[url] = it.get("refers") or described.get(url)
-        for rec in records:
-            url = rec.get("url")
-            if not url or url in described:
-                continue
-            ref = captured(state, url) if state is not None else None
-            if ref not in copied:
-                ref = responses.get(url)
-            out.write(metadata_record(url, rec, ref))
-            described[url] = ref
-            summary["records"] += 1
-            summary["metadata"] += 1
-            summary["added_metadata"] += 1
+            _copy_part(out, part, asm, window)
+        _describe_records(out, records, state, asm)
     os.replace(tmp, out_path)
-    for rec in records:
-        url = rec.get("url")
-        ref = described.get(url) if url else None
-        if ref not in copied:
-            ref = responses.get(url)
-        if ref in copied:
-            target, date = copied[ref]
-            summary["pages"].append({"url": target, "title": rec.get("title") or target, "ts": date})
-        elif url:
-            summary["uncaptured"].append(url)
+    _list_pages(records, asm)
     if remove_parts and parts_dir:
-        for part in parts:
-            os.unlink(part)
-        try:
-            os.rmdir(parts_dir)
-        except OSError:
-            pass  # something else lives there: leave it
-    for d in summary["damaged"]:
+        _remove_parts(parts, parts_dir)
+    for d in asm.summary["damaged"]:
         print(f"blogharvest: WARC part {d}", file=sys.stderr)
-    return summary
+    return asm.summary
 
 
 # ------------------------------------------------------------------ WACZ of a crawl

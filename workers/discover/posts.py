@@ -43,26 +43,39 @@ def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
 def settle(rt, crawl_id: str, url: str, page, rules: dict, pattern: str | None,
            home: str, post: bool, entry: dict | None, extracted: dict | None, result: dict):
     """(post, extracted, record url) of a page (a tasks.fetch.page.Page: its tree parsed once)."""
-    st = rt.state
-    record_url = page_canonical(page.root, page.final_url, home)
-    if pattern and is_post(url, pattern) and not is_post(record_url, pattern):
-        record_url = url  # the blog's permalink scheme (from its feed) over a canonical outside it
-    if record_url != url:
-        st.r.sadd(rt.keys(crawl_id).seen, record_url)  # the post is read here: not fetched again
+    record_url = _record_url(rt, crawl_id, url, page.final_url, page.root, pattern, home)
     if post and entry is None and is_listing(record_url, home):
         return False, extracted, url  # its canonical is a listing (a paged view of the blog)
     if post or entry is not None or not rules:
         return post, extracted, record_url
-    if is_listing(url, home) or is_listing(record_url, home):
+    if _never_a_post(url, record_url, pattern, home):
         return False, extracted, url
-    if pattern and under_post(url, lambda u: is_post(u, pattern), home):
-        return False, extracted, url  # an attachment or comment page of a post
     extracted = extract_root(page.root, page.html, rules)
     if not template_post(page.root, extracted, rules):
         return False, None, url
     result["post"] = result["template"] = True
     _support(rt, crawl_id, record_url, home)
     return True, extracted, record_url
+
+
+def _record_url(rt, crawl_id: str, url: str, final_url: str, root, pattern: str | None, home: str) -> str:
+    """The URL the page's record goes under: the page's canonical, unless the fetched URL is
+    in the blog's permalink scheme (from its feed) and the canonical is not. A record URL
+    other than the fetched one is marked seen: the post is read here, not fetched again."""
+    record_url = page_canonical(root, final_url, home)
+    if pattern and is_post(url, pattern) and not is_post(record_url, pattern):
+        record_url = url
+    if record_url != url:
+        rt.state.r.sadd(rt.keys(crawl_id).seen, record_url)
+    return record_url
+
+
+def _never_a_post(url: str, record_url: str, pattern: str | None, home: str) -> bool:
+    """A listing (by either URL), or a page below a post (an attachment, a comment page):
+    whatever its template, never a post of its own."""
+    if is_listing(url, home) or is_listing(record_url, home):
+        return True
+    return bool(pattern and under_post(url, lambda u: is_post(u, pattern), home))
 
 
 def _support(rt, crawl_id: str, url: str, home: str) -> None:

@@ -81,27 +81,6 @@ def _extra(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
 MAX_SITEMAP_FILES = 4  # sitemap files read for candidates (the traversal reads them all later)
 
 
-def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
-    """Page URLs the blog's sitemaps list (robots.txt's, else the first usual path that
-    answers), newest first where they say when: candidates beside the links."""
-    from tasks.discover import sitemaps as sm
-
-    queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url))]
-    urls, read = [], 0
-    while queue and read < MAX_SITEMAP_FILES:
-        u = queue.pop(0)
-        got = _sitemap(rt, u, home_url)
-        if got is None:
-            continue
-        read += 1
-        queue[:0] = [e["url"] for e in got.get("sitemaps") or []]
-        urls.extend(got.get("urls") or [])
-        if urls and not got.get("sitemaps"):
-            break
-    urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
-    return [e["url"] for e in urls]
-
-
 def _robots_text(rt, home_url: str) -> str:
     try:
         return getattr(rt.downloader.robots(home_url), "text", "") or ""
@@ -109,25 +88,51 @@ def _robots_text(rt, home_url: str) -> str:
         return ""
 
 
-def _sitemap(rt, url: str, home_url: str) -> dict | None:
-    """The sitemap at `url` parsed, or None: off the blog (and not named like a sitemap), not
-    there, or no sitemap (a guess: the next one is tried)."""
+def _read_sitemap(rt, url: str) -> dict | None:
     from tasks.discover import sitemaps as sm
 
-    if not in_scope(url, home_url) and not url.endswith((".xml", ".xml.gz", ".txt")):
-        return None
     try:
         return sm.parse_sitemap(rt.downloader.get(url).content, url)
-    except Exception:
+    except Exception:  # a guess that is not there, or no sitemap: the next one
         return None
+
+
+def _sitemap_entries(rt, queue: list[str], home_url: str) -> list[dict]:
+    """The URL entries of the first sitemaps that answer: an index's sitemaps are read
+    before the next guess, and reading stops at the first sitemap that lists pages."""
+    urls, read = [], 0
+    while queue and read < MAX_SITEMAP_FILES:
+        u = queue.pop(0)
+        if not in_scope(u, home_url) and not u.endswith((".xml", ".xml.gz", ".txt")):
+            continue
+        got = _read_sitemap(rt, u)
+        if got is None:
+            continue
+        read += 1
+        queue[:0] = [e["url"] for e in got.get("sitemaps") or []]
+        urls.extend(got.get("urls") or [])
+        if urls and not got.get("sitemaps"):
+            break
+    return urls
+
+
+def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
+    """Page URLs the blog's sitemaps list (robots.txt's, else the first usual path that
+    answers), newest first where they say when: candidates beside the links."""
+    from tasks.discover import sitemaps as sm
+
+    queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url))]
+    urls = _sitemap_entries(rt, queue, home_url)
+    urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
+    return [e["url"] for e in urls]
 
 
 CANDIDATE_SOURCES.append(sitemap_candidates)
 
 
-class _Facts:
-    """What each page read for training says of itself (tasks.learn.pseudo_feed.page_facts),
-    read once per URL; None for a URL that gave no HTML page."""
+class _PageFacts:
+    """page_facts of the pages training reads, each read once (None: no HTML page); a
+    shortlink's page names its permalink, which the entry then is."""
 
     def __init__(self, rt, crawl_id: str, home_url: str):
         self.rt, self.crawl_id, self.home_url = rt, crawl_id, home_url
@@ -135,20 +140,65 @@ class _Facts:
 
     def __call__(self, url: str) -> dict | None:
         if url not in self.of:
-            self.of[url] = self._read(url)
+            page = _html_page(self.rt, self.crawl_id, url)
+            self.of[url] = page_facts(page.html, url) if page else None
+            if self.of[url] is not None:
+                self.of[url]["permalink"] = declared_permalink(page.root, page.final_url, self.home_url)
         return self.of[url]
 
-    def _read(self, url: str) -> dict | None:
-        page = _html_page(self.rt, self.crawl_id, url)
-        if page is None:
-            return None
-        facts = page_facts(page.html, url)
-        # a shortlink's page names its permalink: the entry is that
-        facts["permalink"] = declared_permalink(page.root, page.final_url, self.home_url)
-        return facts
-
-    def found(self) -> dict[str, dict]:
+    def read(self) -> dict[str, dict]:
+        """url -> facts of the pages read that are HTML pages."""
         return {u: f for u, f in self.of.items() if f}
+
+
+def _enriched(entries: list[dict], need: str, facts: _PageFacts, deadline: float) -> list[dict]:
+    """The feed's entries, excerpts given their page's content where it holds them."""
+    out = []
+    for e in entries:
+        if need == "excerpt" and time.monotonic() < deadline and (f := facts(e["url"])):
+            e = enrich_excerpt(e, f)
+        out.append(e)
+    return out
+
+
+def _candidate_urls(rt, crawl_id: str, home_url: str, home: Page, known: list[str],
+                    deadline: float) -> tuple[list[str], list[str]]:
+    """(candidate post URLs best first, those inside the blog's section): the links of the
+    home page and listings and the extra sources' URLs, ranked; only the section's when
+    it holds enough (the blog is a section of a larger site: its posts are there)."""
+    section = feed_section(feed_links(home.root, home_url, home_url), home_url)
+    per_page = _candidate_links(rt, crawl_id, home_url, home, deadline, section)
+    ranked = rank_candidates([x for links in per_page for x in links], known=known,
+                             extra=_extra(rt, crawl_id, home_url, home.html), exclude=set(known),
+                             demote=sitewide(per_page), section=section)
+    inside = [u for u in ranked if section and u.startswith(section)]
+    return (inside if len(inside) >= MIN_ENTRIES else ranked), inside
+
+
+def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], deadline: float):
+    """Reads the feed's own posts (they vote for the posts' template), then the candidates,
+    while the budget lasts."""
+    for u in known[:MAX_CANDIDATES]:
+        if time.monotonic() < deadline:
+            facts(u)
+    for u in ranked[:MAX_CANDIDATES]:
+        if time.monotonic() > deadline:
+            break
+        facts(u)
+
+
+def _pseudo(facts: _PageFacts, known: list[str], inside: list[str], feed: list[dict]) -> list[dict]:
+    """Pseudo entries of the pages read that the feed does not list, their dates and
+    authors checked by the feed's own posts."""
+    pseudo = [p for p in pseudo_entries(list(facts.read().values()), prefer=known or inside)
+              if p["url"] not in set(known)]
+    return checked_by_feed(pseudo, feed, facts.read())
+
+
+def _report_excerpts(st, crawl_id: str, home_url: str, out: list[dict]):
+    enriched = sum(bool(e.get("content_from")) for e in out)
+    st.add_error(crawl_id, home_url, "training",
+                 f"excerpt-only feed: {enriched} of {len(out)} entries given their page's content")
 
 
 def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list[dict],
@@ -158,67 +208,26 @@ def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list
     with full content."""
     if need is None:
         return entries
+    st = rt.state
     deadline = time.monotonic() + BUDGET_SECONDS
-    facts = _Facts(rt, crawl_id, home_url)
-    out = _enriched(rt, crawl_id, home_url, entries, need, facts, deadline)
+    facts = _PageFacts(rt, crawl_id, home_url)
+    out = _enriched(entries, need, facts, deadline)
+    if need == "excerpt" and out:
+        _report_excerpts(st, crawl_id, home_url, out)
     full = [e for e in out if e.get("content_html") and not e.get("content_is_summary")]
     if len(full) >= MIN_ENTRIES:
         return out
-    pseudo = _pseudo_entries(rt, crawl_id, home_url, home, out, facts, deadline)
-    rt.state.add_error(crawl_id, home_url, "training",
-                       f"{need} feed: {len(pseudo)} pseudo entries from {len(facts.of)} pages "
-                       f"(sources {pseudo[0]['sources'] if pseudo else {}})")
+
+    known = [e["url"] for e in out]
+    ranked, inside = _candidate_urls(rt, crawl_id, home_url, home, known, deadline)
+    _read_candidates(facts, known, ranked, deadline)
+    pseudo = _pseudo(facts, known, inside, out)
+    if pseudo:
+        st.save_blog(crawl_id, pseudo=len(pseudo))
+    st.add_error(crawl_id, home_url, "training",
+                 f"{need} feed: {len(pseudo)} pseudo entries from {len(facts.of)} pages "
+                 f"(sources {pseudo[0]['sources'] if pseudo else {}})")
     # pseudo entries with full content go before a feed's excerpts: the chord learns from the first ones
     if need == "excerpt":
         return full + pseudo + [e for e in out if e not in full]
     return out + pseudo
-
-
-def _enriched(rt, crawl_id: str, home_url: str, entries: list[dict], need: str, facts: _Facts,
-              deadline: float) -> list[dict]:
-    """The feed's entries; an excerpt-only feed's given their page's content where it holds them."""
-    if need != "excerpt":
-        return list(entries)
-    out = [enrich_excerpt(e, f) if time.monotonic() < deadline and (f := facts(e["url"])) else e
-           for e in entries]
-    if out:
-        enriched = sum(bool(e.get("content_from")) for e in out)
-        rt.state.add_error(crawl_id, home_url, "training",
-                           f"excerpt-only feed: {enriched} of {len(out)} entries given their page's content")
-    return out
-
-
-def _ranked_candidates(rt, crawl_id: str, home_url: str, home: Page, known: list[str],
-                       deadline: float) -> tuple[list[str], list[str]]:
-    """(candidate post URLs best first, those inside the blog's section): links of the home page
-    and the listings, and the candidate sources' URLs, ranked by URL shape and anchor."""
-    section = feed_section(feed_links(home.root, home_url, home_url), home_url)
-    per_page = _candidate_links(rt, crawl_id, home_url, home, deadline, section)
-    ranked = rank_candidates([x for links in per_page for x in links], known=known,
-                             extra=_extra(rt, crawl_id, home_url, home.html), exclude=set(known),
-                             demote=sitewide(per_page), section=section)
-    inside = [u for u in ranked if section and u.startswith(section)]
-    if len(inside) >= MIN_ENTRIES:  # the blog is a section of a larger site: its posts are there
-        ranked = inside
-    return ranked, inside
-
-
-def _pseudo_entries(rt, crawl_id: str, home_url: str, home: Page, out: list[dict], facts: _Facts,
-                    deadline: float) -> list[dict]:
-    """Pseudo entries of the candidate pages that share the template of the blog's posts, the
-    feed's own posts voting for that template and checking the pages' dates and authors."""
-    known = [e["url"] for e in out]
-    ranked, inside = _ranked_candidates(rt, crawl_id, home_url, home, known, deadline)
-    for u in known[:MAX_CANDIDATES]:  # the feed's own posts vote for the posts' template
-        if time.monotonic() < deadline:
-            facts(u)
-    for u in ranked[:MAX_CANDIDATES]:
-        if time.monotonic() > deadline:
-            break
-        facts(u)
-    pseudo = [p for p in pseudo_entries(list(facts.found().values()), prefer=known or inside)
-              if p["url"] not in set(known)]
-    pseudo = checked_by_feed(pseudo, out, facts.found())
-    if pseudo:
-        rt.state.save_blog(crawl_id, pseudo=len(pseudo))
-    return pseudo

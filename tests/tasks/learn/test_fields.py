@@ -365,3 +365,21 @@ def test_clean_author():
     assert clean_author("  By  Ann Lee ") == "Ann Lee"
     assert clean_author("ann@example.com (Ann Lee)") == "Ann Lee"
     assert clean_author("Posted by: Ann") == "Ann"
+
+
+def test_a_date_is_read_day_first_only_when_that_gives_the_feeds_day():
+    from tasks.learn.fields import _day_reading
+    assert _day_reading("2008-01-03", "2008-01-03T10:00:00+00:00")[1] is False
+    found, dayfirst = _day_reading("03/01/2008", "2008-01-03T10:00:00+00:00")
+    assert dayfirst and found.startswith("2008-01-03")
+    assert _day_reading("Posted in 1999", "2008-01-03T10:00:00+00:00") is None
+
+
+def test_reduce_keeps_a_span_only_where_enough_pages_of_the_rule_learned_it():
+    span = {"sep": "·", "index": -1}
+    page = {"author": {"rule": "//p[@class='by']", "score": 1.0, "span": span}}
+    bare = {"author": {"rule": "//p[@class='by']", "score": 1.0}}
+    assert reduce_rules([page, page, bare])["author"]["span"] == span
+    assert "span" not in reduce_rules([page] + [bare] * 5)["author"]  # fewer than a fifth
+    assert "span" not in reduce_rules([page, bare, bare])["author"]  # one vote of three
+    assert reduce_rules([page, bare])["author"]["span"] == span  # one of two will do

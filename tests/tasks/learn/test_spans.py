@@ -77,3 +77,15 @@ def test_learn_page_and_reduce_keep_the_span_beside_the_rule():
     got = extract_post(_page("Fourth (17)", "May 9, 2013 · Bo Ra and Cy Do"), None, rules)
     assert got["title"] == "Fourth" and got["authors"] == ["Bo Ra", "Cy Do"]
     assert got["sources"]["title"] == "span" and got["sources"]["authors"] == "span"
+
+
+def test_separator_span_counts_the_last_piece_from_the_end():
+    from tasks.learn.spans import _separator_spans
+    assert _separator_spans("3 May 2012 · News · jane doe", "jane doe") == [{"sep": "·", "index": -1}]
+    assert _separator_spans("jane doe · 3 May 2012", "jane doe") == [{"sep": "·", "index": 0}]
+
+
+def test_context_span_generalises_digits_around_the_value():
+    from tasks.learn.spans import _context_span
+    assert _context_span("A title (12)", ["A title"]) == [{"re": r"^(.+?)\s*\(\d+\)$"}]
+    assert _context_span("A title", ["A title"]) == []

@@ -1,0 +1,124 @@
+"""Author names for rule learning: how feeds and pages print them, which read as a person's,
+and which names a page's author rule is learned for.
+
+A feed-level author is often the site's name or tagline, and some feeds name nobody: the
+page's own metadata (meta author, rel=author, itemprop, JSON-LD, .author/.byline) then
+names the author the rule is learned for (tasks.learn.fields).
+"""
+from __future__ import annotations
+
+import re
+
+from tasks.extract.metadata import site_names
+from tasks.fetch.html import json_ld, node_text
+from tasks.learn.rules import apply_rule
+from tasks.text.similarity import normalize_text
+
+_BY = re.compile(r"^(?:(?:posted|written|published|authored)\s+)?(?:by|par|von|por|di|door|author|"
+                 r"auteur|autor|written by)\s*[:\-–—]?\s+", re.I)
+_EMAIL = re.compile(r"\S+@\S+")
+_EMPTY_PARENS = re.compile(r"\(\s*\)")
+_OUTER_PARENS = re.compile(r"^\(|\)$")
+_PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "bin", "ibn",
+              "al", "el", "y", "e", "and", "&", "und", "et"}
+_PAGE_AUTHOR_PROBES = (
+    "//meta[@name='author']/@content", "//meta[@property='author']/@content",
+    "//meta[@name='article:author']/@content", "//meta[@property='article:author']/@content",
+    "//meta[@name='dc.creator' or @name='DC.creator']/@content",
+    "//*[@rel='author']", "//*[@itemprop='author']//*[@itemprop='name']",
+    "//*[@itemprop='author']",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' author ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' byline ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' vcard ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' fn ')]")  # fn in vcard
+
+
+def clean_author(name: str | None) -> str:
+    """A person's name as feeds and pages print it, without e-mail or "By"."""
+    s = normalize_text(name)
+    if "@" in s:
+        s = _EMAIL.sub("", s)
+    if "(" in s or ")" in s:
+        s = _OUTER_PARENS.sub("", _EMPTY_PARENS.sub("", s).strip())
+    s = _BY.sub("", s.strip())
+    s = s.split(" | ")[0]  # "Seth Zenz | USLHC | USA": the name, not its affiliations
+    return s.strip(" ,;|-–—:")
+
+
+def plausible_name(s: str) -> bool:
+    """Short, lettered, no URL or @handle: could be a name at all."""
+    return bool(s) and len(s) <= 80 and len(s.split()) <= 6 and "://" not in s \
+        and not s.startswith("@") and any(c.isalpha() for c in s)
+
+
+def person_like(name: str) -> bool:
+    """Does this read as a person's (or a login's) name rather than a tagline or a site title?
+    One word passes (logins are names too); longer ones need capitalised words but for
+    particles (van, de, bin) and no dotted words ("Ember.js")."""
+    words = name.split()
+    if not plausible_name(name) or len(words) > 5:
+        return False
+    if len(words) == 1:
+        return True
+    caps = 0
+    for w in words:
+        if re.search(r"\w\.\w", w):
+            return False
+        if w.lower() in _PARTICLES:
+            continue
+        if w[:1].isupper() or not w[:1].isascii():
+            caps += 1
+        else:
+            return False
+    return caps > 0
+
+
+def _ld_author_names(raw):
+    """The author names the page's JSON-LD objects give, cleaned, in order (lazily)."""
+    for obj in json_ld(raw):
+        a = obj.get("author")
+        for x in (a if isinstance(a, list) else [a]):
+            yield clean_author(x.get("name") if isinstance(x, dict) else x if isinstance(x, str) else "")
+
+
+def page_authors(root, raw=None) -> list[str]:
+    """Author names that the page's own metadata gives (for feeds without authors)."""
+    for p in _PAGE_AUTHOR_PROBES:
+        for r in apply_rule(root, p):
+            name = clean_author(node_text(r))
+            if plausible_name(name):
+                return [name]
+    return next(([name] for name in _ld_author_names(raw) if plausible_name(name)), [])
+
+
+def contains_name(text: str, name: str) -> bool:
+    """Does `text` hold the words of `name` in a row (case and punctuation aside)?"""
+    f = lambda s: re.sub(r"[^\w]+", " ", s.casefold()).split()
+    t, n = f(text), f(name)
+    if not n:
+        return False
+    k = len(n)
+    return any(t[j:j + k] == n for j in range(len(t) - k + 1))
+
+
+def _feed_names(names, site: set) -> list[str]:
+    """The feed entry's author names, cleaned, without those that are the site's name."""
+    cleaned = (clean_author(a) for a in names or [])
+    return [a for a in cleaned if a and a.casefold() not in site]
+
+
+def target_authors(root, html, target: dict) -> tuple[list[str], str]:
+    """The names a page's author rule is learned for, and where they come from ("feed" or
+    "page"): the feed entry's, unless they were a feed-level author (often the site's name
+    or tagline) or do not read as persons and the page's own metadata names someone else;
+    the page's metadata too where the feed names nobody."""
+    site = site_names(root)  # a feed-level or meta author that is the site's name is no author
+    from_feed = bool(target.get("authors_from_feed"))
+    authors = _feed_names(target.get("authors"), site if from_feed else set())
+    if from_feed or not all(person_like(a) for a in authors):
+        named = [a for a in page_authors(root, html) if person_like(a) and a.casefold() not in site]
+        if named and not (set(named) & set(authors)):
+            return named, "page"
+    if not authors:
+        return [a for a in page_authors(root, html) if a.casefold() not in site], "page"
+    return authors, "feed"

@@ -1,0 +1,46 @@
+"""tasks.learn.authors: which names a page's author rule is learned for."""
+from tasks.fetch.html import parse_html
+from tasks.learn.authors import contains_name, page_authors, target_authors
+
+
+def page(head="", body=""):
+    html = f"<html><head><title>A post | Site Name</title>{head}</head><body>{body}</body></html>"
+    return parse_html(html, "http://blog.test/p/"), html
+
+
+def test_the_feed_entry_names_the_author():
+    root, html = page('<meta name="author" content="Someone Else">')
+    assert target_authors(root, html, {"authors": ["jane@example.org (Jane Doe)"]}) == (["Jane Doe"], "feed")
+
+
+def test_a_feed_level_author_gives_way_to_the_page_metadata():
+    root, html = page('<meta name="author" content="Jane Doe">')
+    target = {"authors": ["The Daily Tagline"], "authors_from_feed": True}
+    assert target_authors(root, html, target) == (["Jane Doe"], "page")
+
+
+def test_a_feed_level_author_that_is_the_site_name_is_dropped():
+    root, html = page()
+    target = {"authors": ["Site Name"], "authors_from_feed": True}
+    assert target_authors(root, html, target) == ([], "page")
+
+
+def test_names_that_are_no_persons_give_way_to_the_page():
+    root, html = page('<meta name="author" content="Jane Doe">')
+    assert target_authors(root, html, {"authors": ["admin team of the blog x.y"]}) == (["Jane Doe"], "page")
+
+
+def test_without_a_feed_author_the_page_names_one():
+    root, html = page(body='<p class="byline">By Ann Lee</p>')
+    assert target_authors(root, html, {}) == (["Ann Lee"], "page")
+
+
+def test_json_ld_names_the_author_when_the_markup_does_not():
+    html = ('<html><head><script type="application/ld+json">{"@type": "BlogPosting", '
+            '"author": [{"name": "Jane Doe"}]}</script></head><body></body></html>')
+    assert page_authors(parse_html(html, "http://blog.test/"), html) == ["Jane Doe"]
+
+
+def test_contains_name_matches_whole_words():
+    assert contains_name("Posted by Jane Doe, 3 May", "jane doe")
+    assert not contains_name("Posted by Janet Doe", "Jane Doe")
