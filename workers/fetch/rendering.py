@@ -31,7 +31,8 @@ from tasks.fetch.http import FetchError
 from tasks.extract.comment_signals import _TAIL as FRAMES_OR_SCRIPTS, more_controls, script_signals, shown_count
 from tasks.fetch.page import Page, as_page
 from tasks.learn.comment_blocks import learn_comment_blocks
-from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError, needs_js, page_words
+from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
+from tasks.fetch.js_need import needs_js, page_words
 from workers.archive import post as archive
 from workers.cache import Recent
 from workers.fetch.pages import page_at

@@ -8,8 +8,8 @@ import urllib.parse
 
 import pytest
 
-from tasks.fetch.browser import (BrowserPool, RenderError, RenderTimeout, has_script_comments, needs_js,
-                          script_comment_widgets)
+from tasks.fetch.browser import BrowserPool, RenderError, RenderTimeout
+from tasks.fetch.js_need import has_script_comments, needs_js, script_comment_widgets
 from tests.httpd import LoopbackServer, Reply
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
