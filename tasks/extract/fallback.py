@@ -66,14 +66,15 @@ def page_content(html: str, url: str | None = None) -> dict:
             "authors": authors, "published": getattr(doc, "date", None) or None}
 
 
-def fallback_extract(html: str, url: str | None = None, facts: dict | None = None) -> dict:
+def fallback_extract(html: str, url: str | None = None, facts: dict | None = None, root=None) -> dict:
     """`extract_post`'s output for a page read without rules: content from the page-level
-    extractor, title/date/authors from the page's own description first."""
+    extractor (run once), title/date/authors from the page's own description first (`root`:
+    the page already parsed)."""
     from tasks.learn.pseudo_feed import page_facts, self_description  # (pseudo_feed imports this module)
 
     if garbled(html):  # binary bytes decoded: nothing to read, and nothing to invent
         return {"title": None, "content_text": None, "content_html": None, "authors": [], "published": None}
-    facts = facts if facts is not None else page_facts(html, url)
+    facts = facts if facts is not None else page_facts(html, url, content=False, root=root)
     own = self_description(facts)
     got = page_content(html, url)
     return {"title": own.get("title") or got["title"],

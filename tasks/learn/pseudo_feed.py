@@ -125,10 +125,11 @@ def _meta_facts(meta: dict) -> dict:
             "meta_authors": [meta[k] for k in _AUTHOR_META if k in meta][:1]}
 
 
-def page_facts(html: str, url: str | None = None, content: bool = True) -> dict:
+def page_facts(html: str, url: str | None = None, content: bool = True, root=None) -> dict:
     """What one page says of itself, every source apart (JSON-, not lxml-, valued), and,
-    with `content`, what the page-level extractor reads as its content."""
-    root = parse_html(html, url)
+    with `content`, what the page-level extractor reads as its content. `root`: the page
+    already parsed (read only here), so it is not parsed again."""
+    root = root if root is not None else parse_html(html, url)
     meta = _meta(root, set(_DATE_META) | set(_AUTHOR_META) | {"og:title", "twitter:title", "og:type"})
     title_el = root.find(".//title")
     facts = {"url": url, **_ld_facts(_ld_post(json_ld(html))), **_meta_facts(meta),

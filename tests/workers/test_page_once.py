@@ -196,8 +196,6 @@ def test_a_cached_post_page_is_parsed_once(rt, farm):
     assert calls.parses(url, cached["url"], cached["html"]) == 1, "the page parsed more than once"
 
 
-@pytest.mark.xfail(strict=True, reason="the page-level extractor reads the page again: "
-                   "tasks.learn.pseudo_feed.page_facts takes html, not the parsed root")
 def test_a_post_page_the_rules_miss_is_parsed_once(rt, farm):
     """Rules that find no title and no content on the page: the page-level extractor reads it."""
     from workers import pipeline

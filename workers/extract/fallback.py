@@ -68,7 +68,7 @@ def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | N
     # binary bytes (garbled text): the page-level extractor would read a "post" from noise
     if not rules_failed(extracted, rules) or page.garbled:
         return extracted, extraction_of(extracted)
-    got = fallback_extract(page.html, page.final_url)
+    got = fallback_extract(page.html, page.final_url, root=page.root)
     if not _reads_as_post(got, known_post):
         return extracted, extraction_of(extracted)
     merged = _merged(extracted, got)
