@@ -20,6 +20,8 @@ from pathlib import Path
 from workers.redis_server import RedisServer, die_with_parent
 from workers.settings import WORKER_QUEUES
 
+NUDGE_EVERY = 0.25  # seconds a stopping worker may take before its BRPOP is unblocked again
+
 
 def data_home() -> Path:
     base = os.environ.get("BLOGHARVEST_HOME") or os.path.join(
@@ -101,18 +103,56 @@ class WorkerProcesses:
         return p
 
     def _wake(self) -> None:
-        """Celery's remote `shutdown` to our workers: a message their event loop wakes on at
-        once (a signal alone waits for the loop's next turn, up to a second); the same warm
-        shutdown as SIGTERM, which follows anyway."""
+        """Celery's remote `shutdown` to our workers, then their pending BRPOP unblocked: a
+        worker leaves its event loop on the message at once (a signal alone waits for the
+        loop's next turn), but closing its channel reads the reply of the BRPOP it had sent,
+        which the server holds for the poll's timeout (1 s) unless woken."""
+        self._broadcast_shutdown()
+        self._unblock()
+
+    def _broadcast_shutdown(self) -> None:
+        """Published on this pool's Redis: `app.control.broadcast` publishes through the
+        app's own producer pool (the broker named at its import), whatever connection it is
+        given. The same warm shutdown as SIGTERM, which follows anyway."""
         try:
             from kombu import Connection
+            from kombu.pidbox import Mailbox
 
             from workers.app import app
 
+            mailbox = Mailbox(app.conf.control_exchange, type="fanout", accept=app.conf.accept_content,
+                              serializer=app.conf.task_serializer)
             with Connection(self.redis_url, connect_timeout=1) as conn:
-                app.control.broadcast("shutdown", destination=self.names, connection=conn)
+                mailbox(conn)._broadcast("shutdown", {}, destination=self.names)
         except Exception:  # the signal still stops them
             pass
+
+    def _unblock(self) -> int:
+        """CLIENT UNBLOCK every client waiting in BRPOP: the call returns empty, as at its
+        timeout, so nothing is popped and nothing lost; a worker still running polls again
+        (another pool's worker on the same Redis only polls a little early)."""
+        import redis
+
+        r = redis.Redis.from_url(self.redis_url, socket_timeout=2, socket_connect_timeout=1)
+        try:
+            blocked = [c["id"] for c in r.client_list() if c.get("cmd") == "brpop" and "b" in c.get("flags", "")]
+            return sum(bool(r.client_unblock(i)) for i in blocked)
+        except redis.RedisError:
+            return 0
+        finally:
+            r.close()
+
+    def _wait_asked(self, asked: float) -> None:
+        """Wait up to `asked` seconds for the workers to exit, unblocking again whenever one
+        is still running after NUDGE_EVERY (its loop may have polled again before the
+        shutdown message reached it)."""
+        deadline = time.monotonic() + asked
+        for p in self.procs:
+            while p.poll() is None and time.monotonic() < deadline:
+                try:
+                    p.wait(timeout=max(0.0, min(NUDGE_EVERY, deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    self._unblock()
 
     def stop(self, timeout: float = 30.0, asked: float = 5.0) -> None:
         """Warm stop: the remote shutdown first; SIGTERM only to a worker still running after
@@ -120,12 +160,7 @@ class WorkerProcesses:
         gone, would kill it instead of letting it finish)."""
         if any(p.poll() is None for p in self.procs):
             self._wake()
-            deadline = time.monotonic() + asked
-            for p in self.procs:
-                try:
-                    p.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    pass
+            self._wait_asked(asked)
         for p in self.procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
