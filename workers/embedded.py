@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -182,6 +183,7 @@ class Embedded:
             # and the records hash): keep about the last 100 entries, not a second copy of all
             self.env.setdefault("BLOGHARVEST_STREAM_MAXLEN", "0")
         self._lockfile = None
+        self._tmp: str | None = None
         self.resumable = True
 
     def drop_expiring(self) -> int:
@@ -237,7 +239,8 @@ class Embedded:
         self.data_dir = data_dir
         self.log_dir = data_dir.parent / "logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.redis = RedisServer(data_dir, persist=True, die_with_parent=True).start()
+        # a data directory nobody will find again needs no AOF
+        self.redis = RedisServer(data_dir, persist=self.resumable, die_with_parent=True).start()
         self.redis_url = self.redis.url
         self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir,
                                     die_with_parent=True).start()
@@ -251,6 +254,8 @@ class Embedded:
             self.redis.stop()
             if self._lockfile:
                 self._lockfile.close()
+            if self._tmp:
+                shutil.rmtree(self._tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
