@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from workers.redis_server import RedisServer, die_with_parent
+from workers.redis_server import RedisServer, die_with_parent, url_address, wait_answering
 from workers.settings import WORKER_QUEUES
 
 NUDGE_EVERY = 0.25  # seconds a stopping worker may take before its BRPOP is unblocked again
@@ -61,11 +61,20 @@ def run_worker(argv: list[str] | None = None) -> int:
 
     from workers.app import app
 
+    _wait_for_broker(app.conf.broker_url)
     worker = app.Worker(hostname=host_format(default_nodename(a.hostname)), pool_cls=get_implementation(a.pool),
                         concurrency=a.concurrency, queues=a.queues.split(","), loglevel=a.loglevel,
                         without_gossip=True, without_mingle=True, quiet=True, no_color=True)
     worker.start()
     return worker.exitcode or 0
+
+
+def _wait_for_broker(url: str, timeout: float = 20.0) -> None:
+    """A worker started with its Redis waits for the server to answer before it connects:
+    kombu's first retry after a refused connection comes two seconds later. Only a plain
+    redis:// server is asked (TLS needs the client); after `timeout`, kombu's retries rule."""
+    if url.startswith("redis://"):
+        wait_answering(*url_address(url), timeout)
 
 
 class WorkerProcesses:
@@ -240,10 +249,17 @@ class Embedded:
         self.log_dir = data_dir.parent / "logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
         # a data directory nobody will find again needs no AOF
-        self.redis = RedisServer(data_dir, persist=self.resumable, die_with_parent=True).start()
+        self.redis = RedisServer(data_dir, persist=self.resumable, die_with_parent=True).launch()
         self.redis_url = self.redis.url
+        # the workers start with the server, not after it: they import for longer than it
+        # takes to listen, and each waits for it to answer before it connects
         self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir,
                                     die_with_parent=True).start()
+        try:
+            self.redis.wait_ready()
+        except BaseException:
+            self.pool.stop(timeout=5, asked=0)
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
