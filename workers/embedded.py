@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import secrets
+import select
 import shutil
 import signal
 import socket
@@ -22,6 +23,7 @@ from workers.redis_server import RedisServer, die_with_parent, url_address, wait
 from workers.settings import WORKER_QUEUES
 
 NUDGE_EVERY = 0.25  # seconds a stopping worker may take before its BRPOP is unblocked again
+READY_FD = "BLOGHARVEST_READY_FD"  # env: the pipe a worker writes one byte to once it consumes
 
 
 def data_home() -> Path:
@@ -61,6 +63,7 @@ def run_worker(argv: list[str] | None = None) -> int:
 
     from workers.app import app
 
+    _say_when_ready(os.environ.pop(READY_FD, None))
     _wait_for_broker(app.conf.broker_url)
     worker = app.Worker(hostname=host_format(default_nodename(a.hostname)), pool_cls=get_implementation(a.pool),
                         concurrency=a.concurrency, queues=a.queues.split(","), loglevel=a.loglevel,
@@ -77,6 +80,48 @@ def _wait_for_broker(url: str, timeout: float = 20.0) -> None:
         wait_answering(*url_address(url), timeout)
 
 
+def _say_when_ready(fd: str | None) -> None:
+    """One byte on the pipe `fd` (from the process that started this worker) once the worker
+    consumes its queues: until then a stop may end it at once, it has taken nothing."""
+    if not fd:
+        return
+    from celery import signals
+
+    def ready(**_):
+        try:
+            os.write(int(fd), b"1")
+            os.close(int(fd))
+        except OSError:  # said already (a consumer restart), or nobody listens
+            pass
+
+    signals.worker_ready.connect(ready, weak=False)
+
+
+class ReadySignal:
+    """The starting side of a worker's readiness pipe: whether the worker has said it
+    consumes, read without waiting."""
+
+    def __init__(self):
+        self.read_fd, self.write_fd = os.pipe()
+        self.ready = False
+        self.closed = False
+
+    def started(self) -> None:
+        """The worker holds the write end now: ours goes, so its exit reads as an end."""
+        os.close(self.write_fd)
+
+    def is_ready(self) -> bool:
+        if not self.ready and not self.closed and select.select([self.read_fd], [], [], 0)[0]:
+            self.ready = os.read(self.read_fd, 1) == b"1"
+            self.close()
+        return self.ready
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.read_fd)
+            self.closed = True
+
+
 class WorkerProcesses:
     """`n` celery worker processes against `redis_url`, stopped warm (SIGTERM) at the end."""
 
@@ -90,6 +135,7 @@ class WorkerProcesses:
         self.queues, self.pool = queues, pool
         self.procs: list[subprocess.Popen] = []
         self.names: list[str] = []
+        self.ready: dict[subprocess.Popen, ReadySignal] = {}
         # node names unique to this pool: the stop's remote shutdown goes to these names, and
         # another pool on the same Redis (same process, same pid) must not hear it
         self.tag = f"{os.getpid()}-{secrets.token_hex(3)}"
@@ -105,22 +151,31 @@ class WorkerProcesses:
 
     def start_one(self, name: str) -> subprocess.Popen:
         log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
-        p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues),
-                             env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                             start_new_session=True, preexec_fn=die_with_parent if self.die_with_parent else None)
+        said = ReadySignal()
+        try:
+            p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues),
+                                 env=dict(self.env, **{READY_FD: str(said.write_fd)}), pass_fds=(said.write_fd,),
+                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                                 preexec_fn=die_with_parent if self.die_with_parent else None)
+        except BaseException:
+            said.close()
+            raise
+        finally:
+            said.started()
         self.procs.append(p)
         self.names.append(name.replace("%h", socket.gethostname()))
+        self.ready[p] = said
         return p
 
-    def _wake(self) -> None:
-        """Celery's remote `shutdown` to our workers, then their pending BRPOP unblocked: a
+    def _wake(self, names: list[str]) -> None:
+        """Celery's remote `shutdown` to these workers, then their pending BRPOP unblocked: a
         worker leaves its event loop on the message at once (a signal alone waits for the
         loop's next turn), but closing its channel reads the reply of the BRPOP it had sent,
         which the server holds for the poll's timeout (1 s) unless woken."""
-        self._broadcast_shutdown()
+        self._broadcast_shutdown(names)
         self._unblock()
 
-    def _broadcast_shutdown(self) -> None:
+    def _broadcast_shutdown(self, names: list[str]) -> None:
         """Published on this pool's Redis: `app.control.broadcast` publishes through the
         app's own producer pool (the broker named at its import), whatever connection it is
         given. The same warm shutdown as SIGTERM, which follows anyway."""
@@ -133,7 +188,7 @@ class WorkerProcesses:
             mailbox = Mailbox(app.conf.control_exchange, type="fanout", accept=app.conf.accept_content,
                               serializer=app.conf.task_serializer)
             with Connection(self.redis_url, connect_timeout=1) as conn:
-                mailbox(conn)._broadcast("shutdown", {}, destination=self.names)
+                mailbox(conn)._broadcast("shutdown", {}, destination=names)
         except Exception:  # the signal still stops them
             pass
 
@@ -152,12 +207,12 @@ class WorkerProcesses:
         finally:
             r.close()
 
-    def _wait_asked(self, asked: float) -> None:
-        """Wait up to `asked` seconds for the workers to exit, unblocking again whenever one
-        is still running after NUDGE_EVERY (its loop may have polled again before the
-        shutdown message reached it)."""
+    def _wait_asked(self, procs: list[subprocess.Popen], asked: float) -> None:
+        """Wait up to `asked` seconds for `procs` to exit, unblocking again whenever one is
+        still running after NUDGE_EVERY (its loop may have polled again before the shutdown
+        message reached it)."""
         deadline = time.monotonic() + asked
-        for p in self.procs:
+        for p in procs:
             while p.poll() is None and time.monotonic() < deadline:
                 try:
                     p.wait(timeout=max(0.0, min(NUDGE_EVERY, deadline - time.monotonic())))
@@ -165,21 +220,30 @@ class WorkerProcesses:
                     self._unblock()
 
     def stop(self, timeout: float = 30.0, asked: float = 5.0) -> None:
-        """Warm stop: the remote shutdown first; SIGTERM only to a worker still running after
-        `asked` seconds (a SIGTERM that lands while a worker is already ending, its handlers
-        gone, would kill it instead of letting it finish)."""
-        if any(p.poll() is None for p in self.procs):
-            self._wake()
-            self._wait_asked(asked)
-        for p in self.procs:
+        """Warm stop, each worker told once. A worker that has said it consumes gets the
+        remote shutdown, and SIGTERM only if still running after `asked` seconds (a SIGTERM
+        that lands while a worker is already ending, its handlers gone, would kill it instead
+        of letting it finish). One still starting has taken nothing: SIGTERM at once (the
+        remote shutdown would miss it, and the stop wait `asked` for nothing)."""
+        alive = [p for p in self.procs if p.poll() is None]
+        consuming = [p for p in alive if self.ready[p].is_ready()]
+        starting = [p for p in alive if p not in consuming]
+        for p in starting:
+            p.send_signal(signal.SIGTERM)
+        if consuming:
+            self._wake([self.names[self.procs.index(p)] for p in consuming])
+        self._wait_asked(alive, asked)
+        for p in consuming:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
-        for p in self.procs:
+        for p in alive:
             try:
                 p.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+        for said in self.ready.values():
+            said.close()
 
 
 class Embedded:
