@@ -53,8 +53,8 @@ def cmd_crawl(a) -> int:
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet,
                           report=a.report,
                           wacz=a.wacz)
-    from workers.archive.sinks import wacz_dir
     from workers.embedded import Embedded
+    from workers.settings import wacz_dir
 
     env = {}
     warc_tmp = None

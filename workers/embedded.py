@@ -6,7 +6,9 @@ crawl resumes) and `celery worker` processes. Both stop when the crawl ends.
 """
 from __future__ import annotations
 
+import atexit
 import fcntl
+import gc
 import os
 import secrets
 import select
@@ -299,6 +301,9 @@ class Embedded:
         return r.unlink(*expiring) if expiring else 0
 
     def __enter__(self) -> "Embedded":
+        # the crawl command ends with this block: its exit skips the cycle collector's last
+        # pass over the heap, as the workers' does (workers/app.py)
+        atexit.register(gc.freeze)
         home = data_home()
         try:
             home.mkdir(parents=True, exist_ok=True)
