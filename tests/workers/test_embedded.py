@@ -148,9 +148,11 @@ def test_unblocking_a_brpop_pops_nothing(redis_server):
     r = redis.Redis.from_url(redis_server.url)
     key = "bh:test-embedded:queue"
     got = {}
-    poller = threading.Thread(target=lambda: got.update(v=redis.Redis.from_url(redis_server.url).brpop(key, 60)))
+    client = redis.Redis.from_url(redis_server.url, client_name="bh-test-poller")
+    poller = threading.Thread(target=lambda: got.update(v=client.brpop(key, 60)))
     poller.start()
-    wait_for(lambda: any(c["cmd"] == "brpop" for c in r.client_list()), 30, "the BRPOP to block")
+    wait_for(lambda: any(c["name"] == "bh-test-poller" and "b" in c["flags"] for c in r.client_list()), 30,
+             "the BRPOP to block")
     assert WorkerProcesses(redis_server.url)._unblock() >= 1
     poller.join(30)
     assert not poller.is_alive() and got["v"] is None
