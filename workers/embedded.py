@@ -89,12 +89,16 @@ def _say_when_ready(fd: str | None) -> None:
         return
     from celery import signals
 
+    unsaid = [int(fd)]
+
     def ready(**_):
-        try:
-            os.write(int(fd), b"1")
-            os.close(int(fd))
-        except OSError:  # said already (a consumer restart), or nobody listens
-            pass
+        while unsaid:  # once: the descriptor's number may name another file afterwards
+            said = unsaid.pop()
+            try:
+                os.write(said, b"1")
+                os.close(said)
+            except OSError:  # nobody listens any more
+                pass
 
     signals.worker_ready.connect(ready, weak=False)
 
@@ -336,7 +340,7 @@ class Embedded:
             self.pool.stop()
             self.drop_expiring()
         finally:
-            self.redis.stop()
+            self.redis.stop(at_once=True)  # the workers are gone: no reply in flight to lose
             if self._lockfile:
                 self._lockfile.close()
             if self._tmp:

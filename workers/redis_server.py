@@ -137,13 +137,14 @@ class RedisServer:
             raise RuntimeError("redis-server did not answer in time")
         return self
 
-    def stop(self, kill: bool = False) -> None:
-        """SHUTDOWN NOSAVE, else SIGTERM (or SIGKILL when `kill`). Either flushes and fsyncs
-        the AOF; NOSAVE only skips an RDB snapshot (none is configured). The command acts at
-        once, where SIGTERM waits for the server's next cron tick (up to 100 ms)."""
+    def stop(self, kill: bool = False, at_once: bool = False) -> None:
+        """SIGTERM (SIGKILL when `kill`): the server flushes and fsyncs the AOF at its next
+        cron tick (up to 100 ms). `at_once`, for a server nobody else uses any more: SHUTDOWN
+        NOSAVE, which acts on the spot (the AOF flushed alike; NOSAVE only skips an RDB
+        snapshot, none is configured), and SIGTERM if refused (a password set since)."""
         if not self.proc or self.proc.poll() is not None:
             return
-        if kill or not self._shutdown():
+        if kill or not (at_once and self._shutdown()):
             self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
         try:
             self.proc.wait(timeout=20)

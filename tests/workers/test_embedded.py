@@ -161,15 +161,16 @@ def test_unblocking_a_brpop_pops_nothing(redis_server):
 
 
 def test_redis_stops_at_once_with_its_data_kept(tmp_path):
-    """SHUTDOWN NOSAVE still flushes the AOF: what was written just before the stop is there
-    after a restart. With a password set since, SIGTERM stops it instead."""
+    """SHUTDOWN NOSAVE (the embedded stop's) still flushes the AOF: what was written just
+    before the stop is there after a restart. With a password set since, SIGTERM instead."""
     from workers.redis_server import RedisServer
 
     server = RedisServer(tmp_path / "redis", persist=True).start()
     redis.Redis.from_url(server.url).set("bh:test-embedded:last", "written")
-    server.stop()
-    assert server.proc.returncode == 0
-    with RedisServer(tmp_path / "redis", persist=True) as again:
-        assert redis.Redis.from_url(again.url).get("bh:test-embedded:last") == b"written"
-        redis.Redis.from_url(again.url).config_set("requirepass", "secret")
+    assert server._shutdown()  # the command, not the SIGTERM fallback
+    assert server.proc.wait(timeout=20) == 0
+    again = RedisServer(tmp_path / "redis", persist=True).start()
+    assert redis.Redis.from_url(again.url).get("bh:test-embedded:last") == b"written"
+    redis.Redis.from_url(again.url).config_set("requirepass", "secret")
+    again.stop(at_once=True)
     assert again.proc.returncode == 0
