@@ -226,30 +226,40 @@ class WorkerProcesses:
                     self._unblock()
 
     def stop(self, timeout: float = 30.0, asked: float = 5.0) -> None:
-        """Warm stop, each worker told once. A worker that has said it consumes gets the
-        remote shutdown, and SIGTERM only if still running after `asked` seconds (a SIGTERM
-        that lands while a worker is already ending, its handlers gone, would kill it instead
-        of letting it finish). One still starting has taken nothing: SIGTERM at once (the
-        remote shutdown would miss it, and the stop wait `asked` for nothing)."""
+        """Warm stop, each worker told once: the ones consuming by the remote shutdown, and
+        SIGTERM only if still running after `asked` seconds (a SIGTERM that lands while a
+        worker is already ending, its handlers gone, would kill it instead of letting it
+        finish); SIGKILL after `timeout` more."""
         alive = [p for p in self.procs if p.poll() is None]
-        consuming = [p for p in alive if self.ready[p].is_ready()]
-        starting = [p for p in alive if p not in consuming]
-        for p in starting:
-            p.send_signal(signal.SIGTERM)
-        if consuming:
-            self._wake([self.names[self.procs.index(p)] for p in consuming])
+        consuming = self._tell_to_stop(alive)
         self._wait_asked(alive, asked)
         for p in consuming:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
+        self._reap(alive, timeout)
+        for said in self.ready.values():
+            said.close()
+
+    def _tell_to_stop(self, alive: list[subprocess.Popen]) -> list[subprocess.Popen]:
+        """SIGTERM at once to a worker still starting (it has taken nothing, and a remote
+        shutdown would miss it: the stop would wait `asked` for nothing); the remote shutdown
+        to the ones consuming, which are returned."""
+        consuming = [p for p in alive if self.ready[p].is_ready()]
         for p in alive:
+            if p not in consuming:
+                p.send_signal(signal.SIGTERM)
+        if consuming:
+            self._wake([self.names[self.procs.index(p)] for p in consuming])
+        return consuming
+
+    @staticmethod
+    def _reap(procs: list[subprocess.Popen], timeout: float) -> None:
+        for p in procs:
             try:
                 p.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-        for said in self.ready.values():
-            said.close()
 
 
 class Embedded:
