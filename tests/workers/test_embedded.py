@@ -174,3 +174,20 @@ def test_redis_stops_at_once_with_its_data_kept(tmp_path):
     redis.Redis.from_url(again.url).config_set("requirepass", "secret")
     again.stop(at_once=True)
     assert again.proc.returncode == 0
+
+
+def test_workers_started_before_their_redis_connect_when_it_answers(tmp_path):
+    """The embedded start launches redis-server and the workers together: a worker whose
+    Redis is not listening yet waits for it, then consumes."""
+    from workers.embedded import WorkerProcesses
+    from workers.redis_server import RedisServer, free_port
+
+    port = free_port()
+    pool = WorkerProcesses(f"redis://127.0.0.1:{port}/0", n=1, concurrency=1, log_dir=tmp_path).start()
+    try:
+        with RedisServer(tmp_path / "redis", port=port, persist=False):
+            wait_for(lambda: pool.ready[pool.procs[0]].is_ready(), 120, "the worker to consume")
+            pool.stop()
+            assert pool.procs[0].returncode == 0
+    finally:
+        pool.stop()
