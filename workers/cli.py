@@ -38,8 +38,6 @@ def _interrupt(*_args) -> None:
 def cmd_crawl(a) -> int:
     import signal
 
-    from workers.follow import run_crawls
-
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
 
@@ -50,11 +48,13 @@ def cmd_crawl(a) -> int:
             print("blogharvest: on a cluster each worker writes its captures into its own "
                   "BLOGHARVEST_WARC_DIR; set it here too (a shared volume) for --warc/--wacz to hold them, "
                   "else they get the warcinfo and the records' metadata only", file=sys.stderr)
+        from workers.follow import run_crawls
+
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=None, quiet=a.quiet,
                           report=a.report,
                           wacz=a.wacz)
-    from workers.archive.sinks import wacz_dir
     from workers.embedded import Embedded
+    from workers.settings import wacz_dir
 
     env = {}
     warc_tmp = None
@@ -67,6 +67,8 @@ def cmd_crawl(a) -> int:
     env["BLOGHARVEST_WACZ_DIR"] = ""  # the follower packages the crawl, not the workers
     with Embedded(workers=a.workers, concurrency=a.concurrency, env=env) as emb:
         os.environ["REDIS_URL"] = emb.redis_url
+        from workers.follow import run_crawls  # imported while the workers start
+
         return run_crawls(urls, a.since, options, out=a.out, warc=a.warc, embedded=emb,
                           quiet=a.quiet, warc_parts=warc_tmp, report=a.report, wacz=a.wacz)
 

@@ -6,9 +6,13 @@ crawl resumes) and `celery worker` processes. Both stop when the crawl ends.
 """
 from __future__ import annotations
 
+import atexit
 import fcntl
+import gc
 import os
 import secrets
+import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -17,8 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from workers.redis_server import RedisServer, die_with_parent
+from workers.redis_server import RedisServer, die_with_parent, url_address, wait_answering
 from workers.settings import WORKER_QUEUES
+
+NUDGE_EVERY = 0.25  # seconds a stopping worker may take before its BRPOP is unblocked again
+READY_FD = "BLOGHARVEST_READY_FD"  # env: the pipe a worker writes one byte to once it consumes
 
 
 def data_home() -> Path:
@@ -58,11 +65,67 @@ def run_worker(argv: list[str] | None = None) -> int:
 
     from workers.app import app
 
+    _say_when_ready(os.environ.pop(READY_FD, None))
+    _wait_for_broker(app.conf.broker_url)
     worker = app.Worker(hostname=host_format(default_nodename(a.hostname)), pool_cls=get_implementation(a.pool),
                         concurrency=a.concurrency, queues=a.queues.split(","), loglevel=a.loglevel,
                         without_gossip=True, without_mingle=True, quiet=True, no_color=True)
     worker.start()
     return worker.exitcode or 0
+
+
+def _wait_for_broker(url: str, timeout: float = 20.0) -> None:
+    """A worker started with its Redis waits for the server to answer before it connects:
+    kombu's first retry after a refused connection comes two seconds later. Only a plain
+    redis:// server is asked (TLS needs the client); after `timeout`, kombu's retries rule."""
+    if url.startswith("redis://"):
+        wait_answering(*url_address(url), timeout)
+
+
+def _say_when_ready(fd: str | None) -> None:
+    """One byte on the pipe `fd` (from the process that started this worker) once the worker
+    consumes its queues: until then a stop may end it at once, it has taken nothing."""
+    if not fd:
+        return
+    from celery import signals
+
+    unsaid = [int(fd)]
+
+    def ready(**_):
+        while unsaid:  # once: the descriptor's number may name another file afterwards
+            said = unsaid.pop()
+            try:
+                os.write(said, b"1")
+                os.close(said)
+            except OSError:  # nobody listens any more
+                pass
+
+    signals.worker_ready.connect(ready, weak=False)
+
+
+class ReadySignal:
+    """The starting side of a worker's readiness pipe: whether the worker has said it
+    consumes, read without waiting."""
+
+    def __init__(self):
+        self.read_fd, self.write_fd = os.pipe()
+        self.ready = False
+        self.closed = False
+
+    def started(self) -> None:
+        """The worker holds the write end now: ours goes, so its exit reads as an end."""
+        os.close(self.write_fd)
+
+    def is_ready(self) -> bool:
+        if not self.ready and not self.closed and select.select([self.read_fd], [], [], 0)[0]:
+            self.ready = os.read(self.read_fd, 1) == b"1"
+            self.close()
+        return self.ready
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.read_fd)
+            self.closed = True
 
 
 class WorkerProcesses:
@@ -78,6 +141,7 @@ class WorkerProcesses:
         self.queues, self.pool = queues, pool
         self.procs: list[subprocess.Popen] = []
         self.names: list[str] = []
+        self.ready: dict[subprocess.Popen, ReadySignal] = {}
         # node names unique to this pool: the stop's remote shutdown goes to these names, and
         # another pool on the same Redis (same process, same pid) must not hear it
         self.tag = f"{os.getpid()}-{secrets.token_hex(3)}"
@@ -93,43 +157,104 @@ class WorkerProcesses:
 
     def start_one(self, name: str) -> subprocess.Popen:
         log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
-        p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues),
-                             env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                             start_new_session=True, preexec_fn=die_with_parent if self.die_with_parent else None)
+        said = ReadySignal()
+        try:
+            p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues),
+                                 env=dict(self.env, **{READY_FD: str(said.write_fd)}), pass_fds=(said.write_fd,),
+                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                                 preexec_fn=die_with_parent if self.die_with_parent else None)
+        except BaseException:
+            said.close()
+            raise
+        finally:
+            said.started()
         self.procs.append(p)
         self.names.append(name.replace("%h", socket.gethostname()))
+        self.ready[p] = said
         return p
 
-    def _wake(self) -> None:
-        """Celery's remote `shutdown` to our workers: a message their event loop wakes on at
-        once (a signal alone waits for the loop's next turn, up to a second); the same warm
-        shutdown as SIGTERM, which follows anyway."""
+    def _wake(self, names: list[str]) -> None:
+        """Celery's remote `shutdown` to these workers, then their pending BRPOP unblocked: a
+        worker leaves its event loop on the message at once (a signal alone waits for the
+        loop's next turn), but closing its channel reads the reply of the BRPOP it had sent,
+        which the server holds for the poll's timeout (1 s) unless woken."""
+        self._broadcast_shutdown(names)
+        self._unblock()
+
+    def _broadcast_shutdown(self, names: list[str]) -> None:
+        """Published on this pool's Redis: `app.control.broadcast` publishes through the
+        app's own producer pool (the broker named at its import), whatever connection it is
+        given. The same warm shutdown as SIGTERM, which follows anyway."""
         try:
             from kombu import Connection
+            from kombu.pidbox import Mailbox
 
             from workers.app import app
 
+            mailbox = Mailbox(app.conf.control_exchange, type="fanout", accept=app.conf.accept_content,
+                              serializer=app.conf.task_serializer)
             with Connection(self.redis_url, connect_timeout=1) as conn:
-                app.control.broadcast("shutdown", destination=self.names, connection=conn)
+                mailbox(conn)._broadcast("shutdown", {}, destination=names)
         except Exception:  # the signal still stops them
             pass
 
-    def stop(self, timeout: float = 30.0, asked: float = 5.0) -> None:
-        """Warm stop: the remote shutdown first; SIGTERM only to a worker still running after
-        `asked` seconds (a SIGTERM that lands while a worker is already ending, its handlers
-        gone, would kill it instead of letting it finish)."""
-        if any(p.poll() is None for p in self.procs):
-            self._wake()
-            deadline = time.monotonic() + asked
-            for p in self.procs:
+    def _unblock(self) -> int:
+        """CLIENT UNBLOCK every client waiting in BRPOP: the call returns empty, as at its
+        timeout, so nothing is popped and nothing lost; a worker still running polls again
+        (another pool's worker on the same Redis only polls a little early)."""
+        import redis
+
+        r = redis.Redis.from_url(self.redis_url, socket_timeout=2, socket_connect_timeout=1)
+        try:
+            blocked = [c["id"] for c in r.client_list() if c.get("cmd") == "brpop" and "b" in c.get("flags", "")]
+            return sum(bool(r.client_unblock(i)) for i in blocked)
+        except redis.RedisError:
+            return 0
+        finally:
+            r.close()
+
+    def _wait_asked(self, procs: list[subprocess.Popen], asked: float) -> None:
+        """Wait up to `asked` seconds for `procs` to exit, unblocking again whenever one is
+        still running after NUDGE_EVERY (its loop may have polled again before the shutdown
+        message reached it)."""
+        deadline = time.monotonic() + asked
+        for p in procs:
+            while p.poll() is None and time.monotonic() < deadline:
                 try:
-                    p.wait(timeout=max(0.0, deadline - time.monotonic()))
+                    p.wait(timeout=max(0.0, min(NUDGE_EVERY, deadline - time.monotonic())))
                 except subprocess.TimeoutExpired:
-                    pass
-        for p in self.procs:
+                    self._unblock()
+
+    def stop(self, timeout: float = 30.0, asked: float = 5.0) -> None:
+        """Warm stop, each worker told once: the ones consuming by the remote shutdown, and
+        SIGTERM only if still running after `asked` seconds (a SIGTERM that lands while a
+        worker is already ending, its handlers gone, would kill it instead of letting it
+        finish); SIGKILL after `timeout` more."""
+        alive = [p for p in self.procs if p.poll() is None]
+        consuming = self._tell_to_stop(alive)
+        self._wait_asked(alive, asked)
+        for p in consuming:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
-        for p in self.procs:
+        self._reap(alive, timeout)
+        for said in self.ready.values():
+            said.close()
+
+    def _tell_to_stop(self, alive: list[subprocess.Popen]) -> list[subprocess.Popen]:
+        """SIGTERM at once to a worker still starting (it has taken nothing, and a remote
+        shutdown would miss it: the stop would wait `asked` for nothing); the remote shutdown
+        to the ones consuming, which are returned."""
+        consuming = [p for p in alive if self.ready[p].is_ready()]
+        for p in alive:
+            if p not in consuming:
+                p.send_signal(signal.SIGTERM)
+        if consuming:
+            self._wake([self.names[self.procs.index(p)] for p in consuming])
+        return consuming
+
+    @staticmethod
+    def _reap(procs: list[subprocess.Popen], timeout: float) -> None:
+        for p in procs:
             try:
                 p.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -147,6 +272,7 @@ class Embedded:
             # and the records hash): keep about the last 100 entries, not a second copy of all
             self.env.setdefault("BLOGHARVEST_STREAM_MAXLEN", "0")
         self._lockfile = None
+        self._tmp: str | None = None
         self.resumable = True
 
     def drop_expiring(self) -> int:
@@ -189,6 +315,9 @@ class Embedded:
         return r.unlink(*expiring) if expiring else 0
 
     def __enter__(self) -> "Embedded":
+        # the crawl command ends with this block: its exit skips the cycle collector's last
+        # pass over the heap, as the workers' does (workers/app.py)
+        atexit.register(gc.freeze)
         home = data_home()
         try:
             home.mkdir(parents=True, exist_ok=True)
@@ -202,10 +331,18 @@ class Embedded:
         self.data_dir = data_dir
         self.log_dir = data_dir.parent / "logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.redis = RedisServer(data_dir, persist=True, die_with_parent=True).start()
+        # a data directory nobody will find again needs no AOF
+        self.redis = RedisServer(data_dir, persist=self.resumable, die_with_parent=True).launch()
         self.redis_url = self.redis.url
+        # the workers start with the server, not after it: they import for longer than it
+        # takes to listen, and each waits for it to answer before it connects
         self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir,
                                     die_with_parent=True).start()
+        try:
+            self.redis.wait_ready()
+        except BaseException:
+            self.pool.stop(timeout=5, asked=0)
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -213,9 +350,11 @@ class Embedded:
             self.pool.stop()
             self.drop_expiring()
         finally:
-            self.redis.stop()
+            self.redis.stop(at_once=True)  # the workers are gone: no reply in flight to lose
             if self._lockfile:
                 self._lockfile.close()
+            if self._tmp:
+                shutil.rmtree(self._tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

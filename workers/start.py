@@ -6,7 +6,6 @@ read from Redis state, so no result is stored or awaited.
 """
 from __future__ import annotations
 
-from workers.fetch import rendering
 from workers.runtime import runtime
 
 
@@ -21,6 +20,7 @@ def start_crawl(app, crawl_id: str, url: str, since: str | None, options: dict) 
 def send_page(crawl_id: str, url: str, **options) -> None:
     """A page's task, on the render queue when a browser will draw the page."""
     from workers.app import app
+    from workers.fetch import rendering  # not at import: the CLI's follower would load the crawl's code
 
     queue = rendering.queue_for(runtime(), crawl_id, url)
     app.send_task("blogharvest.process_url", args=(crawl_id, url), ignore_result=True,

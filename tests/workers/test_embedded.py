@@ -106,3 +106,88 @@ def test_an_embedded_crawl_leaves_records_and_report_only(tmp_path):
         assert r.hlen(records) == 20
         [crawl] = [k for k in keys if ":crawl:" in k and r.type(k) == "hash" and r.hexists(k, "state")]
         assert r.hget(crawl, "state") == "done"
+
+
+def test_workers_still_starting_are_stopped_at_once(redis_server, tmp_path):
+    """A worker that has not yet said it consumes has taken nothing: the stop ends it at once
+    instead of waiting `asked` seconds for a remote shutdown it never heard (a refused crawl's
+    command waited five seconds for it)."""
+    import time
+
+    from workers.embedded import WorkerProcesses
+
+    pool = WorkerProcesses(redis_server.url, n=2, concurrency=1, log_dir=tmp_path).start()
+    began = time.monotonic()
+    pool.stop(timeout=60, asked=120)
+    assert time.monotonic() - began < 60
+    assert all(p.poll() is not None for p in pool.procs)
+
+
+def test_a_worker_says_when_it_consumes(redis_server, tmp_path):
+    """The readiness pipe: a worker answering the control ping has said it consumes."""
+    from workers.app import app
+    from workers.embedded import WorkerProcesses
+
+    pool = WorkerProcesses(redis_server.url, n=1, concurrency=1, log_dir=tmp_path).start()
+    try:
+        wait_for(lambda: {n for r in app.control.ping(timeout=0.5) or [] for n in r} >= set(pool.names),
+                 120, "the worker to answer a ping")
+        assert pool.ready[pool.procs[0]].is_ready()
+    finally:
+        pool.stop()
+    assert pool.procs[0].returncode == 0
+
+
+def test_unblocking_a_brpop_pops_nothing(redis_server):
+    """CLIENT UNBLOCK (what wakes a stopping worker's poll) makes BRPOP return empty, as at
+    its timeout: the message queued after it is still there for the next worker."""
+    import threading
+
+    from workers.embedded import WorkerProcesses
+
+    r = redis.Redis.from_url(redis_server.url)
+    key = "bh:test-embedded:queue"
+    got = {}
+    client = redis.Redis.from_url(redis_server.url, client_name="bh-test-poller")
+    poller = threading.Thread(target=lambda: got.update(v=client.brpop(key, 60)))
+    poller.start()
+    wait_for(lambda: any(c["name"] == "bh-test-poller" and "b" in c["flags"] for c in r.client_list()), 30,
+             "the BRPOP to block")
+    assert WorkerProcesses(redis_server.url)._unblock() >= 1
+    poller.join(30)
+    assert not poller.is_alive() and got["v"] is None
+    r.lpush(key, "message")
+    assert r.rpop(key) == b"message"
+
+
+def test_redis_stops_at_once_with_its_data_kept(tmp_path):
+    """SHUTDOWN NOSAVE (the embedded stop's) still flushes the AOF: what was written just
+    before the stop is there after a restart. With a password set since, SIGTERM instead."""
+    from workers.redis_server import RedisServer
+
+    server = RedisServer(tmp_path / "redis", persist=True).start()
+    redis.Redis.from_url(server.url).set("bh:test-embedded:last", "written")
+    assert server._shutdown()  # the command, not the SIGTERM fallback
+    assert server.proc.wait(timeout=20) == 0
+    again = RedisServer(tmp_path / "redis", persist=True).start()
+    assert redis.Redis.from_url(again.url).get("bh:test-embedded:last") == b"written"
+    redis.Redis.from_url(again.url).config_set("requirepass", "secret")
+    again.stop(at_once=True)
+    assert again.proc.returncode == 0
+
+
+def test_workers_started_before_their_redis_connect_when_it_answers(tmp_path):
+    """The embedded start launches redis-server and the workers together: a worker whose
+    Redis is not listening yet waits for it, then consumes."""
+    from workers.embedded import WorkerProcesses
+    from workers.redis_server import RedisServer, free_port
+
+    port = free_port()
+    pool = WorkerProcesses(f"redis://127.0.0.1:{port}/0", n=1, concurrency=1, log_dir=tmp_path).start()
+    try:
+        with RedisServer(tmp_path / "redis", port=port, persist=False):
+            wait_for(lambda: pool.ready[pool.procs[0]].is_ready(), 120, "the worker to consume")
+            pool.stop()
+            assert pool.procs[0].returncode == 0
+    finally:
+        pool.stop()

@@ -17,6 +17,7 @@ import threading
 import zlib
 from pathlib import Path
 
+from workers.settings import wacz_dir  # noqa: F401 (sinks.wacz_dir for its callers)
 from workers.state import CAPTURES, STREAM, url_key
 
 # how long the capture of a URL stays findable for metadata records and the revisit
@@ -323,11 +324,6 @@ def assemble_warc(parts_dir: str | None, out_path: str, records: list[dict], sta
 
 
 # ------------------------------------------------------------------ WACZ of a crawl
-
-def wacz_dir() -> str | None:
-    """Where crawls' WACZ packages go when no --wacz names one (BLOGHARVEST_WACZ_DIR)."""
-    return os.environ.get("BLOGHARVEST_WACZ_DIR") or None
-
 
 def package_wacz(warc_path: str, wacz_path: str, summary: dict, crawl_ids: list[str],
                  urls: list[str] | None = None) -> dict:
