@@ -93,6 +93,14 @@ def workers(redis_server, tmp_path_factory):
 
 
 @pytest.fixture
+def rt(redis_server):
+    """The process's runtime (settings, state, downloader) on the test Redis."""
+    from workers.runtime import runtime
+
+    return runtime()
+
+
+@pytest.fixture
 def state(redis_server):
     from workers.runtime import runtime
 

@@ -24,13 +24,6 @@ def farm():
         yield srv
 
 
-@pytest.fixture
-def rt(redis_server):
-    from workers.runtime import runtime
-
-    return runtime()
-
-
 class Calls:
     """The arguments of every call to the wrapped functions, and the responses fetched."""
 

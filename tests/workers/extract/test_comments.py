@@ -25,13 +25,6 @@ def farm():
         yield srv
 
 
-@pytest.fixture
-def rt(redis_server):
-    from workers.runtime import runtime
-
-    return runtime()
-
-
 def _same_instant(a: str | None, b: dt.datetime) -> bool:
     return bool(a) and dt.datetime.fromisoformat(a) == b
 

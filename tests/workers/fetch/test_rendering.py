@@ -93,13 +93,6 @@ def site():
     rendering.close_pool()
 
 
-@pytest.fixture
-def rt(redis_server):
-    from workers.runtime import runtime
-
-    return runtime()
-
-
 def entries(site, family):
     return [{"url": f"{site.url}{family}/{slug}", "title": d["title"], "content_html": d["html"],
              "authors": [d["author"]], "published": d["published"]} for slug, d in POSTS.items()]
