@@ -25,6 +25,7 @@ from workers.redis_server import RedisServer, die_with_parent, url_address, wait
 from workers.settings import WORKER_QUEUES
 
 NUDGE_EVERY = 0.25  # seconds a stopping worker may take before its BRPOP is unblocked again
+DEFER_AT_MOST = 3.0  # seconds the other workers wait for the first to consume before they start anyway
 READY_FD = "BLOGHARVEST_READY_FD"  # env: the pipe a worker writes one byte to once it consumes
 
 
@@ -116,6 +117,13 @@ class ReadySignal:
         """The worker holds the write end now: ours goes, so its exit reads as an end."""
         os.close(self.write_fd)
 
+    def wait(self, timeout: float) -> bool:
+        """Up to `timeout` seconds for the worker to say it consumes or to end: whether it has."""
+        if not self.closed:
+            select.select([self.read_fd], [], [], max(0.0, timeout))
+        self.is_ready()
+        return self.closed
+
     def is_ready(self) -> bool:
         if not self.ready and not self.closed and select.select([self.read_fd], [], [], 0)[0]:
             self.ready = os.read(self.read_fd, 1) == b"1"
@@ -145,15 +153,34 @@ class WorkerProcesses:
         # node names unique to this pool: the stop's remote shutdown goes to these names, and
         # another pool on the same Redis (same process, same pid) must not hear it
         self.tag = f"{os.getpid()}-{secrets.token_hex(3)}"
+        self.deferred: list[str] = []  # node names of workers to start once the first consumes
+        self.defer_until = 0.0
 
     def node_name(self, i: int) -> str:
         """Worker i's node name (a replacement started under it is the same worker restarted)."""
         return f"w{i}-{self.tag}@%h"
 
-    def start(self) -> "WorkerProcesses":
-        for i in range(self.n):
-            self.start_one(self.node_name(i))
+    def start(self, first_alone: bool = False) -> "WorkerProcesses":
+        """All `n` workers; with `first_alone`, worker 0 now and the others deferred until it
+        consumes (`start_deferred`): importing alone on a core, the first takes the crawl's
+        first task sooner, and the others are up before its discovery fans out."""
+        names = [self.node_name(i) for i in range(self.n)]
+        split = 1 if first_alone else self.n
+        for name in names[:split]:
+            self.start_one(name)
+        self.deferred, self.defer_until = names[split:], time.monotonic() + DEFER_AT_MOST
         return self
+
+    def start_deferred(self, wait: float = 0.0) -> bool:
+        """Start the deferred workers once the first consumes (or has ended, or DEFER_AT_MOST
+        passed), waiting up to `wait` seconds for that: whether any are still deferred."""
+        if self.deferred and self.procs:
+            first = self.ready[self.procs[0]]
+            if first.wait(min(wait, self.defer_until - time.monotonic())) or time.monotonic() >= self.defer_until:
+                names, self.deferred = self.deferred, []
+                for name in names:
+                    self.start_one(name)
+        return bool(self.deferred)
 
     def start_one(self, name: str) -> subprocess.Popen:
         log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
@@ -337,13 +364,21 @@ class Embedded:
         # the workers start with the server, not after it: they import for longer than it
         # takes to listen, and each waits for it to answer before it connects
         self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir,
-                                    die_with_parent=True).start()
+                                    die_with_parent=True).start(first_alone=True)
         try:
             self.redis.wait_ready()
         except BaseException:
             self.pool.stop(timeout=5, asked=0)
             raise
         return self
+
+    def pause(self, seconds: float) -> None:
+        """The follower's pause between two looks at the crawl: while workers are deferred,
+        spent waiting for the first to consume (the others start then); else a plain sleep."""
+        started = time.monotonic()
+        if self.pool.start_deferred(wait=seconds):
+            return
+        time.sleep(max(0.0, seconds - (time.monotonic() - started)))  # a display refresh, not synchronisation
 
     def __exit__(self, *exc) -> None:
         try:

@@ -81,7 +81,7 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     st = rt.state
     ids = [_started(st, u, since, options, embedded is not None, quiet) for u in urls]
     try:
-        infos = _follow(rt, ids, quiet)
+        infos = _follow(rt, ids, quiet, embedded.pause if embedded is not None else time.sleep)
     except KeyboardInterrupt:
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         return 130
@@ -247,8 +247,9 @@ class _Display:
             self.progress.stop()
 
 
-def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
-    """Watch the crawls to their end (their last infos), sweeping every SWEEP_EVERY seconds."""
+def _follow(rt, ids: list[str], quiet: bool, pause=time.sleep) -> list[dict]:
+    """Watch the crawls to their end (their last infos), sweeping every SWEEP_EVERY seconds;
+    `pause(seconds)` between looks (the embedded workers' own: it starts the deferred ones)."""
     st = rt.state
     display = _Display(st, ids, quiet)
     last_sweep = time.monotonic()
@@ -263,7 +264,7 @@ def _follow(rt, ids: list[str], quiet: bool) -> list[dict]:
             if time.monotonic() - last_sweep > SWEEP_EVERY:
                 last_sweep = time.monotonic()
                 _sweep_running(infos, quiet)
-            time.sleep(0.25)  # a display refresh, not synchronisation
+            pause(0.25)  # a display refresh, not synchronisation
     finally:
         display.stop()
 

@@ -53,6 +53,40 @@ def test_stopping_one_pool_leaves_another_on_the_same_redis_running(redis_server
         b.stop()
 
 
+def test_deferred_workers_start_once_the_first_consumes(redis_server, tmp_path):
+    """`start(first_alone=True)`: one worker now, the others only after it says it consumes
+    (the readiness pipe), and then they consume too."""
+    from workers.app import app
+    from workers.embedded import WorkerProcesses
+
+    pool = WorkerProcesses(redis_server.url, n=3, concurrency=1, log_dir=tmp_path).start(first_alone=True)
+    try:
+        assert len(pool.procs) == 1 and len(pool.deferred) == 2
+        wait_for(lambda: not pool.start_deferred(wait=0.5), 120, "the deferred workers to start")
+        assert pool.ready[pool.procs[0]].ready, "the others started before the first consumed"
+        assert len(pool.procs) == 3
+        wait_for(lambda: {n for r in app.control.ping(timeout=0.5) or [] for n in r} >= set(pool.names),
+                 120, "all three workers to answer a ping")
+    finally:
+        pool.stop()
+    assert [p.returncode for p in pool.procs] == [0, 0, 0]
+
+
+def test_deferred_workers_start_when_the_first_dies_starting(redis_server, tmp_path):
+    """A first worker that ends before it consumes does not hold the others back."""
+    from workers.embedded import WorkerProcesses
+
+    pool = WorkerProcesses(redis_server.url, n=2, concurrency=1, log_dir=tmp_path).start(first_alone=True)
+    try:
+        pool.procs[0].kill()
+        pool.procs[0].wait()
+        wait_for(lambda: not pool.start_deferred(wait=0.5), 30, "the deferred worker to start")
+        assert len(pool.procs) == 2 and pool.procs[1].poll() is None
+        assert not pool.ready[pool.procs[0]].ready
+    finally:
+        pool.stop()
+
+
 def test_drop_expiring_keeps_what_lasts(redis_server):
     """Keys with an expiry (an ended crawl's working keys, caches) go; the rest stays, and so
     do expiring keys a later crawl reads (a URL's capture, which an update crawl's revisit
