@@ -372,14 +372,6 @@ class Embedded:
             raise
         return self
 
-    def pause(self, seconds: float) -> None:
-        """The follower's pause between two looks at the crawl: while workers are deferred,
-        spent waiting for the first to consume (the others start then); else a plain sleep."""
-        started = time.monotonic()
-        if self.pool.start_deferred(wait=seconds):
-            return
-        time.sleep(max(0.0, seconds - (time.monotonic() - started)))  # a display refresh, not synchronisation
-
     def __exit__(self, *exc) -> None:
         try:
             self.pool.stop()

@@ -81,7 +81,7 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     st = rt.state
     ids = [_started(st, u, since, options, embedded is not None, quiet) for u in urls]
     try:
-        infos = _follow(rt, ids, quiet, embedded.pause if embedded is not None else time.sleep)
+        infos = _follow(rt, ids, quiet, embedded.pool if embedded is not None else None)
     except KeyboardInterrupt:
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         return 130
@@ -247,9 +247,9 @@ class _Display:
             self.progress.stop()
 
 
-def _follow(rt, ids: list[str], quiet: bool, pause=time.sleep) -> list[dict]:
+def _follow(rt, ids: list[str], quiet: bool, pool=None) -> list[dict]:
     """Watch the crawls to their end (their last infos), sweeping every SWEEP_EVERY seconds;
-    `pause(seconds)` between looks (the embedded workers' own: it starts the deferred ones)."""
+    `pool`: the embedded workers, some maybe deferred until the first consumes."""
     st = rt.state
     display = _Display(st, ids, quiet)
     last_sweep = time.monotonic()
@@ -264,9 +264,22 @@ def _follow(rt, ids: list[str], quiet: bool, pause=time.sleep) -> list[dict]:
             if time.monotonic() - last_sweep > SWEEP_EVERY:
                 last_sweep = time.monotonic()
                 _sweep_running(infos, quiet)
-            pause(0.25)  # a display refresh, not synchronisation
+            _pause(st, infos, pool, 0.25)
     finally:
         display.stop()
+
+
+def _pause(st, infos: list[dict], pool, seconds: float) -> None:
+    """Between two looks (the display's refresh): while embedded workers wait to start, wait
+    for the first to consume (then start them); else for the crawl to end, so the command
+    ends as soon as it does."""
+    if pool is not None and pool.start_deferred(wait=seconds):
+        return
+    running = [i["crawl_id"] for i in infos if i["state"] not in FINAL]
+    try:
+        st.wait_ended(running[0], seconds)
+    except Exception:  # Redis away: the next look rides it out (_retrying)
+        time.sleep(seconds)
 
 
 def _sweep_running(infos: list[dict], quiet: bool) -> None:

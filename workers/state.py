@@ -78,6 +78,7 @@ class Keys:
         # discovery sources (issue 15)
         self.sitemaps = f"{c}:sitemaps"  # hash: sitemap url -> JSON {"guessed", "next"} (what to try after it)
         self.sources = f"{c}:sources"  # hash: url -> the source that found it (feed, sitemap); none: links
+        self.ended = f"{c}:ended"  # list: one item pushed when the crawl ends, to wake its followers
         self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
         self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
 
@@ -475,11 +476,16 @@ class State:
         k = Keys(crawl_id)
         self.r.hset(k.crawl, "seen", self.r.scard(k.seen))
         self.r.delete(k.pages, k.entries)  # the learning cache: no step of an ended crawl reads it (issue 22)
-        if self.finished_ttl > 0:
-            with self.r.pipeline() as p:
-                for key in k.working():
-                    p.expire(key, int(self.finished_ttl))
-                p.execute()
+        with self.r.pipeline() as p:
+            p.rpush(k.ended, 1)
+            p.expire(k.ended, 60)  # a wake-up: a follower that looks later reads the state itself
+            for key in k.working() if self.finished_ttl > 0 else ():
+                p.expire(key, int(self.finished_ttl))
+            p.execute()
+
+    def wait_ended(self, crawl_id: str, timeout: float) -> bool:
+        """Up to `timeout` seconds for the crawl to end (woken by `retire`): whether it did."""
+        return bool(self.r.blpop([Keys(crawl_id).ended], timeout=timeout))
 
     def stale_inflight(self, crawl_id: str, older_than: float) -> list[str]:
         """Urls handed out more than `older_than` seconds ago (their worker died)."""

@@ -201,3 +201,25 @@ def test_phases_warnings_and_announced_counts_reach_crawl_info(state):
     assert info["phase"] == "traverse" and info["phase_started"]["traverse"] == first
     assert set(info["phase_started"]) == {"discover", "traverse"}
     assert info["warnings"] == {"no-browser": "off"} and info["announced"] == {"archive widget": 31}
+
+
+def test_a_crawl_ending_wakes_whoever_waits_for_it(state):
+    """The follower waits on `wait_ended` between looks: it returns at once when the crawl
+    ends (done by the last page, or failed), not after its timeout, and not before."""
+    import threading
+
+    cid = _crawl(state, "http://state-test-wake.example/")
+    assert not state.wait_ended(cid, 0.05)  # running: the wait runs out
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append((state.wait_ended(cid, 30), time.monotonic())))
+    waiter.start()
+    ended_at = time.monotonic()
+    state.enqueue(cid, {"http://state-test-wake.example/p": 1.0})
+    [url] = state.dispatch(cid, 10, 100)
+    state.mark_done(cid, url, counted=True)
+    assert state.maybe_finish(cid, 100)
+    waiter.join(30)
+    assert woke and woke[0][0] is True and woke[0][1] - ended_at < 10
+    other = _crawl(state, "http://state-test-wake-2.example/")
+    state.set_state(other, "failed", "no pages")
+    assert state.wait_ended(other, 5)
