@@ -13,15 +13,9 @@ import sys
 
 import pytest
 
-wordpress = pytest.importorskip("tests.farm.wordpress")
-from tests.farm.server import FarmServer  # noqa: E402
+from tests.farm.fixtures import served_farm
 
-
-@pytest.fixture(scope="module")
-def farm():
-    blog = wordpress.WordPress(seed=5, n_posts=24, feed_size=3, comment_feed_size=4, comments_per_page=5)
-    with FarmServer(blog) as srv:
-        yield srv
+farm = served_farm("wordpress", seed=5, n_posts=24, feed_size=3, comment_feed_size=4, comments_per_page=5)
 
 
 class Calls:

@@ -6,23 +6,16 @@ from __future__ import annotations
 
 import datetime as dt
 
-import pytest
-
 from tasks.discover.feeds import parse_feed
 from tasks.fetch.html import parse_html
 from tasks.text.similarity import normalize_text
 from tests.conftest import score
+from tests.farm.fixtures import served_farm
+from tests.farm.server import FarmServer
+from tests.farm.wordpress import WordPress
 from workers.extract import comments
 
-wordpress = pytest.importorskip("tests.farm.wordpress")
-from tests.farm.server import FarmServer  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def farm():
-    blog = wordpress.WordPress(seed=3, n_posts=14, feed_size=8, comment_feed_size=4, comments_per_page=5)
-    with FarmServer(blog) as srv:
-        yield srv
+farm = served_farm("wordpress", seed=3, n_posts=14, feed_size=8, comment_feed_size=4, comments_per_page=5)
 
 
 def _same_instant(a: str | None, b: dt.datetime) -> bool:
@@ -107,7 +100,7 @@ def test_comments_of_a_post_do_not_depend_on_crawl_order_or_feed_window(crawl, s
     """Two crawls through real workers with posts added between (the two oldest posts leave
     the feed window, the blog's comment rule is stored by then): each post's comments are the
     same list both times (count, ids, order), without duplicates, and they are the farm's."""
-    blog = wordpress.WordPress(seed=14, n_posts=20)
+    blog = WordPress(seed=14, n_posts=20)
     with FarmServer(blog) as site:
         info, first = crawl(site.url, js="never")
         assert info["state"] == "done", info
