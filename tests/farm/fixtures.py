@@ -33,6 +33,12 @@
         Factory fixture: the blog written as a harness blog directory (site/, posts.txt,
         truth.jsonl, SOURCE.txt) under tmp_path, for ../shared/eval/harness.py.
 
+    served_farm(family, seed=0, n_posts=40, faults=None, scope="module", **options) -> fixture
+        Not a fixture: makes one. `farm = served_farm("wordpress", seed=5, feed_size=3)` in a test
+        module gives that module a `farm` fixture: the blog built and served once for the whole
+        module (scope), the FarmServer yielded, stopped at the module's end. For a blog that
+        many tests read and none changes (no add_posts, edit_post or faults set by a test).
+
     farm_family: parametrized over every family name ("wordpress", "blogger", "static", "spa",
         "forum"); a test that asks for it runs once per family.
 
@@ -61,6 +67,18 @@ def farm_blog():
     yield make
     for s in servers:
         s.__exit__(None, None, None)
+
+
+def served_farm(family: str, seed: int = 0, n_posts: int | None = 40, faults: dict | None = None,
+                scope: str = "module", **options):
+    """A fixture serving one farm blog for a whole module: building and serving it once
+    spares each test the blog's rendering and a server's start."""
+    @pytest.fixture(scope=scope)
+    def farm():
+        with FarmServer(make_blog(family, seed, n_posts, **options), faults) as server:
+            yield server
+
+    return farm
 
 
 @pytest.fixture

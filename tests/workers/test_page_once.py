@@ -13,15 +13,9 @@ import sys
 
 import pytest
 
-wordpress = pytest.importorskip("tests.farm.wordpress")
-from tests.farm.server import FarmServer  # noqa: E402
+from tests.farm.fixtures import served_farm
 
-
-@pytest.fixture(scope="module")
-def farm():
-    blog = wordpress.WordPress(seed=5, n_posts=24, feed_size=3, comment_feed_size=4, comments_per_page=5)
-    with FarmServer(blog) as srv:
-        yield srv
+farm = served_farm("wordpress", seed=5, n_posts=24, feed_size=3, comment_feed_size=4, comments_per_page=5)
 
 
 class Calls:
@@ -99,11 +93,10 @@ def test_a_page_decodes_at_its_making_and_parses_on_first_use_once():
         assert len(calls.args["parse_html"]) == 1
         assert calls.decodes_of(resp.content) == 1
     assert (page.url, page.final_url, page.how, page.status) == ("http://x.test/p", "http://x.test/p/", "http", 200)
-    assert page.cached() == {"url": "http://x.test/p/", "html": markup} == {"url": page["url"], "html": page["html"]}
-    again = pagemod.as_page(page.cached(), "http://x.test/p")
+    assert page.cached() == {"url": "http://x.test/p/", "html": markup}
+    again = pagemod.Page.from_cached(page.cached(), "http://x.test/p")
     assert (again.how, again.url, again.final_url, again.html, again.content) == \
         ("cache", "http://x.test/p", "http://x.test/p/", markup, None)
-    assert pagemod.as_page(page) is page and pagemod.as_page(None) is None
     assert html.node_text(again.root.find(".//title")) == "T\u00e9"
     with pytest.raises(Exception):
         page.html = "changed"  # frozen: every stage reads the same page

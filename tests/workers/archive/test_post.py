@@ -16,6 +16,7 @@ from warcio.archiveiterator import ArchiveIterator
 import workers.runtime
 from tasks.archive import warc
 from tasks.archive.records import post_record
+from tasks.fetch.page import Page
 from workers.archive import post as archive
 from workers.runtime import Runtime, runtime
 from workers.settings import Settings
@@ -197,10 +198,10 @@ def test_metadata_record_refers_to_the_capture_any_worker_made(redis_server, sit
     resp = fetcher.downloader.get(post)
     media = archive.media_for(fetcher, cid, post, {"content_html": CONTENT}, None)
     record = post_record(post, site.url, {"title": "Post", "content_html": CONTENT}, media=media)
-    page = {"url": resp.url, "html": resp.text}
+    page = Page.from_response(resp, post)
 
     archive.on_record(other, cid, record, page)
-    archive.on_rendered(other, cid, post, {"url": resp.url, "html": resp.text + "<!-- rendered -->"})
+    archive.on_rendered(other, cid, post, Page.rendered(post, resp.url, resp.text + "<!-- rendered -->"))
 
     recs = read_dir(warc_dir)
     by_id = {r["id"]: r for r in recs}
@@ -225,8 +226,8 @@ def test_no_warc_dir_means_no_warc_record(redis_server, site, tmp_path):
     cid = crawl_of(rt, site)
     resp = rt.downloader.get(site.url + "post/1/")
     record = post_record(resp.url, site.url, {"title": "Post"})
-    archive.on_record(rt, cid, record, {"url": resp.url, "html": resp.text})
-    archive.on_rendered(rt, cid, resp.url, {"url": resp.url, "html": resp.text})
+    archive.on_record(rt, cid, record, Page.from_response(resp))
+    archive.on_rendered(rt, cid, resp.url, Page.rendered(resp.url, resp.url, resp.text))
     assert rt.downloader.recorder is None
     assert not list(tmp_path.rglob("*.warc.gz"))
 
@@ -244,7 +245,7 @@ def test_a_cluster_worker_packages_a_finished_crawl_as_wacz(redis_server, site, 
         resp = rt.downloader.get(url)
         record = post_record(url, site.url, {"title": f"Post {n}"})
         rt.state.save_record(cid, record, f"d{n}", 1000)
-        archive.on_record(rt, cid, record, {"url": resp.url, "html": resp.text})
+        archive.on_record(rt, cid, record, Page.from_response(resp, url))
     parts = sorted(os.listdir(warc_dir))
     assert archive.on_finished(rt, cid) is None  # no BLOGHARVEST_WACZ_DIR: nothing to do
     monkeypatch.setenv("BLOGHARVEST_WACZ_DIR", str(out_dir))

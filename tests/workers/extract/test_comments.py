@@ -6,23 +6,16 @@ from __future__ import annotations
 
 import datetime as dt
 
-import pytest
-
 from tasks.discover.feeds import parse_feed
-from tasks.fetch.html import parse_html
+from tasks.fetch.page import Page
 from tasks.text.similarity import normalize_text
 from tests.conftest import score
+from tests.farm.fixtures import served_farm
+from tests.farm.server import FarmServer
+from tests.farm.wordpress import WordPress
 from workers.extract import comments
 
-wordpress = pytest.importorskip("tests.farm.wordpress")
-from tests.farm.server import FarmServer  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def farm():
-    blog = wordpress.WordPress(seed=3, n_posts=14, feed_size=8, comment_feed_size=4, comments_per_page=5)
-    with FarmServer(blog) as srv:
-        yield srv
+farm = served_farm("wordpress", seed=3, n_posts=14, feed_size=8, comment_feed_size=4, comments_per_page=5)
 
 
 def _same_instant(a: str | None, b: dt.datetime) -> bool:
@@ -37,9 +30,8 @@ def test_every_comment_of_a_farm_blog_with_author_date_and_text(rt, farm):
     total = good = 0
     for post in reversed(farm.blog.posts):  # newest first: feed posts come before the others
         url = farm.origin + post.path
-        resp = rt.downloader.get(url)
-        page = {"url": resp.url, "html": resp.text}
-        got = comments.comments_for(rt, cid, url, entries.get(url), page, parse_html(resp.text, resp.url))
+        page = Page.from_response(rt.downloader.get(url), url)
+        got = comments.comments_for(rt, cid, url, entries.get(url), page, page.root)
         found = {(c["author"], normalize_text(c["content_text"])): c for c in got}
         for c in post.comments:
             total += 1
@@ -56,19 +48,17 @@ def test_rule_is_learned_once_and_reused(rt, farm):
     cid = rt.state.create_crawl(farm.url, None, {"js": "never"})
     post = max(farm.blog.posts[:6], key=lambda p: len(p.comments))  # an old post, beyond the feed
     url = farm.origin + post.path
-    resp = rt.downloader.get(url)
-    root = parse_html(resp.text, resp.url)
+    page = Page.from_response(rt.downloader.get(url), url)
     feed_hits = farm.hits[post.path + "feed/"]
-    got = comments.comments_for(rt, cid, url, None, {"url": resp.url, "html": resp.text}, root)
+    got = comments.comments_for(rt, cid, url, None, page, page.root)
     assert farm.hits[post.path + "feed/"] == feed_hits + 1  # found by the page's comment-feed link
     learned = rt.state.blog(cid)["comment_rules"]
     assert len(got) == len(post.comments)
     # a second post: the stored rule reads it; nothing is re-learned
     other = max((p for p in farm.blog.posts[:6] if p is not post), key=lambda p: len(p.comments))
     url2 = farm.origin + other.path
-    resp2 = rt.downloader.get(url2)
-    got2 = comments.comments_for(rt, cid, url2, None, {"url": resp2.url, "html": resp2.text},
-                                 parse_html(resp2.text, resp2.url))
+    page2 = Page.from_response(rt.downloader.get(url2), url2)
+    got2 = comments.comments_for(rt, cid, url2, None, page2, page2.root)
     assert rt.state.blog(cid)["comment_rules"] == learned
     assert {c["author"] for c in got2} == {c.author for c in other.comments}
 
@@ -77,9 +67,8 @@ def _read_all(rt, farm, cid, posts, entries) -> dict:
     out = {}
     for post in posts:
         url = farm.origin + post.path
-        resp = rt.downloader.get(url)
-        got = comments.comments_for(rt, cid, url, entries.get(url), {"url": resp.url, "html": resp.text},
-                                    parse_html(resp.text, resp.url))
+        page = Page.from_response(rt.downloader.get(url), url)
+        got = comments.comments_for(rt, cid, url, entries.get(url), page, page.root)
         out[url] = [(c["id"], c["author"], c["published"], c["content_text"], c["parent"]) for c in got]
     return out
 
@@ -107,7 +96,7 @@ def test_comments_of_a_post_do_not_depend_on_crawl_order_or_feed_window(crawl, s
     """Two crawls through real workers with posts added between (the two oldest posts leave
     the feed window, the blog's comment rule is stored by then): each post's comments are the
     same list both times (count, ids, order), without duplicates, and they are the farm's."""
-    blog = wordpress.WordPress(seed=14, n_posts=20)
+    blog = WordPress(seed=14, n_posts=20)
     with FarmServer(blog) as site:
         info, first = crawl(site.url, js="never")
         assert info["state"] == "done", info

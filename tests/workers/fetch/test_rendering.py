@@ -10,11 +10,12 @@ import urllib.parse
 import pytest
 
 from tasks.extract.post import extract_post
-from tasks.fetch.html import parse_html
+from tasks.fetch.page import Page
 from tasks.learn.fields import learn_page, reduce_rules
 from tests.httpd import LoopbackServer, Reply
 from workers.extract import comments
 from workers.fetch import rendering
+from workers.fetch.pages import html_page
 
 _missing = [p for p in ("/usr/bin/chromium", "/usr/bin/chromedriver") if not os.path.exists(p)]
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(_missing), reason=f"needs {_missing}")]
@@ -98,6 +99,13 @@ def entries(site, family):
              "authors": [d["author"]], "published": d["published"]} for slug, d in POSTS.items()]
 
 
+def served(rt, url: str) -> Page:
+    """The page at `url` as the traversal holds it before any rendering: fetched, through the HTML gate."""
+    page = html_page(rt.downloader.get(url), url)
+    assert page is not None, url
+    return page
+
+
 def crawl(rt, site, family, js):
     cid = rt.state.create_crawl(f"{site.url}{family}/", None, {"js": js})
     es = entries(site, family)
@@ -110,7 +118,7 @@ def test_auto_never_renders_a_static_blog(rt, site):
     cid, es = crawl(rt, site, "static", "auto")
     assert rendering.decide(rt, cid, es, {}) is False
     assert rt.state.blog(cid)["js"] is False
-    page = {"url": es[0]["url"], "html": static_post("p0")}
+    page = served(rt, es[0]["url"])
     assert rendering.page(rt, cid, es[0]["url"], page) is page
     assert rendering._pool is None  # no browser was even started
     assert site.hits["/api/p0.json"] == 0
@@ -124,14 +132,14 @@ def test_auto_renders_a_javascript_blog_and_it_extracts_like_the_static_one(rt, 
     rules = []
     for e in es[:2]:
         raw = rt.state.cached_page(cid, e["url"])  # decide cached what it fetched
-        page = rendering.page(rt, cid, e["url"], raw)
-        assert "meadow tune" in page["html"] and "meadow tune" not in raw["html"]
-        rules.append(learn_page(page["html"], page["url"], {"title": e["title"], "content": e["content_html"],
-                                                            "authors": e["authors"], "published": e["published"]}))
+        page = rendering.page(rt, cid, e["url"], Page.from_cached(raw, e["url"]))
+        assert "meadow tune" in page.html and "meadow tune" not in raw["html"]
+        rules.append(learn_page(page.html, page.final_url, {"title": e["title"], "content": e["content_html"],
+                                                           "authors": e["authors"], "published": e["published"]}))
     reduced = reduce_rules(rules)
     e = es[2]
-    rendered = rendering.page(rt, cid, e["url"], {"url": e["url"], "html": SHELL.replace("{slug}", "p2")})
-    js_post = extract_post(rendered["html"], rendered["url"], reduced)
+    rendered = rendering.page(rt, cid, e["url"], served(rt, e["url"]))
+    js_post = extract_post(rendered.html, rendered.final_url, reduced)
     static = extract_post(static_post("p2"), f"{site.url}static/p2", reduced)
     assert js_post["title"] == static["title"] == POSTS["p2"]["title"]
     assert js_post["content_text"] == static["content_text"] and "garden 6" in js_post["content_text"]
@@ -141,7 +149,7 @@ def test_auto_renders_a_javascript_blog_and_it_extracts_like_the_static_one(rt, 
 def test_never_and_always(rt, site):
     cid, es = crawl(rt, site, "js", "never")
     assert rendering.decide(rt, cid, es, {}) is False
-    fetched = {"url": es[0]["url"], "html": SHELL}
+    fetched = served(rt, es[0]["url"])
     assert rendering.page(rt, cid, es[0]["url"], fetched) is fetched
     cid, es = crawl(rt, site, "static", "always")
     assert rendering.decide(rt, cid, es, {}) is True
@@ -152,8 +160,9 @@ def test_comments_behind_load_more_from_the_rendered_page(rt, site):
     cid, es = crawl(rt, site, "js", "always")
     rendering.decide(rt, cid, es, {})
     e = es[1]
-    page = rendering.page(rt, cid, e["url"], {"url": e["url"], "html": SHELL.replace("{slug}", "p1")})
-    got = comments.comments_for(rt, cid, e["url"], e, page, parse_html(page["html"], page["url"]))
+    page = rendering.page(rt, cid, e["url"], served(rt, e["url"]))
+    assert page.how == "rendered"
+    got = comments.comments_for(rt, cid, e["url"], e, page, page.root)
     assert [(c["author"], c["published"], c["content_text"]) for c in got] == \
         [(c["author"], c["published"], c["text"]) for c in COMMENTS]
 
