@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 
 from tasks.archive.records import content_hash, post_record
 from tasks.discover.candidates import declared_permalink
+from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
@@ -57,22 +58,22 @@ def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
         return unread
     if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
         return _process_sitemap(rt, crawl_id, url, ctx)
-    post = _post_by_url(url, ctx)
-    if post and _known(rt, crawl_id, url, ctx):
+    kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
+    if kind.post and _known(rt, crawl_id, url, ctx):
         st.mark_done(crawl_id, url)
         return {"url": url, "skipped": "known"}
     page = _read(rt, crawl_id, url, ctx)
     if not isinstance(page, Page):
         return page  # a feed (read as a list of links), or no HTML page (reported)
-    page = rendering.page(rt, crawl_id, url, page)
+    page = rendering.as_drawn(rt, crawl_id, url, page, kind.render)
     limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
     final = canonical(page.final_url)
     if final != url:
         st.r.sadd(rt.keys(crawl_id).seen, final)
     posts, others = _links(page, ctx)
-    result = {"url": url, "post": post}
+    result = {"url": url, "post": kind.post}
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
-    post, extracted, record_url = _recognise(rt, crawl_id, url, page, ctx, post, result)
+    post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
     if post:
         _record_post(rt, crawl_id, url, page, ctx, extracted, record_url, result)
     else:
@@ -108,10 +109,12 @@ def _process_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> dict:
         rt, crawl_id, *split_links(urls, home, lambda u: bool(rx and is_post(u, rx))), options))
 
 
-def _post_by_url(url: str, ctx: dict) -> bool:
-    """A post by its URL: a feed entry, or the learned pattern's (never a listing)."""
-    pattern, home = ctx["blog"].get("pattern"), ctx["blog"]["home"]
-    return ctx["entry"] is not None or (bool(pattern and is_post(url, pattern)) and not discovered.listing(url, home))
+def _kind(url: str, ctx: dict) -> UrlKind:
+    """The URL's kind (tasks.discover.kinds) by what the crawl learned: its home page and post
+    pattern, whether its feed lists the URL, the --js decision."""
+    blog = ctx["blog"]
+    return url_kind(url, blog["home"], blog.get("pattern"), ctx["entry"] is not None,
+                    js_decision(blog, ctx["options"]))
 
 
 def _known(rt, crawl_id: str, url: str, ctx: dict) -> bool:
@@ -131,18 +134,18 @@ def _read(rt, crawl_id: str, url: str, ctx: dict) -> Page | dict:
     (read as a list of links) or no HTML page (reported)."""
     if ctx["page"] is not None:
         page = Page.from_cached(ctx["page"], url)
-        if not usable(page):  # cached by an earlier stage before the gate held: binary is never a post
-            page_failed(rt, crawl_id, url, "not_html", f"not an HTML page (binary bytes, {len(page.html)} characters)")
-            return {"url": url, "error": "not_html"}
+        # cached by an earlier stage before the gate held: binary is never a post
+        why = None if usable(page) else f"not an HTML page (binary bytes, {len(page.html)} characters)"
+    else:
+        resp = rt.downloader.get(url, revisit=bool(ctx["options"].get("update")))
+        if looks_like_feed(resp.content, resp.content_type):
+            return _process_feed(rt, crawl_id, url, resp, ctx["blog"].get("pattern"), ctx["blog"]["home"])
+        page = html_page(resp, url)
+        why = None if page is not None else not_html_message(resp)
+    if why is None:
         return page
-    resp = rt.downloader.get(url, revisit=bool(ctx["options"].get("update")))
-    if looks_like_feed(resp.content, resp.content_type):
-        return _process_feed(rt, crawl_id, url, resp, ctx["blog"].get("pattern"), ctx["blog"]["home"])
-    page = html_page(resp, url)
-    if page is None:
-        page_failed(rt, crawl_id, url, "not_html", not_html_message(resp))
-        return {"url": url, "error": "not_html"}
-    return page
+    page_failed(rt, crawl_id, url, "not_html", why)
+    return {"url": url, "error": "not_html"}
 
 
 def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: str) -> dict:
@@ -182,16 +185,17 @@ def _from_feed(entry: dict | None) -> bool:
     return entry is not None and not entry.get("pseudo")
 
 
-def _recognise(rt, crawl_id: str, url: str, page: Page, ctx: dict, post: bool, result: dict):
+def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict, result: dict):
     """(post, extracted, record url): the rules' reading of a post by its URL (a page beyond the
     feed must read as one), then settled by its canonical URL and the blog's template."""
+    post = kind.post
     blog, entry = ctx["blog"], ctx["entry"]
     rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
     extracted = extract_root(page.root, page.html, rules, entry, blog.get("feed_meta"), page.final_url) \
         if post else None
     if post and not _from_feed(entry) and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
-    return discovered.settle(rt, crawl_id, url, page, rules, pattern, home, post, entry, extracted, result)
+    return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result)
 
 
 def _broad(pattern: str | None, home: str) -> bool:

@@ -88,20 +88,29 @@ def _control(root) -> str | None:
     return None
 
 
-def script_signals(html, content=None, found: int | None = None) -> list[str]:
+def script_signals(html, content=None, found: int | None = None, raw: str | None = None) -> list[str]:
     """Why a browser may see more comments on this page than its markup holds (empty: no reason).
-    `content` is the post's content element of `html` when it is a parsed root; `found`
-    the comments read from the page as served (else the page's repeated blocks)."""
-    raw = html.decode("utf-8", "replace") if isinstance(html, bytes) else html if isinstance(html, str) else None
-    root = parse_html(raw) if raw is not None else html
+    `html` is the page's markup, or its parsed root: then `raw` is the markup it was parsed
+    from (a page parsed once, tasks.fetch.page.Page), else the scripts are not looked for.
+    `content` is the post's content element of a parsed root; `found` the comments read from
+    the page as served (else the page's repeated blocks)."""
+    if isinstance(html, (str, bytes)):
+        raw = html.decode("utf-8", "replace") if isinstance(html, bytes) else html
+        root = parse_html(raw)
+    else:
+        root = html
     if root is None:
         return []
     after = [el for el in _after_content(root, content) if isinstance(el.tag, str)]
     out = [_count_signal(root, content, found), _empty_container(after), _control(root)]
     if raw is not None:  # the parse drops scripts: they are looked for in the markup
-        tail = _TAIL.findall(raw[max(0, raw.lower().find("<body")):])
-        out.append(f"{len(tail)} frames or scripts in the page's body" if tail else None)
+        out.append(_scripts_in_body(raw))
     return [x for x in out if x]
+
+
+def _scripts_in_body(raw: str) -> str | None:
+    tail = _TAIL.findall(raw[max(0, raw.lower().find("<body")):])
+    return f"{len(tail)} frames or scripts in the page's body" if tail else None
 
 
 def _marks(el, levels: int = 6) -> str:

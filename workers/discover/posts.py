@@ -5,23 +5,22 @@
                          becomes one, and its URL shape gains support as a further post pattern
     first_of_body(...)   two URLs serving the same post (title and text) give one record
     link_pattern(...)    the main pattern and the supported further ones: which links to fetch first
-    listing(url, home)   listing pages are never posts
+
+What the fetched URL is (a post by its URL, a listing, below a post) comes decided, a
+tasks.discover.kinds.UrlKind; the page's canonical URL, where it differs, is asked here once.
 """
 from __future__ import annotations
 
 import re
 
-from tasks.discover.canonical import body_key, is_listing, page_canonical, under_post
+from tasks.discover.canonical import body_key, page_canonical
+from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import template_post
 from tasks.discover.urls import is_post, learn_post_pattern
 from tasks.extract.post import extract_root
 
 MIN_SUPPORT = 2  # template-recognised posts of one URL shape before the shape counts as a pattern
 MAX_PATTERNS = 20  # further patterns used per blog (most supported first)
-
-
-def listing(url: str, home: str) -> bool:
-    return is_listing(url, home)
 
 
 def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
@@ -40,15 +39,16 @@ def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
         return pattern
 
 
-def settle(rt, crawl_id: str, url: str, page, rules: dict, pattern: str | None,
-           home: str, post: bool, entry: dict | None, extracted: dict | None, result: dict):
-    """(post, extracted, record url) of a page (a tasks.fetch.page.Page: its tree parsed once)."""
-    record_url = _record_url(rt, crawl_id, url, page.final_url, page.root, pattern, home)
-    if post and entry is None and is_listing(record_url, home):
+def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, pattern: str | None,
+           home: str, post: bool, extracted: dict | None, result: dict):
+    """(post, extracted, record url) of a page (a tasks.fetch.page.Page: its tree parsed once)
+    at `url` of `kind`; `post` is whether it is one so far (by its URL, as the rules read it)."""
+    record_url, record = _record_url(rt, crawl_id, url, kind, page.final_url, page.root, pattern, home)
+    if post and not kind.entry and record.listing:
         return False, extracted, url  # its canonical is a listing (a paged view of the blog)
-    if post or entry is not None or not rules:
+    if post or kind.entry or not rules:
         return post, extracted, record_url
-    if _never_a_post(url, record_url, pattern, home):
+    if kind.never_post or record.listing:
         return False, extracted, url
     extracted = extract_root(page.root, page.html, rules)
     if not template_post(page.root, extracted, rules):
@@ -58,24 +58,17 @@ def settle(rt, crawl_id: str, url: str, page, rules: dict, pattern: str | None,
     return True, extracted, record_url
 
 
-def _record_url(rt, crawl_id: str, url: str, final_url: str, root, pattern: str | None, home: str) -> str:
-    """The URL the page's record goes under: the page's canonical, unless the fetched URL is
-    in the blog's permalink scheme (from its feed) and the canonical is not. A record URL
-    other than the fetched one is marked seen: the post is read here, not fetched again."""
-    record_url = page_canonical(root, final_url, home)
-    if pattern and is_post(url, pattern) and not is_post(record_url, pattern):
-        record_url = url
+def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root, pattern: str | None,
+                home: str) -> tuple[str, UrlKind]:
+    """The URL the page's record goes under, and its kind: the page's canonical, unless the
+    fetched URL is in the blog's permalink scheme (from its feed) and the canonical is not. A
+    record URL other than the fetched one is marked seen: the post is read here, not fetched again."""
+    named = page_canonical(root, final_url, home)
+    named_kind = kind if named == url else url_kind(named, home, pattern)
+    record_url, record = (url, kind) if kind.by_pattern and not named_kind.by_pattern else (named, named_kind)
     if record_url != url:
         rt.state.r.sadd(rt.keys(crawl_id).seen, record_url)
-    return record_url
-
-
-def _never_a_post(url: str, record_url: str, pattern: str | None, home: str) -> bool:
-    """A listing (by either URL), or a page below a post (an attachment, a comment page):
-    whatever its template, never a post of its own."""
-    if is_listing(url, home) or is_listing(record_url, home):
-        return True
-    return bool(pattern and under_post(url, lambda u: is_post(u, pattern), home))
+    return record_url, record
 
 
 def _support(rt, crawl_id: str, url: str, home: str) -> None:

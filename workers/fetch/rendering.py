@@ -1,8 +1,10 @@
 """JavaScript rendering of a crawl's pages (`--js auto|always|never`).
 
 `decide` runs once per crawl at discovery (does this blog need a browser?) and
-`page` is called for every fetched page; it returns the page to extract from, rendered
+`as_drawn` is called for every fetched page of the traversal, with its URL's render need
+(tasks.discover.kinds: decided once per page); it returns the page to extract from, rendered
 by headless Chromium (a per-worker pool, tasks/fetch/browser.py) when the crawl needs it.
+`page` does the same for a training page, its need asked here (`need`, as `queue_for`).
 
 Comments by script need no list of widgets: the sample's pages that hint at more
 comments (tasks/extract/comment_signals.py: a count above the comments found, an empty
@@ -27,8 +29,10 @@ import json
 import logging
 import threading
 
+from tasks.discover.kinds import HINTED, js_decision, render_need
+from tasks.discover.urls import is_post
 from tasks.fetch.http import FetchError
-from tasks.extract.comment_signals import _TAIL as FRAMES_OR_SCRIPTS, more_controls, script_signals, shown_count
+from tasks.extract.comment_signals import more_controls, script_signals, shown_count
 from tasks.fetch.page import Page, as_page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
@@ -105,11 +109,7 @@ def _raw_page(rt, crawl_id: str, url: str) -> Page | None:
 def script_hints(page: Page) -> list[str]:
     """tasks.extract.comment_signals.script_signals of a page, on its one parse: the hints its
     tree gives, then the frames and scripts in the body of its markup (which the parse drops)."""
-    out = script_signals(page.root)
-    tail = FRAMES_OR_SCRIPTS.findall(page.html[max(0, page.html.lower().find("<body")):])
-    if tail:
-        out.append(f"{len(tail)} frames or scripts in the page's body")
-    return out
+    return script_signals(page.root, raw=page.html)
 
 
 NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pages are read as "
@@ -256,17 +256,6 @@ def _render(rt, crawl_id: str, url: str, fresh: bool = False) -> Page:
     return page
 
 
-def _is_post(rt, crawl_id: str, url: str, blog: dict) -> bool:
-    if rt.state.entry(crawl_id, url) is not None:
-        return True
-    pattern = blog.get("pattern")
-    if not pattern:
-        return False
-    from tasks.discover.urls import is_post
-
-    return bool(is_post(url, pattern))
-
-
 _decided = Recent(4096)  # crawl id -> its js decision (made once, at discovery): a cache
 
 
@@ -276,32 +265,42 @@ def decision(rt, crawl_id: str):
     if js is None:
         js = rt.state.r.hget(rt.keys(crawl_id).blog, "js")
         if js is None:  # not decided yet, or a crawl that never went through decide
-            return "all" if rt.state.options(crawl_id).get("js") == "always" else False
+            return js_decision({}, rt.state.options(crawl_id))
         js = _decided[crawl_id] = json.loads(js)
     return js
+
+
+def need(rt, crawl_id: str, url: str) -> str | None:
+    """tasks.discover.kinds.render_need of a page whose kind no caller decided (a page sent to
+    its queue, a training page): its URL asked of the state here."""
+    js = decision(rt, crawl_id)
+    if js != "posts":
+        return render_need(js, False)
+    pattern = rt.state.blog(crawl_id).get("pattern")
+    post_page = rt.state.entry(crawl_id, url) is not None or bool(pattern and is_post(url, pattern))
+    return render_need(js, post_page)
 
 
 def queue_for(rt, crawl_id: str, url: str) -> str | None:
     """The queue of a page's task: RENDER_QUEUE when a browser will draw it (workers that
     consume only that queue may be the ones with browsers), None for the default queue."""
-    js = decision(rt, crawl_id)
-    if js == "all" or (js == "posts" and _is_post(rt, crawl_id, url, rt.state.blog(crawl_id))):
-        return RENDER_QUEUE
-    return None
+    return RENDER_QUEUE if need(rt, crawl_id, url) else None
 
 
 def page(rt, crawl_id: str, url: str, fetched):
-    """The page to extract from: `fetched` (a Page, or its {"url", "html"}) itself, or its
-    rendered DOM (a Page)."""
-    js = decision(rt, crawl_id)
-    if not js:
-        return fetched
-    if js == "posts" and not _is_post(rt, crawl_id, url, rt.state.blog(crawl_id)):
-        return fetched
-    if js == "posts" and not script_hints(as_page(fetched, url)):
-        return fetched  # nothing on this post hints at comments by script
+    """The page to extract from where no caller decided the URL's kind (a training page):
+    `fetched` (a Page, or its {"url", "html"}) itself, or its rendered DOM, by its `need`."""
+    render = need(rt, crawl_id, url)
+    return fetched if render is None else as_drawn(rt, crawl_id, url, as_page(fetched, url), render)
+
+
+def as_drawn(rt, crawl_id: str, url: str, fetched: Page, render: str | None) -> Page:
+    """The page to extract from under its URL's render need (tasks.discover.kinds.UrlKind.render):
+    `fetched` itself, or its rendered DOM."""
+    if render is None or (render == HINTED and not script_hints(fetched)):
+        return fetched  # read as served (a post: nothing on it hints at comments by script)
     try:
-        rendered = _render(rt, crawl_id, fetched.get("url") or url)
+        rendered = _render(rt, crawl_id, fetched.final_url or url)
         # the DOM as extracted and what the browser fetched for it ("resources"), into the WARC
         archive.on_rendered(rt, crawl_id, url, rendered)
         return rendered

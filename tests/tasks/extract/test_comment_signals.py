@@ -39,3 +39,12 @@ def test_load_more_controls_by_what_they_say():
             '<a class="pager" href="#">Afficher plus</a></div></main>')
     assert more_controls(html) == ["span.xz-next", "a.pager"]
     assert script_signals(html)
+
+
+def test_a_parsed_root_with_its_markup_gives_every_hint():
+    """A page parsed once (tasks.fetch.page.Page) gives its root and its markup: the scripts,
+    which the parse drops, are read from the markup."""
+    html, _ = _page("widget", lang="de")
+    root = parse_html(html)
+    assert script_signals(root, raw=html) == script_signals(html)
+    assert not any("scripts" in s for s in script_signals(root))
