@@ -69,16 +69,3 @@ class Page:
         """The page cache's JSON form: {"url" (final), "html"}."""
         return {"url": self.final_url, "html": self.html}
 
-    # a page reads like the cached dict it is stored as: page["url"] (final), page["html"]
-    def __getitem__(self, key: str):
-        return self.cached()[key]
-
-    def get(self, key: str, default=None):
-        return self.cached().get(key, default)
-
-
-def as_page(page, url: str | None = None) -> Page | None:
-    """A Page of a Page or of a page-cache dict {"url", "html"} (None stays None)."""
-    if page is None or isinstance(page, Page):
-        return page
-    return Page.from_cached(page, url)

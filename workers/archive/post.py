@@ -133,13 +133,13 @@ def _download(rt, crawl_id: str, url: str, root: str, key: str) -> dict | None:
 def on_record(rt, crawl_id: str, record: dict, page) -> None:
     """After a record is saved: write it to the worker's WARC files as a metadata record,
     WARC-Refers-To the response record that captured its page (any worker's). `page` is the
-    post's tasks.fetch.page.Page (or its {"url", "html"}): its final URL is the target."""
+    post's tasks.fetch.page.Page (None: the record's URL is the target), its final URL."""
     roller = warc_roller(rt.settings)
     if roller is None:
         return
     from tasks.archive.warc import metadata_record
 
-    target = (page or {}).get("url") or record["url"]
+    target = (page.final_url if page is not None else None) or record["url"]
     ref = captured(rt.state, target) or captured(rt.state, record["url"])
     roller.write(metadata_record(target, record, ref))
 
@@ -155,16 +155,15 @@ def on_resources(rt, crawl_id: str, url: str, resources: list) -> None:
 def on_rendered(rt, crawl_id: str, url: str, page) -> None:
     """After a page is rendered by the browser: its DOM as a WARC resource record (on
     `urn:blogharvest:dom:<url>`, WARC-Refers-To the response the browser's page came from,
-    when captured), and `page["resources"]` when the renderer handed them over with the page
-    (a tasks.fetch.page.Page, or a dict {"url", "html", "resources"})."""
+    when captured). `page` is the rendered tasks.fetch.page.Page; what the browser fetched
+    for it went to the WARC already (on_resources, as the renderer handed it over)."""
     roller = warc_roller(rt.settings)
     if roller is None:
         return
     from tasks.archive.warc import resource_record
 
-    target = page.get("url") or url
-    on_resources(rt, crawl_id, url, page.get("resources") or [])
-    roller.write(resource_record(target, page["html"], refers_to_record_id=captured(rt.state, target)))
+    target = page.final_url or url
+    roller.write(resource_record(target, page.html, refers_to_record_id=captured(rt.state, target)))
 
 
 def on_finished(rt, crawl_id: str) -> str | None:

@@ -218,7 +218,7 @@ def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: st
 def _decide_js(rt, crawl_id: str, url: str, entries: list[dict]) -> bool:
     """rendering.decide on `entries`; True once decided (a failure goes to the report)."""
     try:
-        rendering.decide(rt, crawl_id, entries, {})
+        rendering.decide(rt, crawl_id, entries)
         return True
     except HostBusy:  # politeness: the task does discovery again at the host's next turn
         raise

@@ -30,7 +30,7 @@ import time
 from tasks.extract import comments as C
 from tasks.discover.feeds import FeedError, parse_comment_feed
 from tasks.fetch.http import FetchError
-from tasks.fetch.page import Page, as_page
+from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.learn.rules import first_of
 from workers.fetch.pages import page_at
@@ -226,8 +226,7 @@ def _adopt(rt, crawl_id: str, rule: dict, url: str) -> None:
 def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=None) -> list[dict]:
     """[{"id", "url", "author", "published", "content_text", "parent"}] of one post: the
     same list (ids, order) whichever worker reads it when, in the feed window or not.
-    `page` is the post's Page (or its {"url", "html"}), `root` its tree when the caller holds it."""
-    page = as_page(page, url)
+    `page` is the post's Page, `root` its tree when the caller holds it."""
     root = page.root if root is None else root
     rule = blog_rule(rt, crawl_id)
     feed = _post_feed(rt, crawl_id, url, entry, page, root)

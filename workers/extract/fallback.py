@@ -18,7 +18,7 @@ import json
 import logging
 
 from tasks.extract.fallback import fallback_extract
-from tasks.fetch.page import Page, as_page
+from tasks.fetch.page import Page
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.pseudo_feed import MIN_POST_CHARS
 
@@ -61,10 +61,9 @@ def extraction_of(extracted: dict) -> str:
 
 def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | None,
              known_post: bool) -> tuple[dict, str]:
-    """(extracted, extraction) for a post page (a Page, or its {"url", "html"}): the rules'
+    """(extracted, extraction) for a post page (a Page): the rules'
     result, or the fallback's where the rules failed. A page only the URL pattern calls a post
     must read as one (a date and an article) before the fallback makes it a record."""
-    page = as_page(page, url)
     # binary bytes (garbled text): the page-level extractor would read a "post" from noise
     if not rules_failed(extracted, rules) or page.garbled:
         return extracted, extraction_of(extracted)

@@ -7,7 +7,7 @@ What passes is a `tasks.fetch.page.Page`: decoded once here, parsed once where f
 and handed down to every stage. The crawl's page cache keeps its JSON form {"url", "html"}."""
 from __future__ import annotations
 
-from tasks.fetch.page import Page, as_page
+from tasks.fetch.page import Page
 
 
 def looks_html(resp) -> bool:
@@ -31,8 +31,7 @@ def html_page(resp, url: str | None = None) -> Page | None:
 
 
 def usable(page) -> bool:
-    """A page held as text (cached or rendered; a Page or its cached dict) that is one: not garbled binary."""
-    page = as_page(page)
+    """A page held as text (cached or rendered) that is one: not garbled binary."""
     return page is not None and not page.garbled
 
 
@@ -42,7 +41,8 @@ def not_html_message(resp) -> str:
 
 def cached(rt, crawl_id: str, url: str) -> Page | None:
     """The crawl's cached page at `url` (learning and traversal share what discovery fetched)."""
-    return as_page(rt.state.cached_page(crawl_id, url), url)
+    raw = rt.state.cached_page(crawl_id, url)
+    return None if raw is None else Page.from_cached(raw, url)
 
 
 def fetched(rt, crawl_id: str, url: str, **get) -> Page | None:

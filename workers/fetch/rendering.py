@@ -33,7 +33,7 @@ from tasks.discover.kinds import HINTED, js_decision, render_need
 from tasks.discover.urls import is_post
 from tasks.fetch.http import FetchError
 from tasks.extract.comment_signals import more_controls, script_signals, shown_count
-from tasks.fetch.page import Page, as_page
+from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
 from tasks.fetch.js_need import needs_js, page_words
@@ -195,8 +195,8 @@ def _forced(st, crawl_id: str):
     return None
 
 
-def decide(rt, crawl_id: str, entries: list[dict], pages: dict) -> bool:
-    """Whether this crawl renders pages; `pages` maps entry URL -> its Page (or {"url", "html"}) already fetched.
+def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
+    """Whether this crawl renders pages (the entries' pages as served read from the cache or fetched).
 
     --js auto looks at a few entries' pages as served: content missing there but present
     once rendered means "all"; comments that a browser sees and the page as served does
@@ -210,7 +210,7 @@ def decide(rt, crawl_id: str, entries: list[dict], pages: dict) -> bool:
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
     content_votes, script_comments, reasons, weak = 0, False, [], []
     for e in sample:
-        page = as_page(pages.get(e["url"]), e["url"]) or _raw_page(rt, crawl_id, e["url"])
+        page = _raw_page(rt, crawl_id, e["url"])
         if page is None:
             continue
         content_votes += _content_vote(rt, crawl_id, e, page, reasons)
@@ -289,9 +289,9 @@ def queue_for(rt, crawl_id: str, url: str) -> str | None:
 
 def page(rt, crawl_id: str, url: str, fetched):
     """The page to extract from where no caller decided the URL's kind (a training page):
-    `fetched` (a Page, or its {"url", "html"}) itself, or its rendered DOM, by its `need`."""
+    `fetched` (a Page) itself, or its rendered DOM, by its `need`."""
     render = need(rt, crawl_id, url)
-    return fetched if render is None else as_drawn(rt, crawl_id, url, as_page(fetched, url), render)
+    return fetched if render is None else as_drawn(rt, crawl_id, url, fetched, render)
 
 
 def as_drawn(rt, crawl_id: str, url: str, fetched: Page, render: str | None) -> Page:

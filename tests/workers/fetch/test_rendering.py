@@ -116,7 +116,7 @@ def crawl(rt, site, family, js):
 def test_auto_never_renders_a_static_blog(rt, site):
     rendering.close_pool()
     cid, es = crawl(rt, site, "static", "auto")
-    assert rendering.decide(rt, cid, es, {}) is False
+    assert rendering.decide(rt, cid, es) is False
     assert rt.state.blog(cid)["js"] is False
     page = served(rt, es[0]["url"])
     assert rendering.page(rt, cid, es[0]["url"], page) is page
@@ -126,7 +126,7 @@ def test_auto_never_renders_a_static_blog(rt, site):
 
 def test_auto_renders_a_javascript_blog_and_it_extracts_like_the_static_one(rt, site):
     cid, es = crawl(rt, site, "js", "auto")
-    assert rendering.decide(rt, cid, es, {}) is True
+    assert rendering.decide(rt, cid, es) is True
     assert rt.state.blog(cid)["js"] == "all"
     # learn on the rendered JS posts, extract a JS post and its static twin with the same rules
     rules = []
@@ -148,17 +148,17 @@ def test_auto_renders_a_javascript_blog_and_it_extracts_like_the_static_one(rt, 
 
 def test_never_and_always(rt, site):
     cid, es = crawl(rt, site, "js", "never")
-    assert rendering.decide(rt, cid, es, {}) is False
+    assert rendering.decide(rt, cid, es) is False
     fetched = served(rt, es[0]["url"])
     assert rendering.page(rt, cid, es[0]["url"], fetched) is fetched
     cid, es = crawl(rt, site, "static", "always")
-    assert rendering.decide(rt, cid, es, {}) is True
+    assert rendering.decide(rt, cid, es) is True
     assert rt.state.blog(cid)["js"] == "all"
 
 
 def test_comments_behind_load_more_from_the_rendered_page(rt, site):
     cid, es = crawl(rt, site, "js", "always")
-    rendering.decide(rt, cid, es, {})
+    rendering.decide(rt, cid, es)
     e = es[1]
     page = rendering.page(rt, cid, e["url"], served(rt, e["url"]))
     assert page.how == "rendered"
