@@ -11,6 +11,11 @@ Sessions are expensive to start and leak memory as they age, so a pool keeps a
 few and recycles each after `max_pages` pages, after a crash and after a
 timeout (a page whose script hangs leaves its renderer unusable).
 
+Every request of the browser goes through a guarding proxy (proxy.py): on the worker's
+loopback for local Chromium, on the address `BLOGHARVEST_PROXY_ADVERTISE` gives for a remote
+Selenium Grid (grid.py); a Grid without it renders nothing (`GridUnguarded`) unless
+`BLOGHARVEST_UNGUARDED_GRID=1`.
+
 The pure decisions behind `--js auto` (`needs_js`, `has_script_comments`) are in js_need.py.
 """
 from __future__ import annotations
@@ -25,12 +30,13 @@ import time
 from dataclasses import dataclass, field
 
 from tasks.fetch.browser_procs import _MemoryWatch, _first_existing, _is_timeout, _kill, _process_tree
+from tasks.fetch.grid import ENV_ADVERTISE, ENV_UNGUARDED, UNGUARDED, Listen, grid_listen
 from tasks.fetch.guard import AllowPrivate
 from tasks.fetch.page_scripts import (_CLEAN, _CLICK, _FRAMES, _INSTRUMENT, _SETTLE, _SIGNATURE, _SPENT,
                                       _STATUS, _WAIT_SELECTOR, DOM_SIZE)
 from tasks.fetch.proxy import GuardingProxy
 
-__all__ = ["BrowserPool", "RenderError", "RenderTimeout", "DEFAULT_LOAD_MORE", "COMMENT_FRAMES",
+__all__ = ["BrowserPool", "RenderError", "RenderTimeout", "GridUnguarded", "DEFAULT_LOAD_MORE", "COMMENT_FRAMES",
            "CHROMIUM_FLAGS"]
 
 # "Show more / load more" buttons of comment services and themes, tried in this order.
@@ -79,11 +85,22 @@ _DRIVERS = ("/usr/bin/chromedriver",)
 
 class RenderError(RuntimeError):
     """A page could not be rendered; `kind` is "timeout", "crash", "network", "too_large" or
-    "unavailable" (no browser on this machine: rendering is off, not a page's fault)."""
+    "unavailable" (no browser on this machine, or none that may be used: rendering is off,
+    not a page's fault; `warning` names it in the crawl's report)."""
+    warning = "no-browser"
 
     def __init__(self, kind: str, url: str, message: str):
         super().__init__(f"render {kind}: {url}: {message}")
-        self.kind, self.url = kind, url
+        self.kind, self.url, self.message = kind, url, message
+
+
+class GridUnguarded(RenderError):
+    """SELENIUM_REMOTE_URL without BLOGHARVEST_PROXY_ADVERTISE: the Grid's browser could not
+    reach the guarding proxy, so it is not used (fail closed)."""
+    warning = "unguarded-grid"
+
+    def __init__(self, url: str = "-"):
+        super().__init__("unavailable", url, UNGUARDED)
 
 
 class RenderTimeout(RenderError):
@@ -121,7 +138,8 @@ class BrowserPool:
                  remote_url: str | None = None, quiet_ms: int = 250, stale_ms: int = 2500,
                  extra_args: tuple[str, ...] = (), allow_private: AllowPrivate = None,
                  max_dom_bytes: int = 15_000_000, max_renderer_bytes: int = 2_000_000_000,
-                 request_timeout: float = 20.0, record_bytes: int = 100_000_000):
+                 request_timeout: float = 20.0, record_bytes: int = 100_000_000,
+                 proxy_advertise: str | None = None, unguarded_grid: bool | None = None):
         if size < 1 or max_pages < 1:
             raise ValueError("size and max_pages must be at least 1")
         self.size, self.max_pages = size, max_pages
@@ -131,6 +149,12 @@ class BrowserPool:
         self.binary = binary or _first_existing(_BINARIES) or shutil.which("chromium")
         self.driver_path = driver or _first_existing(_DRIVERS) or shutil.which("chromedriver")
         self.extra_args = tuple(extra_args)
+        # a Grid's browser reaches the guarding proxy at this host[:port] (grid.py); without it a
+        # Grid renders nothing unless told it may render unguarded
+        self.proxy_advertise = (proxy_advertise if proxy_advertise is not None
+                                else os.environ.get(ENV_ADVERTISE, "").strip() or None)
+        self.unguarded_grid = (unguarded_grid if unguarded_grid is not None
+                               else os.environ.get(ENV_UNGUARDED) == "1")
         # every request of the browser goes through a guarding proxy (tasks/fetch/proxy.py)
         self.allow_private = allow_private
         self.max_dom_bytes, self.max_renderer_bytes = max_dom_bytes, max_renderer_bytes
@@ -182,37 +206,32 @@ class BrowserPool:
         o.page_load_strategy = "normal"
         return o
 
-    def _start(self) -> _Session:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
+    def _proxy(self) -> GuardingProxy | None:
+        """The new session's guarding proxy: on loopback for local Chromium, where the Grid
+        reaches it for a remote one; None only for a Grid allowed to render unguarded.
+        Raises GridUnguarded for a Grid with neither setting."""
+        if self.remote_url and not self.proxy_advertise:
+            if self.unguarded_grid:
+                return None
+            raise GridUnguarded()
+        listen = grid_listen(self.remote_url, self.proxy_advertise) if self.remote_url else Listen()
+        return GuardingProxy(self.allow_private, timeout=self.request_timeout, max_bytes=self.max_dom_bytes,
+                             record_bytes=self.record_bytes, listen=listen).start()
 
-        proxy = None
-        if not self.remote_url:
-            proxy = GuardingProxy(self.allow_private, timeout=self.request_timeout,
-                                  max_bytes=self.max_dom_bytes, record_bytes=self.record_bytes).start()
-        o = self._options(proxy)
-        if self.remote_url:
-            # a remote grid's browser cannot reach a proxy on this host's loopback: the grid's
-            # network must be confined to the public internet by its deployment (docs/security.md)
-            drv = webdriver.Remote(command_executor=self.remote_url, options=o)
-            s = _Session(drv, None)
-        else:
-            if not (self.binary and os.path.exists(self.binary) and self.driver_path
-                    and os.path.exists(self.driver_path)):
-                raise RenderError("unavailable", "-", "no Chromium or chromedriver found (install chromium and "
-                                                "chromium-driver, or set SELENIUM_REMOTE_URL)")
-            profile = tempfile.mkdtemp(prefix="bh-chromium-")
-            o.binary_location = self.binary
-            o.add_argument(f"--user-data-dir={profile}")
-            try:
-                drv = webdriver.Chrome(options=o, service=Service(self.driver_path))
-            except Exception:
-                shutil.rmtree(profile, ignore_errors=True)
-                proxy.close()
-                raise
-            s = _Session(drv, profile, proxy=proxy)
-            s.pids = _process_tree(drv.service.process.pid)
+    def _start(self) -> _Session:
+        if not self.remote_url and not (self.binary and os.path.exists(self.binary) and self.driver_path
+                                        and os.path.exists(self.driver_path)):
+            raise RenderError("unavailable", "-", "no Chromium or chromedriver found (install chromium and "
+                                            "chromium-driver, or set SELENIUM_REMOTE_URL)")
+        proxy = self._proxy()
         try:
+            s = self._open(self._options(proxy), proxy)
+        except Exception:
+            if proxy is not None:
+                proxy.close()
+            raise
+        try:
+            drv = s.driver
             if not self.remote_url:
                 try:
                     drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _INSTRUMENT})
@@ -232,6 +251,25 @@ class BrowserPool:
         with self._lock:
             self._live.add(s)
             self.started += 1
+        return s
+
+    def _open(self, o, proxy: GuardingProxy | None) -> _Session:
+        """A WebDriver session: on the Grid at `remote_url`, else a local Chromium with its own profile."""
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        if self.remote_url:
+            return _Session(webdriver.Remote(command_executor=self.remote_url, options=o), None, proxy=proxy)
+        profile = tempfile.mkdtemp(prefix="bh-chromium-")
+        o.binary_location = self.binary
+        o.add_argument(f"--user-data-dir={profile}")
+        try:
+            drv = webdriver.Chrome(options=o, service=Service(self.driver_path))
+        except Exception:
+            shutil.rmtree(profile, ignore_errors=True)
+            raise
+        s = _Session(drv, profile, proxy=proxy)
+        s.pids = _process_tree(drv.service.process.pid)
         return s
 
     def _quit(self, s: _Session) -> None:

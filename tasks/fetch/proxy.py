@@ -10,12 +10,17 @@ back to Chromium, whose next request comes through here again and is checked aga
 HTTPS arrives as CONNECT host:port: the target is checked and pinned like any URL, then the
 bytes are relayed as they are (no interception: those resources are not recorded).
 
+Local Chromium finds it on loopback; a remote Selenium Grid's browser on the address given by
+a `Listen` (grid.py), where only the Grid's own addresses are served (`Listen.clients`: any
+other peer's connection is closed unread, so the proxy is never open to the network).
+
 It also records what the browser fetched (`take()`): every resource as a
 `Response.to_dict()` (url, status, headers, content base64 ...), so the WARC can hold what the
 rendered page was made of, and every refused request as a `FetchError.to_dict()`.
 """
 from __future__ import annotations
 
+import errno
 import http.server
 import select
 import socket
@@ -25,6 +30,7 @@ from dataclasses import dataclass, field
 
 import requests
 
+from tasks.fetch.grid import Listen
 from tasks.fetch.guard import AllowPrivate, allowed, blocked_ip, check_address
 from tasks.fetch.http import DEFAULT_UA, FetchError, Response, fetch, make_session
 
@@ -39,10 +45,12 @@ _DROP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "c
 _REFUSED_KINDS = ("private_address", "bad_url", "bad_scheme")
 
 
-def chromium_flags(port: int) -> tuple[str, ...]:
-    """Chromium's flags to send everything, loopback included, through the proxy on `port`
-    (it bypasses proxies for loopback unless told `<-loopback>`), and no UDP around it."""
-    return (f"--proxy-server=http://127.0.0.1:{port}", "--proxy-bypass-list=<-loopback>",
+def chromium_flags(port: int, host: str = "127.0.0.1") -> tuple[str, ...]:
+    """Chromium's flags to send everything, loopback included, through the proxy at
+    `host`:`port` (it bypasses proxies for loopback unless told `<-loopback>`), and no UDP
+    around it."""
+    netloc = f"[{host}]" if ":" in host else host
+    return (f"--proxy-server=http://{netloc}:{port}", "--proxy-bypass-list=<-loopback>",
             "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
             "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--disable-quic",
             "--dns-prefetch-disable")
@@ -60,8 +68,30 @@ class _Record:
     dropped: int = 0  # resources served but not recorded (over the record budget)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    """The proxy's listener: one port per proxy (no SO_REUSEPORT sharing), no reverse DNS
+    of its own address, and only the clients `listen.clients` admits."""
+    allow_reuse_port = False
+    daemon_threads = True
+    listen: Listen
+    rejected = 0  # connections closed unread: not a client the proxy serves
+
+    def server_bind(self):
+        import socketserver
+
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[0], self.server_address[1]
+
+    def verify_request(self, request, client_address) -> bool:
+        if self.listen.clients is None or self.listen.clients(client_address[0]):
+            return True
+        self.rejected += 1
+        return False
+
+
 class GuardingProxy:
-    """`with GuardingProxy(allow_private=...) as p:` serves on 127.0.0.1:`p.port`.
+    """`with GuardingProxy(allow_private=...) as p:` serves on 127.0.0.1:`p.port`, or where
+    `listen` says (grid.py: on an address a Selenium Grid reaches, for its addresses only).
 
     `max_bytes` caps each resource, `timeout` each request (wall clock), `record_bytes` what
     one `take()` may hold (beyond it resources are served, counted in `dropped`, not kept).
@@ -69,15 +99,16 @@ class GuardingProxy:
 
     def __init__(self, allow_private: AllowPrivate = None, *, timeout: float = 20.0,
                  max_bytes: int = 15_000_000, record_bytes: int = 100_000_000,
-                 user_agent: str = DEFAULT_UA, record: bool = True):
+                 user_agent: str = DEFAULT_UA, record: bool = True, listen: Listen | None = None):
         self.allow_private = allow_private
+        self.listen = listen or Listen()
         self.timeout, self.max_bytes, self.record_bytes = timeout, max_bytes, record_bytes
         self.user_agent = user_agent
         self.record = record
         self._rec = _Record()
         self._lock = threading.Lock()
         self._local = threading.local()
-        self._server: http.server.ThreadingHTTPServer | None = None
+        self._server: _Server | None = None
         self.port = 0
 
     # ------------------------------------------------------------------ lifecycle
@@ -88,8 +119,7 @@ class GuardingProxy:
         class Handler(_Handler):
             proxy = outer
 
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _bind(self.listen, Handler)
         self.port = self._server.server_address[1]
         threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                          name="guarding-proxy", daemon=True).start()
@@ -109,7 +139,12 @@ class GuardingProxy:
 
     @property
     def flags(self) -> tuple[str, ...]:
-        return chromium_flags(self.port)
+        return chromium_flags(self.port, self.listen.advertise)
+
+    @property
+    def rejected(self) -> int:
+        """Connections closed unread: their peer is not a client this proxy serves."""
+        return self._server.rejected if self._server is not None else 0
 
     # ------------------------------------------------------------------ records
 
@@ -156,6 +191,24 @@ class GuardingProxy:
             s = self._local.session = make_session(self.user_agent)
         s.cookies.clear()
         return s
+
+
+def _bind(listen: Listen, handler) -> _Server:
+    """A server listening as `listen` says: the first free port of its range."""
+    class Server(_Server):
+        address_family = socket.AF_INET6 if ":" in listen.bind else socket.AF_INET
+
+    Server.listen = listen
+    last = None
+    for port in listen.candidates():
+        try:
+            return Server((listen.bind, port), handler)
+        except OSError as e:
+            if e.errno != errno.EADDRINUSE:
+                raise
+            last = e
+    raise OSError(errno.EADDRINUSE, f"no free port for the guarding proxy in {listen.ports[0]}-{listen.ports[1]} "
+                                    f"on {listen.bind}") from last
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

@@ -294,16 +294,50 @@ def connection_allowed(docs: list[dict], src: dict, dst: dict, port: int) -> boo
         policies = _policies(docs, labels, direction)
         rules = [r for p in policies for r in p["spec"].get(direction.lower()) or []]
         if policies and not any(
-                (not r.get("ports") or any(p.get("port") == port for p in r["ports"]))
+                (not r.get("ports") or any(p.get("port") == port or isinstance(p.get("port"), int)
+                                           and p["port"] <= port <= p.get("endPort", p["port"]) for p in r["ports"]))
                 and (not r.get(side) or any(_peer_admits(p, other, ns) for p in r[side])) for r in rules):
             return False
     return True
 
 
+def grid_errors(docs: list[dict]) -> list[str]:
+    """The Grid renders only through the guard (tasks/fetch/grid.py): every worker with
+    SELENIUM_REMOTE_URL tells the Grid where its proxy is (BLOGHARVEST_PROXY_ADVERTISE) in a
+    named port range, is not let render unguarded, and the Selenium pods reach that range
+    on it; the Selenium pods reach no internet themselves (everything goes through a proxy)."""
+    errors, pods = [], templates(docs)
+    selenium = [labels for _, labels in pods if labels.get("app.kubernetes.io/component") == "selenium"]
+    for d, labels in pods:
+        if labels.get("app.kubernetes.io/component") == "selenium":
+            errors += [f"{name_of(d)}: the Selenium browser may reach {leak} (it must go through a worker's proxy)"
+                       for leak in reachable_forbidden(docs, labels)]
+            if any("ipBlock" in p for pol in _policies(docs, labels, "Egress")
+                   for r in pol["spec"].get("egress") or [] for p in r.get("to") or []):
+                errors.append(f"{name_of(d)}: the Selenium browser has internet egress of its own")
+        for c in (c for c in containers(d) if is_worker(c)):
+            env, where = container_env(docs, c), f"{name_of(d)}[{c['name']}]"
+            if "SELENIUM_REMOTE_URL" not in env:
+                continue
+            ports = re.fullmatch(r"(\d+)(?:-(\d+))?", str(env.get("BLOGHARVEST_PROXY_PORTS") or ""))
+            errors += [f"{where}: {msg}" for bad, msg in (
+                ("BLOGHARVEST_PROXY_ADVERTISE" not in env, "SELENIUM_REMOTE_URL without BLOGHARVEST_PROXY_ADVERTISE "
+                                                           "(the Grid would render nothing)"),
+                (env.get("BLOGHARVEST_UNGUARDED_GRID") == "1", "BLOGHARVEST_UNGUARDED_GRID lets the Grid render "
+                                                               "unguarded"),
+                (ports is None, "BLOGHARVEST_PROXY_PORTS must name the proxy's port range for the NetworkPolicy"),
+            ) if bad]
+            ends = [int(x) for x in ports.groups() if x] if ports else []
+            errors += [f"{where}: the Selenium browser cannot reach its proxy on port {port}"
+                       for port in ends for s in selenium if not connection_allowed(docs, s, labels, port)]
+    return errors
+
+
 def check_network(docs: list[dict]) -> list[str]:
     """Default deny; crawling pods reach the public internet but no private, CGNAT or
     link-local (metadata) address; whoever has REDIS_URL reaches Redis and nobody else does;
-    workers with SELENIUM_REMOTE_URL reach Selenium and nobody else does; DNS for all."""
+    workers with SELENIUM_REMOTE_URL reach Selenium and nobody else does, and the Selenium
+    browser reaches their guarding proxies only (grid_errors); DNS for all."""
     errors = []
     if not any(d["kind"] == "NetworkPolicy" and d["spec"]["podSelector"] == {}
                and {"Ingress", "Egress"} <= set(d["spec"].get("policyTypes") or []) for d in docs):
@@ -322,10 +356,10 @@ def check_network(docs: list[dict]) -> list[str]:
             errors.append(f"{where}: no DNS egress")
         envs = [container_env(docs, c) for c in containers(d)]
         crawls = any(is_worker(c) for c in containers(d))
-        if crawls or component(labels) == "selenium":
+        if crawls:
             if not any((p.get("ipBlock") or {}).get("cidr") == "0.0.0.0/0" for p, _ in peers):
                 errors.append(f"{where}: crawling pod has no internet egress")
-        elif any("ipBlock" in p for p, _ in peers):
+        elif any("ipBlock" in p for p, _ in peers) and component(labels) != "selenium":  # see grid_errors
             errors.append(f"{where}: only crawling pods may have ipBlock egress")
         if component(labels) in ("redis", "selenium"):
             continue
@@ -336,7 +370,7 @@ def check_network(docs: list[dict]) -> list[str]:
                        for t in targets if connection_allowed(docs, labels, t, port) != needed]
     if any(connection_allowed(docs, s, t, 6379) for s in selenium for t in redis):
         errors.append("the Selenium browser (it runs blogs' JavaScript) may reach Redis")
-    return errors
+    return errors + grid_errors(docs)
 
 
 # ------------------------------------------------------------------ compose, Dockerfile
@@ -389,6 +423,30 @@ def check_compose(path: Path = vm.COMPOSE_FILE) -> list[str]:
         errors.append("compose flower: command should be `celery --broker=$REDIS_URL flower`")
     if services["render-worker"]["build"].get("target") != "render":
         errors.append("compose render-worker: build target should be render")
+    return errors + compose_grid_errors(c)
+
+
+def compose_grid_errors(c: dict) -> list[str]:
+    """The Grid renders only through the guard: the selenium service is on internal networks
+    only (no internet, no Redis), every worker driving it tells it where its proxy is
+    (BLOGHARVEST_PROXY_ADVERTISE), is not let render unguarded, and shares a network with it."""
+    services, networks = c["services"], c.get("networks") or {}
+    on = lambda s: set(s.get("networks") or ["default"])  # noqa: E731  (no networks: the default one)
+    grid = on(services["selenium"])
+    errors = [f"compose selenium: network {n} is not internal (the browser would reach more than the proxies)"
+              for n in sorted(grid) if not (networks.get(n) or {}).get("internal")]
+    for name, s in services.items():
+        env = s.get("environment") or {}
+        if not (is_blogharvest_image(s["image"]) and (s.get("command") or [])[:1] == ["worker"]
+                and "SELENIUM_REMOTE_URL" in env):
+            continue
+        errors += [f"compose {name}: {msg}" for bad, msg in (
+            (not env.get("BLOGHARVEST_PROXY_ADVERTISE"), "SELENIUM_REMOTE_URL without BLOGHARVEST_PROXY_ADVERTISE "
+                                                         "(the Grid would render nothing)"),
+            (str(env.get("BLOGHARVEST_UNGUARDED_GRID")) == "1", "BLOGHARVEST_UNGUARDED_GRID lets the Grid render "
+                                                               "unguarded"),
+            (not on(s) & grid, "shares no network with selenium (its browser cannot reach the proxy)"),
+        ) if bad]
     return errors
 
 

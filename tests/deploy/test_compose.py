@@ -55,3 +55,21 @@ def test_variable_without_default_fails(vm, broken):
 def test_unknown_key_fails_the_schema(vm, broken):
     errors = checks.check_compose(broken("    shm_size: 2gb", "    shm_sise: 2gb"))
     assert any("shm_sise" in e for e in errors)
+
+
+def test_the_grid_is_confined_and_guarded(vm, broken):
+    """selenium alone on the internal network with the workers, which advertise their proxies."""
+    c = vm.interpolate_defaults(vm.load_compose())
+    assert c["networks"]["grid"] == {"internal": True} and c["services"]["selenium"]["networks"] == ["grid"]
+    assert c["services"]["render-worker"]["environment"]["BLOGHARVEST_PROXY_ADVERTISE"] == "auto"
+    assert checks.compose_grid_errors(c) == []
+    errors = checks.check_compose(broken("  grid:\n    internal: true", "  grid: {}"))
+    assert errors == ["compose selenium: network grid is not internal (the browser would reach more than the proxies)"]
+    errors = checks.check_compose(broken("  BLOGHARVEST_PROXY_ADVERTISE: auto\n", "  BLOGHARVEST_UNGUARDED_GRID: \"1\"\n"))
+    assert "compose render-worker: SELENIUM_REMOTE_URL without BLOGHARVEST_PROXY_ADVERTISE (the Grid would render " \
+           "nothing)" in errors
+    assert "compose worker: BLOGHARVEST_UNGUARDED_GRID lets the Grid render unguarded" in errors
+    errors = checks.check_compose(broken('    command: ["worker", "--concurrency", "2", "--queues", "render"]\n'
+                                         '    networks: [default, grid]\n',
+                                         '    command: ["worker", "--concurrency", "2", "--queues", "render"]\n'))
+    assert errors == ["compose render-worker: shares no network with selenium (its browser cannot reach the proxy)"]

@@ -162,3 +162,35 @@ def test_ingress_is_checked_too(vm, docs):
     errors = checks.check_network(docs)
     assert "Deployment/worker: cannot reach Redis" in errors
     assert "Deployment/beat: cannot reach Redis" not in errors
+
+
+def test_the_grid_renders_only_through_the_workers_guarding_proxies(vm, docs):
+    """Every worker driving the Grid tells it where its proxy is (the pod IP, downward API),
+    the Selenium pods reach that proxy's ports and nothing else (no internet of their own)."""
+    env = {e["name"]: e for e in container(find(docs, "Deployment", "render-worker"))["env"]}
+    assert env["BLOGHARVEST_PROXY_ADVERTISE"]["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP"
+    assert find(docs, "Service", "selenium")["spec"]["clusterIP"] == "None"  # resolves to the pods' own IPs
+    assert checks.grid_errors(docs) == []
+
+    render = container(find(docs, "Deployment", "render-worker"))
+    render["env"] = [e for e in render["env"] if e["name"] != "BLOGHARVEST_PROXY_ADVERTISE"]
+    find(docs, "Deployment", "selenium")["spec"]["template"]["metadata"]["labels"]["blogharvest/egress-internet"] = "true"
+    config = find(docs, "ConfigMap", "blogharvest-config")["data"]
+    config["BLOGHARVEST_PROXY_PORTS"] = "9300-9400"
+    config["BLOGHARVEST_UNGUARDED_GRID"] = "1"
+    docs.remove(find(docs, "NetworkPolicy", "grid-proxy-ingress"))
+    errors = checks.check_network(docs)
+    assert "Deployment/render-worker[render-worker]: SELENIUM_REMOTE_URL without BLOGHARVEST_PROXY_ADVERTISE " \
+           "(the Grid would render nothing)" in errors
+    assert "Deployment/selenium: the Selenium browser has internet egress of its own" in errors
+    assert "Deployment/worker[worker]: BLOGHARVEST_UNGUARDED_GRID lets the Grid render unguarded" in errors
+    assert "Deployment/worker[worker]: the Selenium browser cannot reach its proxy on port 9300" in errors
+
+
+def test_the_proxy_port_range_must_be_open_end_to_end(vm, docs):
+    find(docs, "ConfigMap", "blogharvest-config")["data"]["BLOGHARVEST_PROXY_PORTS"] = "9300-9400"
+    errors = checks.check_network(docs)
+    assert "Deployment/worker[worker]: the Selenium browser cannot reach its proxy on port 9400" in errors
+    assert not any("port 9300" in e for e in errors)
+    find(docs, "ConfigMap", "blogharvest-config")["data"].pop("BLOGHARVEST_PROXY_PORTS")
+    assert any("BLOGHARVEST_PROXY_PORTS must name" in e for e in checks.check_network(docs))

@@ -117,10 +117,12 @@ NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pa
 
 
 def render_failed(rt, crawl_id: str, url: str, err: RenderError, note: str = "") -> None:
-    """A page's render error goes to the report; a missing browser is said once, as a warning."""
+    """A page's render error goes to the report; a missing (or unguarded, refused) browser is
+    said once, as a warning."""
     if err.kind == "unavailable":
-        if rt.state.warn(crawl_id, "no-browser", NO_BROWSER):
-            log.warning("crawl %s: %s", crawl_id, NO_BROWSER)
+        said = NO_BROWSER if err.warning == "no-browser" else err.message
+        if rt.state.warn(crawl_id, err.warning, said):
+            log.warning("crawl %s: %s", crawl_id, said)
         return
     rt.state.add_error(crawl_id, url, "render", f"{err}{note}")
 
