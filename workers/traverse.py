@@ -25,18 +25,20 @@ Send = Callable[[str, str], None]
 
 
 def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
-    """The home page, the feed's posts and the blog's sitemaps queued; the first pages sent."""
+    """The home page, the feed's posts and the blog's sitemaps queued; the first pages sent.
+    The phase turns to traverse only then: a sweep (any worker's, at any moment) dispatches a
+    traversing crawl and ends it if nothing is queued, so before the seeds it would end it done."""
     st = rt.state
     if st.state_of(crawl_id) != "running":
         return
     blog = st.blog(crawl_id)
-    st.set_phase(crawl_id, "traverse")
     seeds = {blog["home"]: SEED_PRIORITY}
     for u in blog.get("entry_urls") or []:
         seeds.setdefault(u, POST_PRIORITY)
     st.mark_sources(crawl_id, list(blog.get("entry_urls") or []), "feed")  # issue 15: sources
     st.enqueue(crawl_id, seeds)
     sources.seed(rt, crawl_id, blog["home"])  # issue 15: sitemaps, popped like seeds
+    st.set_phase(crawl_id, "traverse")
     dispatch(rt, crawl_id, send)
 
 
