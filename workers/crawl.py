@@ -185,19 +185,24 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     def keep(u: str) -> bool:  # a page for the other queue's workers is sent there
         return (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) == mine
 
-    for _ in range(CHAIN_PAGES - 1):
-        if time.monotonic() > deadline or "deferred" in out:
-            break
-        url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep)
-        if url is None:
-            return out
-        heal.hold_page(rt.state.r, crawl_id, url)  # no message carries it: the sweep must know
-        try:
+    held = None  # the page kept last: its note goes with the next one's (one round trip), or at the end
+    try:
+        for _ in range(CHAIN_PAGES - 1):
+            if time.monotonic() > deadline or "deferred" in out:
+                break
+            # the pages the last one's writes handed out (State.end_page), else handed out now
+            url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep, handed=out.pop("handed", None))
+            if url is None:
+                return out
+            heal.pass_page(rt.state.r, crawl_id, held, url)  # no message carries it: the sweep must know
+            held = url
             out = _page(self, rt, crawl_id, url, first=False)
-        finally:
-            heal.release_page(rt.state.r, crawl_id, url)
-    _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page))
-    return out
+        handed = out.pop("handed", None)
+        _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page, handed=None if again else handed))
+        return out
+    finally:
+        if held is not None:
+            heal.release_page(rt.state.r, crawl_id, held)
 
 
 def _ride_out(rt, step, tries: int = 3):
@@ -212,6 +217,14 @@ def _ride_out(rt, step, tries: int = 3):
 
 
 def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
+    """Process one page; its result "handed": the pages its writes handed out (State.end_page),
+    for `dispatch` to send or keep, whatever happened after those writes."""
+    handoff: dict = {}
+    out = _read_page(task, rt, crawl_id, url, first, handoff)
+    return dict(out, handed=handoff["handed"]) if "handed" in handoff else out
+
+
+def _read_page(task, rt, crawl_id: str, url: str, first: bool, handoff: dict) -> dict:
     """Process one page; a transient fetch error is retried later with backoff, by Celery
     for the task's own page, by a new message for a page the task went on to; a busy host
     (politeness) defers the page; a Redis outage is waited out and the page read again."""
@@ -220,7 +233,8 @@ def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
     patient, memo = remembering(rt, crawl_id, url)  # a deferred page's next run reuses its fetches
     try:
         with rt.downloader.crawl(crawl_id):
-            out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again))
+            out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again,
+                                                               hand_out=handoff))
         memo.forget()
         return out
     except HostBusy as busy:

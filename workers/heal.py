@@ -108,6 +108,19 @@ def hold_page(r, crawl_id: str, url: str) -> None:
         log.warning("heal: could not note page %s as held", url)
 
 
+def pass_page(r, crawl_id: str, done: str | None, url: str) -> None:
+    """`hold_page(url)` and `release_page(done)` (the page kept before) in one round trip."""
+    if done is None:
+        return hold_page(r, crawl_id, url)
+    try:
+        with r.pipeline(transaction=False) as p:
+            p.hdel(holds_key(WORKER_ID), _page_field(crawl_id, done))
+            p.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
+            p.execute()
+    except REDIS_DOWN:
+        log.warning("heal: could not note page %s as held", url)
+
+
 def release_page(r, crawl_id: str, url: str) -> None:
     try:
         r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url))

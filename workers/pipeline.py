@@ -33,9 +33,10 @@ from workers.discover import sources
 from workers.discover.feed import CrawlFailed, discover
 from workers.extract import comments
 from workers.extract import fallback as page_fallback
-from workers.fetch import rendering
+from workers.fetch import patience, rendering
 from workers.fetch.pages import html_page, not_html_message, usable
 from workers.learn.rules import learn_one, reduce
+from workers.state import Saving
 from workers.traverse import Send, dispatch, page_failed, recover, start_traversal
 
 # the crawl's steps as its tasks (workers/crawl.py), the follower and the sweep call them
@@ -48,10 +49,14 @@ MAX_ATTEMPTS = 4  # deliveries of one page before it is reported and dropped
 TRAP_LIMITS = traverse.TRAP_LIMITS  # the traversal's trap limits (tasks/discover/traps.py), for every queueing here
 
 
-def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
-    """One page of the traversal; `count` false: the same delivery run again (Redis outage)."""
+def process(rt, crawl_id: str, url: str, count: bool = True, hand_out: dict | None = None) -> dict:
+    """One page of the traversal; `count` false: the same delivery run again (Redis outage).
+    Its state is read in one round trip and written in one (issue 22); given a `hand_out` dict,
+    that one also hands the next pages out, put there at once ("handed": (urls, finished), for
+    `dispatch`): a failure after the page's writes must not keep them from being sent."""
     st = rt.state
     ctx = st.page_context(crawl_id, url, count)
+    patience.recall(rt, crawl_id, url, ctx["fetched"])
     unread = _not_to_read(rt, crawl_id, url, ctx)
     if unread is not None:
         return unread
@@ -73,14 +78,8 @@ def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
     result = {"url": url, "post": post}
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, page, ctx, post, result)
-    if post:
-        _record_post(rt, crawl_id, url, page, ctx, extracted, record_url, result)
-    else:
-        result["sample"] = st.add_sample(crawl_id, url, len(set(posts)))
-    _queue_links(rt, crawl_id, posts, others, ctx["options"], samples=result.get("sample"))
-    if ctx["options"].get("trace"):
-        st.trace(crawl_id, url, bool(result.get("record") is not None))
-    st.mark_done(crawl_id, url, counted=True)
+    record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
+    _end(rt, crawl_id, url, page, ctx, (posts, others), None if post else len(set(posts)), record, result, hand_out)
     return result
 
 
@@ -214,9 +213,8 @@ def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str,
 
 # ------------------------------------------------------------------ a post's record
 
-def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: dict, record_url: str,
-                 result: dict) -> None:
-    """The post's record (its fields, comments, media) saved where it is new or changed, and archived."""
+def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: dict, record_url: str) -> dict | None:
+    """The post's record (its fields, comments, media); None when nothing was extracted (reported)."""
     blog, entry = ctx["blog"], ctx["entry"]
     rules = blog.get("rules") or {}
     # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
@@ -224,29 +222,22 @@ def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: 
     # ---- end issue 18
     if not (extracted.get("title") or extracted.get("content_text")):
         rt.state.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")
-        return
-    record = post_record(record_url, blog["home"], extracted, rules=_rule_strings(rules), extraction=extraction,
-                         comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
-                                        rt, crawl_id, url, entry, page, page.root),
-                         media=_part(rt, crawl_id, url, "media", [], archive.media_for,
-                                     rt, crawl_id, url, extracted, entry))
-    changed = _saved(rt, crawl_id, record, ctx, result)
-    if changed:
-        archive.on_record(rt, crawl_id, record, page)
-    discovered.still_first(rt, crawl_id, record, result)  # issue 15: a permalink took the post over
-    result["record"] = changed
+        return None
+    return post_record(record_url, blog["home"], extracted, rules=_rule_strings(rules), extraction=extraction,
+                       comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
+                                      rt, crawl_id, url, entry, page, page.root, blog),
+                       media=_part(rt, crawl_id, url, "media", [], archive.media_for,
+                                   rt, crawl_id, url, extracted, entry))
 
 
-def _saved(rt, crawl_id: str, record: dict, ctx: dict, result: dict) -> bool:
-    """Save the record of a post in the crawl's window that is the first of its body; whether it
-    was new or changed (an unchanged post is not emitted again)."""
+def _saving(rt, record: dict, ctx: dict) -> Saving | None:
+    """How to save the record of a post in the crawl's window (None: outside it): streamed when
+    new or changed (an unchanged post is not emitted again), one URL per body."""
     options = ctx["options"]
-    digest = content_hash(record)
-    if not (_in_window(record, options, ctx["since"]) and discovered.first_of_body(
-            rt, crawl_id, record, result, ctx["blog"].get("pattern"), ctx["entry"])):
-        return False
-    return rt.state.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
-                                output_unchanged=not options.get("update"), source=ctx.get("source"))
+    if not _in_window(record, options, ctx["since"]):
+        return None
+    return Saving(record, content_hash(record), rt.settings.stream_maxlen, listed=not options.get("update"),
+                  source=ctx.get("source"), body=discovered.body_of(record))
 
 
 def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
@@ -276,6 +267,54 @@ def _in_window(record: dict, options: dict, since: str | None) -> bool:
         return True
     pub = record.get("published")
     return not pub or pub[:10] >= since[:10]
+
+
+# ------------------------------------------------------------------ the page's writes
+
+def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[str], list[str]],
+         sample: int | None, record: dict | None, result: dict, hand_out: dict | None) -> None:
+    """The page's writes in one round trip (State.end_page): a post's record (archived where new
+    or changed), or the page's `sample` (its post links), its links queued, the page done; the
+    next pages handed out (`hand_out`)."""
+    st, options = rt.state, ctx["options"]
+    found = traverse.links(rt, crawl_id, *links, options, ctx["sampled"] + (sample is not None), TRAP_LIMITS,
+                           sample=None if sample is None else (url, sample))
+    if found.sampled is not None:  # written before the model's refit, which reads it
+        result["sample"], sample = found.sampled, None
+
+    def write(saving):
+        return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
+                           sample=sample, trace=(record is not None) if options.get("trace") else None,
+                           hand_out=traverse.hand_out(rt, crawl_id, options) if hand_out is not None else None)
+
+    end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
+    if hand_out is not None:
+        hand_out["handed"] = (end["handed"], end["finished"])
+    if end["sampled"] is not None:
+        result["sample"] = end["sampled"]
+    if record is not None:
+        result["record"] = bool(end["saved"])
+        if end["saved"]:
+            archive.on_record(rt, crawl_id, record, page)
+    traverse.rescore(rt, crawl_id, found)
+
+
+def _first_of_body(rt, crawl_id: str, write, record: dict | None, saving: Saving | None, ctx: dict,
+                   result: dict) -> dict:
+    """`write(saving)`: the record saved where it is the first of its body (its claim and its save
+    are one step). Where another URL holds the body, this one takes it over (and is saved) or
+    is a duplicate (and the page's other writes go alone)."""
+    end = write(saving)
+    for _ in range(3):
+        if "owner" not in end:
+            return end
+        taken = discovered.takes_over(rt, crawl_id, record, end["owner"], result, ctx["blog"].get("pattern"),
+                                      ctx["entry"])
+        end = write(saving if taken else None)
+    if "owner" in end:  # taken over and taken again, three times: this one is a duplicate
+        result["duplicate_of"] = end["owner"]
+        end = write(None)
+    return end
 
 
 # ------------------------------------------------------------------ the page's links
