@@ -8,6 +8,7 @@ Task names are stable (`blogharvest.*`): other services send them by name.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import time
 
@@ -179,25 +180,27 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     if not _known_crawl(rt, crawl_id, url):
         return {"url": str(url)[:200], "error": "invalid_task"}
     deadline = time.monotonic() + CHAIN_SECONDS
-    out = _page(self, rt, crawl_id, url, first=True)
+    chain = pipeline.Chain()
+    out = _page(self, rt, crawl_id, url, True, chain)
     mine = (self.request.delivery_info or {}).get("routing_key") or app.conf.task_default_queue
 
     def keep(u: str) -> bool:  # a page for the other queue's workers is sent there
         return (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) == mine
 
-    held = None  # the page kept last: its note goes with the next one's (one round trip), or at the end
+    held = None  # the page kept last: its note is dropped with the next one's, or at the end
     try:
         for _ in range(CHAIN_PAGES - 1):
             if time.monotonic() > deadline or "deferred" in out:
                 break
-            # the pages the last one's writes handed out (State.end_page), else handed out now
-            url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep, handed=out.pop("handed", None))
+            # the pages the last page's writes handed out (State.end_page), else handed out now
+            url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep, handed=chain.handed)
             if url is None:
                 return out
-            heal.pass_page(rt.state.r, crawl_id, held, url)  # no message carries it: the sweep must know
+            # no message carries the page: the sweep must know (noted in the page's first round trip)
+            chain = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=crawl_id, done=held, url=url))
             held = url
-            out = _page(self, rt, crawl_id, url, first=False)
-        handed = out.pop("handed", None)
+            out = _page(self, rt, crawl_id, url, False, chain)
+        handed = chain.handed
         _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page, handed=None if again else handed))
         return out
     finally:
@@ -216,16 +219,9 @@ def _ride_out(rt, step, tries: int = 3):
                 raise
 
 
-def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
-    """Process one page; its result "handed": the pages its writes handed out (State.end_page),
-    for `dispatch` to send or keep, whatever happened after those writes."""
-    handoff: dict = {}
-    out = _read_page(task, rt, crawl_id, url, first, handoff)
-    return dict(out, handed=handoff["handed"]) if "handed" in handoff else out
-
-
-def _read_page(task, rt, crawl_id: str, url: str, first: bool, handoff: dict) -> dict:
-    """Process one page; a transient fetch error is retried later with backoff, by Celery
+def _page(task, rt, crawl_id: str, url: str, first: bool, chain: pipeline.Chain) -> dict:
+    """Process one page (in the task's `chain`: the pages its writes hand out are there for
+    `dispatch`, whatever happens after those writes); a transient fetch error is retried later with backoff, by Celery
     for the task's own page, by a new message for a page the task went on to; a busy host
     (politeness) defers the page; a Redis outage is waited out and the page read again."""
     retries = task.request.retries if first else 0
@@ -234,7 +230,7 @@ def _read_page(task, rt, crawl_id: str, url: str, first: bool, handoff: dict) ->
     try:
         with rt.downloader.crawl(crawl_id):
             out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again,
-                                                               hand_out=handoff))
+                                                               chain=chain))
         memo.forget()
         return out
     except HostBusy as busy:

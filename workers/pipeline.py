@@ -37,10 +37,10 @@ from workers.fetch import patience, rendering
 from workers.fetch.pages import html_page, not_html_message, usable
 from workers.learn.rules import learn_one, reduce
 from workers.state import Saving
-from workers.traverse import Send, dispatch, page_failed, recover, start_traversal
+from workers.traverse import Chain, Send, dispatch, page_failed, recover, start_traversal
 
 # the crawl's steps as its tasks (workers/crawl.py), the follower and the sweep call them
-__all__ = ["CrawlFailed", "Send", "discover", "dispatch", "learn_one", "page_failed", "process", "recover",
+__all__ = ["Chain", "CrawlFailed", "Send", "discover", "dispatch", "learn_one", "page_failed", "process", "recover",
            "reduce", "start_traversal"]
 
 log = logging.getLogger("blogharvest")
@@ -49,13 +49,12 @@ MAX_ATTEMPTS = 4  # deliveries of one page before it is reported and dropped
 TRAP_LIMITS = traverse.TRAP_LIMITS  # the traversal's trap limits (tasks/discover/traps.py), for every queueing here
 
 
-def process(rt, crawl_id: str, url: str, count: bool = True, hand_out: dict | None = None) -> dict:
+def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None = None) -> dict:
     """One page of the traversal; `count` false: the same delivery run again (Redis outage).
-    Its state is read in one round trip and written in one (issue 22); given a `hand_out` dict,
-    that one also hands the next pages out, put there at once ("handed": (urls, finished), for
-    `dispatch`): a failure after the page's writes must not keep them from being sent."""
+    Its state is read in one round trip and written in one (issue 22); in a task's `chain`
+    (traverse.Chain) the first also notes the page held, the last hands the next pages out."""
     st = rt.state
-    ctx = st.page_context(crawl_id, url, count)
+    ctx = st.page_context(crawl_id, url, count, also=chain.note if chain is not None else None)
     patience.recall(rt, crawl_id, url, ctx["fetched"])
     unread = _not_to_read(rt, crawl_id, url, ctx)
     if unread is not None:
@@ -79,7 +78,7 @@ def process(rt, crawl_id: str, url: str, count: bool = True, hand_out: dict | No
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, page, ctx, post, result)
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
-    _end(rt, crawl_id, url, page, ctx, (posts, others), None if post else len(set(posts)), record, result, hand_out)
+    _end(rt, crawl_id, url, page, ctx, (posts, others), None if post else len(set(posts)), record, result, chain)
     return result
 
 
@@ -272,10 +271,11 @@ def _in_window(record: dict, options: dict, since: str | None) -> bool:
 # ------------------------------------------------------------------ the page's writes
 
 def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[str], list[str]],
-         sample: int | None, record: dict | None, result: dict, hand_out: dict | None) -> None:
+         sample: int | None, record: dict | None, result: dict, chain: Chain | None) -> None:
     """The page's writes in one round trip (State.end_page): a post's record (archived where new
     or changed), or the page's `sample` (its post links), its links queued, the page done; the
-    next pages handed out (`hand_out`)."""
+    next pages handed out (in a task's `chain`: set there at once, so that a failure after
+    the page's writes cannot keep them from being sent)."""
     st, options = rt.state, ctx["options"]
     found = traverse.links(rt, crawl_id, *links, options, ctx["sampled"] + (sample is not None), TRAP_LIMITS,
                            sample=None if sample is None else (url, sample))
@@ -285,11 +285,11 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
-                           hand_out=traverse.hand_out(rt, crawl_id, options) if hand_out is not None else None)
+                           hand_out=traverse.hand_out(rt, crawl_id, options) if chain is not None else None)
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
-    if hand_out is not None:
-        hand_out["handed"] = (end["handed"], end["finished"])
+    if chain is not None:
+        chain.handed = (end["handed"], end["finished"])
     if end["sampled"] is not None:
         result["sample"] = end["sampled"]
     if record is not None:

@@ -124,6 +124,11 @@ class Saving:
                 self.source if self.source in SOURCES else ""]
 
 
+def _pairs(scored: dict[str, float] | None) -> list:
+    """{url: score} as the scripts take it: [url, score, url, score...]."""
+    return [x for u, v in (scored or {}).items() for x in (u, float(v))]
+
+
 def _by_suffix(raw: dict, prefix: str, cast) -> dict:
     """The fields of a crawl hash named `prefix`<suffix>, by suffix, their values cast."""
     return {f[len(prefix):]: cast(v) for f, v in raw.items() if f.startswith(prefix)}
@@ -379,13 +384,17 @@ class State:
             self.retire(crawl_id)
         return urls, bool(finished)
 
-    def page_context(self, crawl_id: str, url: str, count: bool = True) -> dict:
+    def page_context(self, crawl_id: str, url: str, count: bool = True, also=None) -> dict:
         """What processing one page needs to know, read in one round trip (issue 22): its crawl,
         blog (the comment rule too), feed entry, cached page, the blog's sample count, what a
         deferred run of it fetched (`fetched`); counts the delivery (not when `count` is
-        false: the same delivery read again after a Redis outage)."""
+        false: the same delivery read again after a Redis outage). `also(pipeline)`: the
+        caller's own commands, sent first in the same round trip (their replies are not read)."""
         k = Keys(crawl_id)
         with self.r.pipeline(transaction=False) as p:
+            if also is not None:
+                also(p)
+            extra = len(p.command_stack)
             p.sismember(k.done, url)
             p.hmget(k.crawl, ["state", "options", "since"])
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
@@ -398,7 +407,7 @@ class State:
             p.get(k.sampled)
             p.hgetall(k.fetched(url))
             done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns, sampled, fetched \
-                = p.execute()
+                = p.execute()[extra:]
         return {"sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
@@ -407,7 +416,7 @@ class State:
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
 
     def end_page(self, crawl_id: str, url: str, *, posts: dict[str, float] | None = None,
-                 estimates: dict[str, float] | None = None, tie: float = 0.0, save: "Saving | None" = None,
+                 estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
                  sample: int | None = None, trace: bool | None = None, counted: bool = True,
                  hand_out: tuple[int, int] | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
@@ -419,18 +428,16 @@ class State:
         new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
         k = Keys(crawl_id)
         spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
-                "posts": [x for u, v in (posts or {}).items() for x in (u, float(v))],
-                "estimates": [x for u, v in (estimates or {}).items() for x in (u, float(v))]}
-        data = ""
+                "posts": _pairs(posts), "estimates": _pairs(estimates)}
         if save is not None:
-            data = save.data()
             spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
         if hand_out is not None:
             spec["hand"] = {"limit": int(hand_out[0]), "now": repr(time.time()), "max_pages": int(hand_out[1])}
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active],
-            args=[json.dumps(spec), data, "" if sample is None else json.dumps([url, int(sample)]),
+            args=[json.dumps(spec), "" if save is None else save.data(),
+                  "" if sample is None else json.dumps([url, int(sample)]),
                   "" if trace is None else json.dumps([url, bool(trace)])])
         if got[0]:
             return {"owner": got[0]}

@@ -25,6 +25,16 @@ RESCORED = 5000  # queued pages rescored at most when the model is refitted (the
 Send = Callable[[str, str], None]
 
 
+@dataclass
+class Chain:
+    """A page a task processes in its chain (workers/crawl.py, process_url): `note` adds the
+    worker's note that it holds the page to the page's first round trip (State.page_context);
+    its last round trip (State.end_page) hands the next pages out and sets `handed`: (urls,
+    whether the crawl finished), for `dispatch` to send or keep, whatever happens after it."""
+    note: Callable | None = None
+    handed: tuple[list[str], bool] | None = None
+
+
 def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
     """The home page, the feed's posts and the blog's sitemaps queued; the first pages sent."""
     st = rt.state

@@ -1,6 +1,7 @@
 """Redis round trips of one page of the traversal (issue 22): its state read in one round trip
-(`State.page_context`) and written in one (`State.end_page`: record, sample, links, done, the
-next pages handed out), on a real Redis and a farm WordPress blog.
+(`State.page_context`, with the worker's note that it holds the page) and written in one
+(`State.end_page`: record, sample, links, done, the next pages handed out), on a real Redis
+and a farm WordPress blog, the page processed as a task's chain processes it.
 
 The count is taken on the wire: every write of a redis-py connection made by this thread
 (a pipeline is one, a script call is one) while `pipeline.process` runs, and then while
@@ -9,6 +10,8 @@ it carried and the line of ours that sent it, so a failure says which call came 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import os
 import sys
 import threading
@@ -80,13 +83,15 @@ def round_trips():
 def _process(rt, cid: str, url: str) -> tuple[dict, list]:
     """(result, round trips) of one page and the dispatch of what its writes handed out; those
     pages are then done (outside the count), as the workers they were sent to would make them."""
-    from workers import pipeline
+    from workers import heal, pipeline
 
-    sent, handoff = [], {}
+    sent, chain = [], pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=cid, done=None, url=url))
     with rt.downloader.crawl(cid), round_trips() as trips:
-        result = pipeline.process(rt, cid, url, hand_out=handoff)
-        pipeline.dispatch(rt, cid, send=lambda c, u: sent.append(u), handed=handoff["handed"])
-    assert sent == handoff["handed"][0] and sent, "the page's writes handed out the next pages"
+        result = pipeline.process(rt, cid, url, chain=chain)
+        pipeline.dispatch(rt, cid, send=lambda c, u: sent.append(u), handed=chain.handed)
+    assert sent == chain.handed[0] and sent, "the page's writes handed out the next pages"
+    assert url in {json.loads(v)["url"] for v in rt.state.r.hvals(heal.holds_key(heal.WORKER_ID))}, \
+        "the page was noted as held (in its first round trip)"
     for u in sent:
         rt.state.mark_done(cid, u)
     return result, trips
