@@ -140,11 +140,13 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV, ARGV[8])
 
 # The end of a page, its writes in one step: its post's record (claimed for its body first:
 # when another URL holds the body, nothing at all is written and that URL is returned), its
-# sample of the priority model, its links queued, the trace, the page done (and counted),
-# then, when asked, the next pages handed out (or the crawl finished, when there are none).
+# sample of the priority model, the urls it was read under marked seen, its links queued, the
+# trace, the page done (and counted), then, when asked, the next pages handed out (or the
+# crawl finished, when there are none).
 # KEYS: seen frontier crawl done inflight samples sampled hashes records posts stream bodies
-# trace active; ARGV: the spec (JSON: url, crawl, counted, tie, posts, estimates, max_samples,
-# save {r, body}, hand {limit, now, max_pages}), the record JSON, the sample, the trace entry.
+# trace active; ARGV: the spec (JSON: url, crawl, counted, tie, posts, estimates, seen,
+# max_samples, save {r, body}, hand {limit, now, max_pages}), the record JSON, the sample,
+# the trace entry.
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
 # urls queued, finished, {handed urls}}, or {owner} when the body is another URL's.
 END_PAGE = _QUEUE + _HAND_OUT + _SAVE + """
@@ -160,6 +162,7 @@ if ARGV[3] ~= '' then
   redis.call('LTRIM', KEYS[6], -spec.max_samples, -1)
   sampled = redis.call('INCR', KEYS[7])
 end
+for _, u in ipairs(spec.seen) do redis.call('SADD', KEYS[1], u) end
 local queued = queue(KEYS[1], KEYS[2], KEYS[3], spec.tie, spec.posts, spec.estimates)
 if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[4]) end
 redis.call('SADD', KEYS[4], spec.url)

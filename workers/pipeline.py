@@ -70,9 +70,6 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
         return page  # a feed (read as a list of links), or no HTML page (reported)
     page = rendering.page(rt, crawl_id, url, page)
     limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
-    final = canonical(page.final_url)
-    if final != url:
-        st.r.sadd(rt.keys(crawl_id).seen, final)
     posts, others = _links(page, ctx)
     result = {"url": url, "post": post}
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
@@ -120,7 +117,7 @@ def _known(rt, crawl_id: str, url: str, ctx: dict) -> bool:
     old = rt.state.record(crawl_id, url)
     if old is None:
         return False
-    since = rt.state.since(crawl_id)
+    since = ctx["since"]
     return bool(since and old.get("published") and old["published"][:10] < since[:10])
 
 
@@ -282,9 +279,12 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     if found.sampled is not None:  # written before the model's refit, which reads it
         result["sample"], sample = found.sampled, None
 
+    final = canonical(page.final_url)  # (a redirect's target: read here, not to be fetched again)
+
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
+                           seen=[final] if final != url else None,
                            hand_out=traverse.hand_out(rt, crawl_id, options) if chain is not None else None)
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)

@@ -97,7 +97,7 @@ class Keys:
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
-                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace",
+                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
 
 
@@ -417,18 +417,19 @@ class State:
 
     def end_page(self, crawl_id: str, url: str, *, posts: dict[str, float] | None = None,
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
-                 sample: int | None = None, trace: bool | None = None, counted: bool = True,
-                 hand_out: tuple[int, int] | None = None) -> dict:
+                 sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
+                 counted: bool = True, hand_out: tuple[int, int] | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
         (once its body is claimed: {"owner": url} alone when another URL holds the body, and
-        nothing is written), its `sample` (the number of post links on it), its links queued
+        nothing is written), its `sample` (the number of post links on it), the urls it was
+        read under (`seen`: a redirect's target, not to be queued), its links queued
         (`enqueue_estimated`), its `trace` entry (whether it produced a record), the page done
         (and `counted`); with `hand_out` (parallelism, page budget) the next pages handed out,
         or the crawl finished when there are none. Returns {"saved": None (no record) or whether
         new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
         k = Keys(crawl_id)
         spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
-                "posts": _pairs(posts), "estimates": _pairs(estimates)}
+                "posts": _pairs(posts), "estimates": _pairs(estimates), "seen": list(seen or [])}
         if save is not None:
             spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
         if hand_out is not None:
