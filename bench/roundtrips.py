@@ -88,7 +88,8 @@ if _DIR:
         site = _site()
         if site is not None:
             names = _names(command)
-            key = (site[0], site[1], site[2], site[3], "+".join(dict.fromkeys(names)) if len(names) < 12 else f"{names[0]}..x{len(names)}")
+            what = "+".join(dict.fromkeys(names)) if len(names) < 12 else f"{names[0]}..x{len(names)}"
+            key = (*site, what)
             with _lock:
                 _counts[key] += 1
                 for n in names:

@@ -221,9 +221,10 @@ def _ride_out(rt, step, tries: int = 3):
 
 def _page(task, rt, crawl_id: str, url: str, first: bool, chain: pipeline.Chain) -> dict:
     """Process one page (in the task's `chain`: the pages its writes hand out are there for
-    `dispatch`, whatever happens after those writes); a transient fetch error is retried later with backoff, by Celery
-    for the task's own page, by a new message for a page the task went on to; a busy host
-    (politeness) defers the page; a Redis outage is waited out and the page read again."""
+    `dispatch`, whatever happens after those writes); a transient fetch error is retried
+    later with backoff, by Celery for the task's own page, by a new message for a page the
+    task went on to; a busy host (politeness) defers the page; a Redis outage is waited out
+    and the page read again."""
     retries = task.request.retries if first else 0
     limits.start(task.soft_time_limit or app.conf.task_soft_time_limit)  # each page of a chain its own
     patient, memo = remembering(rt, crawl_id, url)  # a deferred page's next run reuses its fetches

@@ -91,7 +91,9 @@ end
 DISPATCH = _HAND_OUT + """
 local out = hand_out(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]))
 local finished = 0
-if #out == 0 and ARGV[4] then finished = finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], tonumber(ARGV[3]), ARGV[4]) end
+if #out == 0 and ARGV[4] then
+  finished = finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], tonumber(ARGV[3]), ARGV[4])
+end
 table.insert(out, 1, finished)
 return out
 """
@@ -172,7 +174,9 @@ local handed, finished = {}, 0
 if spec.hand then
   local h = spec.hand
   handed = hand_out(KEYS[2], KEYS[5], KEYS[3], tonumber(h.limit), h.now, tonumber(h.max_pages))
-  if #handed == 0 then finished = finish(KEYS[2], KEYS[5], KEYS[3], KEYS[14], h.now, tonumber(h.max_pages), spec.crawl) end
+  if #handed == 0 then
+    finished = finish(KEYS[2], KEYS[5], KEYS[3], KEYS[14], h.now, tonumber(h.max_pages), spec.crawl)
+  end
 end
 return {'', saved, sampled, queued, finished, handed}
 """

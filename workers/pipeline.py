@@ -40,8 +40,8 @@ from workers.state import Saving
 from workers.traverse import Chain, Send, dispatch, page_failed, recover, start_traversal
 
 # the crawl's steps as its tasks (workers/crawl.py), the follower and the sweep call them
-__all__ = ["Chain", "CrawlFailed", "Send", "discover", "dispatch", "learn_one", "page_failed", "process", "recover",
-           "reduce", "start_traversal"]
+__all__ = ["Chain", "CrawlFailed", "Send", "discover", "dispatch", "learn_one", "page_failed", "process",
+           "recover", "reduce", "start_traversal"]
 
 log = logging.getLogger("blogharvest")
 
@@ -65,7 +65,7 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     if post and _known(rt, crawl_id, url, ctx):
         st.mark_done(crawl_id, url)
         return {"url": url, "skipped": "known"}
-    page = _read(rt, crawl_id, url, ctx)
+    page = _read(rt, crawl_id, url, ctx, chain)
     if not isinstance(page, Page):
         return page  # a feed (read as a list of links), or no HTML page (reported)
     page = rendering.page(rt, crawl_id, url, page)
@@ -121,7 +121,7 @@ def _known(rt, crawl_id: str, url: str, ctx: dict) -> bool:
     return bool(since and old.get("published") and old["published"][:10] < since[:10])
 
 
-def _read(rt, crawl_id: str, url: str, ctx: dict) -> Page | dict:
+def _read(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None = None) -> Page | dict:
     """The page to read: the cached one, else fetched now. A result instead where it is a feed
     (read as a list of links) or no HTML page (reported)."""
     if ctx["page"] is not None:
@@ -132,7 +132,7 @@ def _read(rt, crawl_id: str, url: str, ctx: dict) -> Page | dict:
         return page
     resp = rt.downloader.get(url, revisit=bool(ctx["options"].get("update")))
     if looks_like_feed(resp.content, resp.content_type):
-        return _process_feed(rt, crawl_id, url, resp, ctx["blog"].get("pattern"), ctx["blog"]["home"])
+        return _process_feed(rt, crawl_id, url, resp, ctx, chain)
     page = html_page(resp, url)
     if page is None:
         page_failed(rt, crawl_id, url, "not_html", not_html_message(resp))
@@ -140,20 +140,24 @@ def _read(rt, crawl_id: str, url: str, ctx: dict) -> Page | dict:
     return page
 
 
-def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: str) -> dict:
-    """A category/tag/author feed met in the traversal: a list of post links, nothing to extract."""
-    st = rt.state
+def _process_feed(rt, crawl_id: str, url: str, resp, ctx: dict, chain: Chain | None = None) -> dict:
+    """A category/tag/author feed met in the traversal: a list of post links, nothing to extract;
+    its writes in one round trip, as a page's."""
+    pattern, home = ctx["blog"].get("pattern"), ctx["blog"]["home"]
     try:
         feed = feedlib.parse_feed(resp.content, resp.url, resp.content_type)
     except feedlib.FeedError as e:
         page_failed(rt, crawl_id, url, "feed", str(e))
         return {"url": url, "error": "feed"}
     links = [canonical(e["url"]) for e in feed.get("entries", []) if e.get("url")]
-    posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
-    st.add_sample(crawl_id, url, len(set(posts)))
-    _queue_links(rt, crawl_id, posts, [])
-    st.mark_done(crawl_id, url, counted=True)
-    return {"url": url, "feed": len(links)}
+    posts, _ = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
+    found = traverse.links(rt, crawl_id, posts, [], ctx["options"], traps=TRAP_LIMITS)
+    end = rt.state.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie,
+                            sample=len(set(posts)),
+                            hand_out=traverse.hand_out(rt, crawl_id, ctx["options"]) if chain is not None else None)
+    if chain is not None:
+        chain.handed = (end["handed"], end["finished"])
+    return {"url": url, "feed": len(links), "sample": end["sampled"]}
 
 
 # ------------------------------------------------------------------ the page read

@@ -119,3 +119,14 @@ def test_a_listing_page_costs_one_round_trip_to_read_and_one_to_write(rt, farm):
     assert not result["post"] and result["sample"] >= 2, result
     assert rt.state.r.sismember(rt.keys(cid).done, listing)
     assert len(trips) <= PAGE_TRIPS, f"{len(trips)} round trips for one listing page: {trips}"
+
+
+def test_a_feed_met_in_the_traversal_costs_one_round_trip_to_read_and_one_to_write(rt, farm):
+    cid = _learned_crawl(rt, farm)
+    rt.state.enqueue(cid, {farm.url: 2.0})
+    _process(rt, cid, farm.url)  # once a process: the scripts loaded, the model fitted
+    feed = farm.origin + "/feed/?paged=2"
+    result, trips = _process(rt, cid, feed)
+    assert result["feed"] == 3 and result["sample"] >= 2, result
+    assert rt.state.r.sismember(rt.keys(cid).done, feed)
+    assert len(trips) <= PAGE_TRIPS, f"{len(trips)} round trips for one feed: {trips}"
