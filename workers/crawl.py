@@ -8,6 +8,7 @@ Task names are stable (`blogharvest.*`): other services send them by name.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import time
 
@@ -179,25 +180,32 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     if not _known_crawl(rt, crawl_id, url):
         return {"url": str(url)[:200], "error": "invalid_task"}
     deadline = time.monotonic() + CHAIN_SECONDS
-    out = _page(self, rt, crawl_id, url, first=True)
+    chain = pipeline.Chain()
+    out = _page(self, rt, crawl_id, url, True, chain)
     mine = (self.request.delivery_info or {}).get("routing_key") or app.conf.task_default_queue
 
     def keep(u: str) -> bool:  # a page for the other queue's workers is sent there
         return (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) == mine
 
-    for _ in range(CHAIN_PAGES - 1):
-        if time.monotonic() > deadline or "deferred" in out:
-            break
-        url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep)
-        if url is None:
-            return out
-        heal.hold_page(rt.state.r, crawl_id, url)  # no message carries it: the sweep must know
-        try:
-            out = _page(self, rt, crawl_id, url, first=False)
-        finally:
-            heal.release_page(rt.state.r, crawl_id, url)
-    _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page))
-    return out
+    held = None  # the page kept last: its note is dropped with the next one's, or at the end
+    try:
+        for _ in range(CHAIN_PAGES - 1):
+            if time.monotonic() > deadline or "deferred" in out:
+                break
+            # the pages the last page's writes handed out (State.end_page), else handed out now
+            url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep, handed=chain.handed)
+            if url is None:
+                return out
+            # no message carries the page: the sweep must know (noted in the page's first round trip)
+            chain = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=crawl_id, done=held, url=url))
+            held = url
+            out = _page(self, rt, crawl_id, url, False, chain)
+        handed = chain.handed
+        _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page, handed=None if again else handed))
+        return out
+    finally:
+        if held is not None:
+            heal.release_page(rt.state.r, crawl_id, held)
 
 
 def _ride_out(rt, step, tries: int = 3):
@@ -211,16 +219,19 @@ def _ride_out(rt, step, tries: int = 3):
                 raise
 
 
-def _page(task, rt, crawl_id: str, url: str, first: bool) -> dict:
-    """Process one page; a transient fetch error is retried later with backoff, by Celery
-    for the task's own page, by a new message for a page the task went on to; a busy host
-    (politeness) defers the page; a Redis outage is waited out and the page read again."""
+def _page(task, rt, crawl_id: str, url: str, first: bool, chain: pipeline.Chain) -> dict:
+    """Process one page (in the task's `chain`: the pages its writes hand out are there for
+    `dispatch`, whatever happens after those writes); a transient fetch error is retried
+    later with backoff, by Celery for the task's own page, by a new message for a page the
+    task went on to; a busy host (politeness) defers the page; a Redis outage is waited out
+    and the page read again."""
     retries = task.request.retries if first else 0
     limits.start(task.soft_time_limit or app.conf.task_soft_time_limit)  # each page of a chain its own
     patient, memo = remembering(rt, crawl_id, url)  # a deferred page's next run reuses its fetches
     try:
         with rt.downloader.crawl(crawl_id):
-            out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again))
+            out = _ride_out(rt, lambda again: pipeline.process(patient, crawl_id, url, count=not again,
+                                                               chain=chain))
         memo.forget()
         return out
     except HostBusy as busy:

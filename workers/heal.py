@@ -108,6 +108,14 @@ def hold_page(r, crawl_id: str, url: str) -> None:
         log.warning("heal: could not note page %s as held", url)
 
 
+def pass_page(pipe, crawl_id: str, done: str | None, url: str) -> None:
+    """`hold_page(url)` and `release_page(done)` (the page kept before, if any) as commands of
+    `pipe`, a pipeline the caller sends with its own (the page's first round trip)."""
+    if done is not None:
+        pipe.hdel(holds_key(WORKER_ID), _page_field(crawl_id, done))
+    pipe.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
+
+
 def release_page(r, crawl_id: str, url: str) -> None:
     try:
         r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url))

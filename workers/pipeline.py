@@ -34,14 +34,15 @@ from workers.discover import sources
 from workers.discover.feed import CrawlFailed, discover
 from workers.extract import comments
 from workers.extract import fallback as page_fallback
-from workers.fetch import rendering
+from workers.fetch import patience, rendering
 from workers.fetch.pages import html_page, not_html_message, usable
 from workers.learn.rules import learn_one, reduce
-from workers.traverse import Send, dispatch, page_failed, recover, start_traversal
+from workers.state import Saving
+from workers.traverse import Chain, Send, dispatch, page_failed, recover, start_traversal
 
 # the crawl's steps as its tasks (workers/crawl.py), the follower and the sweep call them
-__all__ = ["CrawlFailed", "Send", "discover", "dispatch", "learn_one", "page_failed", "process", "recover",
-           "reduce", "start_traversal"]
+__all__ = ["Chain", "CrawlFailed", "Send", "discover", "dispatch", "learn_one", "page_failed", "process",
+           "recover", "reduce", "start_traversal"]
 
 log = logging.getLogger("blogharvest")
 
@@ -49,10 +50,13 @@ MAX_ATTEMPTS = 4  # deliveries of one page before it is reported and dropped
 TRAP_LIMITS = traverse.TRAP_LIMITS  # the traversal's trap limits (tasks/discover/traps.py), for every queueing here
 
 
-def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
-    """One page of the traversal; `count` false: the same delivery run again (Redis outage)."""
+def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None = None) -> dict:
+    """One page of the traversal; `count` false: the same delivery run again (Redis outage).
+    Its state is read in one round trip and written in one (issue 22); in a task's `chain`
+    (traverse.Chain) the first also notes the page held, the last hands the next pages out."""
     st = rt.state
-    ctx = st.page_context(crawl_id, url, count)
+    ctx = st.page_context(crawl_id, url, count, also=chain.note if chain is not None else None)
+    patience.recall(rt, crawl_id, url, ctx["fetched"])
     unread = _not_to_read(rt, crawl_id, url, ctx)
     if unread is not None:
         return unread
@@ -62,26 +66,17 @@ def process(rt, crawl_id: str, url: str, count: bool = True) -> dict:
     if kind.post and _known(rt, crawl_id, url, ctx):
         st.mark_done(crawl_id, url)
         return {"url": url, "skipped": "known"}
-    page = _read(rt, crawl_id, url, ctx)
+    page = _read(rt, crawl_id, url, ctx, chain)
     if not isinstance(page, Page):
         return page  # a feed (read as a list of links), or no HTML page (reported)
     page = rendering.as_drawn(rt, crawl_id, url, page, kind.render)
     limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
-    final = canonical(page.final_url)
-    if final != url:
-        st.r.sadd(rt.keys(crawl_id).seen, final)
     posts, others = _links(page, ctx)
     result = {"url": url, "post": kind.post}
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
-    if post:
-        _record_post(rt, crawl_id, url, page, ctx, extracted, record_url, result)
-    else:
-        result["sample"] = st.add_sample(crawl_id, url, len(set(posts)))
-    _queue_links(rt, crawl_id, posts, others, ctx["options"], samples=result.get("sample"))
-    if ctx["options"].get("trace"):
-        st.trace(crawl_id, url, bool(result.get("record") is not None))
-    st.mark_done(crawl_id, url, counted=True)
+    record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
+    _end(rt, crawl_id, url, page, ctx, (posts, others), None if post else len(set(posts)), record, result, chain)
     return result
 
 
@@ -125,11 +120,11 @@ def _known(rt, crawl_id: str, url: str, ctx: dict) -> bool:
     old = rt.state.record(crawl_id, url)
     if old is None:
         return False
-    since = rt.state.since(crawl_id)
+    since = ctx["since"]
     return bool(since and old.get("published") and old["published"][:10] < since[:10])
 
 
-def _read(rt, crawl_id: str, url: str, ctx: dict) -> Page | dict:
+def _read(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None = None) -> Page | dict:
     """The page to read: the cached one, else fetched now. A result instead where it is a feed
     (read as a list of links) or no HTML page (reported)."""
     if ctx["page"] is not None:
@@ -139,7 +134,7 @@ def _read(rt, crawl_id: str, url: str, ctx: dict) -> Page | dict:
     else:
         resp = rt.downloader.get(url, revisit=bool(ctx["options"].get("update")))
         if looks_like_feed(resp.content, resp.content_type):
-            return _process_feed(rt, crawl_id, url, resp, ctx["blog"].get("pattern"), ctx["blog"]["home"])
+            return _process_feed(rt, crawl_id, url, resp, ctx, chain)
         page = html_page(resp, url)
         why = None if page is not None else not_html_message(resp)
     if why is None:
@@ -148,20 +143,24 @@ def _read(rt, crawl_id: str, url: str, ctx: dict) -> Page | dict:
     return {"url": url, "error": "not_html"}
 
 
-def _process_feed(rt, crawl_id: str, url: str, resp, pattern: str | None, home: str) -> dict:
-    """A category/tag/author feed met in the traversal: a list of post links, nothing to extract."""
-    st = rt.state
+def _process_feed(rt, crawl_id: str, url: str, resp, ctx: dict, chain: Chain | None = None) -> dict:
+    """A category/tag/author feed met in the traversal: a list of post links, nothing to extract;
+    its writes in one round trip, as a page's."""
+    pattern, home = ctx["blog"].get("pattern"), ctx["blog"]["home"]
     try:
         feed = feedlib.parse_feed(resp.content, resp.url, resp.content_type)
     except feedlib.FeedError as e:
         page_failed(rt, crawl_id, url, "feed", str(e))
         return {"url": url, "error": "feed"}
     links = [canonical(e["url"]) for e in feed.get("entries", []) if e.get("url")]
-    posts, others = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
-    st.add_sample(crawl_id, url, len(set(posts)))
-    _queue_links(rt, crawl_id, posts, [])
-    st.mark_done(crawl_id, url, counted=True)
-    return {"url": url, "feed": len(links)}
+    posts, _ = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
+    found = traverse.links(rt, crawl_id, posts, [], ctx["options"], traps=TRAP_LIMITS)
+    end = rt.state.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie,
+                            sample=len(set(posts)),
+                            hand_out=traverse.hand_out(rt, crawl_id, ctx["options"]) if chain is not None else None)
+    if chain is not None:
+        chain.handed = (end["handed"], end["finished"])
+    return {"url": url, "feed": len(links), "sample": end["sampled"]}
 
 
 # ------------------------------------------------------------------ the page read
@@ -218,9 +217,8 @@ def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str,
 
 # ------------------------------------------------------------------ a post's record
 
-def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: dict, record_url: str,
-                 result: dict) -> None:
-    """The post's record (its fields, comments, media) saved where it is new or changed, and archived."""
+def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: dict, record_url: str) -> dict | None:
+    """The post's record (its fields, comments, media); None when nothing was extracted (reported)."""
     blog, entry = ctx["blog"], ctx["entry"]
     rules = blog.get("rules") or {}
     # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
@@ -228,29 +226,22 @@ def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: 
     # ---- end issue 18
     if not (extracted.get("title") or extracted.get("content_text")):
         rt.state.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")
-        return
-    record = post_record(record_url, blog["home"], extracted, rules=_rule_strings(rules), extraction=extraction,
-                         comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
-                                        rt, crawl_id, url, entry, page, page.root),
-                         media=_part(rt, crawl_id, url, "media", [], archive.media_for,
-                                     rt, crawl_id, url, extracted, entry))
-    changed = _saved(rt, crawl_id, record, ctx, result)
-    if changed:
-        archive.on_record(rt, crawl_id, record, page)
-    discovered.still_first(rt, crawl_id, record, result)  # issue 15: a permalink took the post over
-    result["record"] = changed
+        return None
+    return post_record(record_url, blog["home"], extracted, rules=_rule_strings(rules), extraction=extraction,
+                       comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
+                                      rt, crawl_id, url, entry, page, page.root, blog),
+                       media=_part(rt, crawl_id, url, "media", [], archive.media_for,
+                                   rt, crawl_id, url, extracted, entry))
 
 
-def _saved(rt, crawl_id: str, record: dict, ctx: dict, result: dict) -> bool:
-    """Save the record of a post in the crawl's window that is the first of its body; whether it
-    was new or changed (an unchanged post is not emitted again)."""
+def _saving(rt, record: dict, ctx: dict) -> Saving | None:
+    """How to save the record of a post in the crawl's window (None: outside it): streamed when
+    new or changed (an unchanged post is not emitted again), one URL per body."""
     options = ctx["options"]
-    digest = content_hash(record)
-    if not (_in_window(record, options, ctx["since"]) and discovered.first_of_body(
-            rt, crawl_id, record, result, ctx["blog"].get("pattern"), ctx["entry"])):
-        return False
-    return rt.state.save_record(crawl_id, record, digest, rt.settings.stream_maxlen,
-                                output_unchanged=not options.get("update"), source=ctx.get("source"))
+    if not _in_window(record, options, ctx["since"]):
+        return None
+    return Saving(record, content_hash(record), rt.settings.stream_maxlen, listed=not options.get("update"),
+                  source=ctx.get("source"), body=discovered.body_of(record))
 
 
 def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
@@ -280,6 +271,58 @@ def _in_window(record: dict, options: dict, since: str | None) -> bool:
         return True
     pub = record.get("published")
     return not pub or pub[:10] >= since[:10]
+
+
+# ------------------------------------------------------------------ the page's writes
+
+def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[str], list[str]],
+         sample: int | None, record: dict | None, result: dict, chain: Chain | None) -> None:
+    """The page's writes in one round trip (State.end_page): a post's record (archived where new
+    or changed), or the page's `sample` (its post links), its links queued, the page done; the
+    next pages handed out (in a task's `chain`: set there at once, so that a failure after
+    the page's writes cannot keep them from being sent)."""
+    st, options = rt.state, ctx["options"]
+    found = traverse.links(rt, crawl_id, *links, options, ctx["sampled"] + (sample is not None), TRAP_LIMITS,
+                           sample=None if sample is None else (url, sample))
+    if found.sampled is not None:  # written before the model's refit, which reads it
+        result["sample"], sample = found.sampled, None
+
+    final = canonical(page.final_url)  # (a redirect's target: read here, not to be fetched again)
+
+    def write(saving):
+        return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
+                           sample=sample, trace=(record is not None) if options.get("trace") else None,
+                           seen=[final] if final != url else None,
+                           hand_out=traverse.hand_out(rt, crawl_id, options) if chain is not None else None)
+
+    end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
+    if chain is not None:
+        chain.handed = (end["handed"], end["finished"])
+    if end["sampled"] is not None:
+        result["sample"] = end["sampled"]
+    if record is not None:
+        result["record"] = bool(end["saved"])
+        if end["saved"]:
+            archive.on_record(rt, crawl_id, record, page)
+    traverse.rescore(rt, crawl_id, found)
+
+
+def _first_of_body(rt, crawl_id: str, write, record: dict | None, saving: Saving | None, ctx: dict,
+                   result: dict) -> dict:
+    """`write(saving)`: the record saved where it is the first of its body (its claim and its save
+    are one step). Where another URL holds the body, this one takes it over (and is saved) or
+    is a duplicate (and the page's other writes go alone)."""
+    end = write(saving)
+    for _ in range(3):
+        if "owner" not in end:
+            return end
+        taken = discovered.takes_over(rt, crawl_id, record, end["owner"], result, ctx["blog"].get("pattern"),
+                                      ctx["entry"])
+        end = write(saving if taken else None)
+    if "owner" in end:  # taken over and taken again, three times: this one is a duplicate
+        result["duplicate_of"] = end["owner"]
+        end = write(None)
+    return end
 
 
 # ------------------------------------------------------------------ the page's links

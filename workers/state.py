@@ -10,9 +10,12 @@ import hashlib
 import json
 import time
 import uuid
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import redis
+
+from workers import lua
 
 STREAM = "bh:records"  # every record, for other services (consumer groups)
 CRAWLS = "bh:crawls"  # zset crawl id -> start time
@@ -81,6 +84,11 @@ class Keys:
         self.ended = f"{c}:ended"  # list: one item pushed when the crawl ends, to wake its followers
         self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
         self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
+        self.trace = f"{c}:trace"  # list: [url, produced a record] per processed page (option trace)
+
+    def fetched(self, scope: str | None = None) -> str:
+        """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
+        return f"{self.crawl}:fetched" + (f":{url_key(scope)}" if scope else "")
 
     def working(self) -> list[str]:
         """The keys a crawl needs while it runs only."""
@@ -90,100 +98,36 @@ class Keys:
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
-                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", f"{self.crawl}:trace",
+                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
 
 
-# Queue the urls not seen before: SADD to the seen set, ZADD to the frontier, as one step.
-_ENQUEUE = """
-local n = 0
-for i = 1, #ARGV, 2 do
-  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
-    redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
-    n = n + 1
-  end
-end
-return n
-"""
+@dataclass(frozen=True)
+class Saving:
+    """A post's record to save (`State.save_record`, `State.end_page`): streamed when its
+    `digest` is new, listed in the crawl's output when new or changed (also when unchanged,
+    `listed`: an update crawl outputs new and changed posts only), its `source` counted
+    the first time; `body`: its body key (title + text), one URL per body."""
+    record: dict
+    digest: str
+    stream_maxlen: int | None
+    listed: bool = True
+    source: str | None = None
+    body: str | None = None
 
-# Queue a page's links in one step: posts at their priority; other urls not seen before at
-# their estimate less TIE x their discovery number (first found, first served among equals).
-_ENQUEUE_ESTIMATED = """
-local n = 0
-local tie = tonumber(ARGV[1])
-local posts = tonumber(ARGV[2])
-for i = 3, 2 + 2 * posts, 2 do
-  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
-    redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
-    n = n + 1
-  end
-end
-for i = 3 + 2 * posts, #ARGV, 2 do
-  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
-    local seq = redis.call('HINCRBY', KEYS[3], 'sequence', 1)
-    redis.call('ZADD', KEYS[2], string.format('%.17g', tonumber(ARGV[i + 1]) - tie * seq), ARGV[i])
-    n = n + 1
-  end
-end
-return n
-"""
+    def data(self) -> str:
+        return json.dumps(self.record, ensure_ascii=False, sort_keys=True)
 
-# Atomically hand out up to `n` urls: pop the best of the frontier into the in-flight hash.
-_DISPATCH = """
-local state = redis.call('HGET', KEYS[3], 'state')
-if state ~= 'running' then return {} end
-local limit = tonumber(ARGV[1])
-local now = ARGV[2]
-local max_pages = tonumber(ARGV[3])
-local handed = tonumber(redis.call('HGET', KEYS[3], 'handed') or '0')
-local room = limit - redis.call('HLEN', KEYS[2])
-local out = {}
-while room > 0 and handed < max_pages do
-  local top = redis.call('ZPOPMAX', KEYS[1])
-  if #top == 0 then break end
-  redis.call('HSET', KEYS[2], top[1], now)
-  table.insert(out, top[1])
-  room = room - 1
-  handed = handed + 1
-end
-redis.call('HSET', KEYS[3], 'handed', handed)
-return out
-"""
+    def args(self, crawl_id: str) -> list[str]:
+        """The save's arguments as the scripts take them (workers/lua.py, `_SAVE`)."""
+        return [self.record["url"], self.digest, crawl_id, self.record.get("id") or "",
+                "" if self.stream_maxlen is None else str(int(self.stream_maxlen)), "1" if self.listed else "0",
+                self.source if self.source in SOURCES else ""]
 
-# Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight.
-_MAYBE_FINISH = """
-if redis.call('HGET', KEYS[3], 'state') ~= 'running' then return 0 end
-if redis.call('HLEN', KEYS[2]) > 0 then return 0 end
-local handed = tonumber(redis.call('HGET', KEYS[3], 'handed') or '0')
-local queued = redis.call('ZCARD', KEYS[1])
-if queued > 0 and handed < tonumber(ARGV[2]) then return 0 end
-local ended = 'done'
-if queued > 0 then ended = 'budget_exhausted' end
-redis.call('HSET', KEYS[3], 'state', ended, 'finished', ARGV[1])
-if redis.call('GET', KEYS[4]) == ARGV[3] then redis.call('DEL', KEYS[4]) end
-return 1
-"""
 
-# a record saved in one step: streamed when its digest changed, stored, listed, counted. A
-# worker killed mid-save leaves all of it or none, and two deliveries of one page (a page
-# reclaimed from a worker thought dead) cannot both stream it: once per new content.
-_SAVE_RECORD = """
-local changed = redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2]
-if changed then
-  if ARGV[6] == '' then
-    redis.call('XADD', KEYS[4], '*', 'crawl', ARGV[4], 'url', ARGV[1], 'id', ARGV[5], 'record', ARGV[3])
-  else
-    redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[6], '*', 'crawl', ARGV[4], 'url', ARGV[1], 'id', ARGV[5], 'record', ARGV[3])
-  end
-end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-local added = 0
-if changed or ARGV[7] == '1' then added = redis.call('SADD', KEYS[3], ARGV[1]) end
-if added == 1 and ARGV[8] ~= '' then redis.call('HINCRBY', KEYS[5], 'found_' .. ARGV[8], 1) end
-if changed then return 1 end
-return 0
-"""
+def _pairs(scored: dict[str, float] | None) -> list:
+    """{url: score} as the scripts take it: [url, score, url, score...]."""
+    return [x for u, v in (scored or {}).items() for x in (u, float(v))]
 
 
 def _by_suffix(raw: dict, prefix: str, cast) -> dict:
@@ -198,11 +142,12 @@ class State:
 
     def __init__(self, client: redis.Redis):
         self.r = client
-        self._dispatch = client.register_script(_DISPATCH)
-        self._enqueue = client.register_script(_ENQUEUE)
-        self._enqueue_estimated = client.register_script(_ENQUEUE_ESTIMATED)
-        self._finish = client.register_script(_MAYBE_FINISH)
-        self._save_record = client.register_script(_SAVE_RECORD)
+        self._dispatch = client.register_script(lua.DISPATCH)
+        self._enqueue = client.register_script(lua.ENQUEUE)
+        self._enqueue_estimated = client.register_script(lua.ENQUEUE_ESTIMATED)
+        self._finish = client.register_script(lua.MAYBE_FINISH)
+        self._save_record = client.register_script(lua.SAVE_RECORD)
+        self._end_page = client.register_script(lua.END_PAGE)
 
     @classmethod
     def from_url(cls, url: str) -> "State":
@@ -413,10 +358,10 @@ class State:
 
     def trace(self, crawl_id: str, url: str, post: bool) -> None:
         """Append a processed page to the crawl's trace (benchmarks of traversal order)."""
-        self.r.rpush(f"{Keys(crawl_id).crawl}:trace", json.dumps([url, post]))
+        self.r.rpush(Keys(crawl_id).trace, json.dumps([url, post]))
 
     def traced(self, crawl_id: str) -> list[tuple[str, bool]]:
-        return [tuple(json.loads(x)) for x in self.r.lrange(f"{Keys(crawl_id).crawl}:trace", 0, -1)]
+        return [tuple(json.loads(x)) for x in self.r.lrange(Keys(crawl_id).trace, 0, -1)]
 
     def rescore(self, crawl_id: str, scored: dict[str, float]) -> None:
         if scored:
@@ -428,13 +373,29 @@ class State:
     def dispatch(self, crawl_id: str, parallelism: int, max_pages: int) -> list[str]:
         k = Keys(crawl_id)
         return self._dispatch(keys=[k.frontier, k.inflight, k.crawl],
-                              args=[parallelism, time.time(), max_pages])
+                              args=[parallelism, time.time(), max_pages])[1:]
 
-    def page_context(self, crawl_id: str, url: str, count: bool = True) -> dict:
-        """What processing one page needs to know, read in one round trip; counts the delivery
-        (not when `count` is false: the same delivery read again after a Redis outage)."""
+    def hand_out(self, crawl_id: str, parallelism: int, max_pages: int) -> tuple[list[str], bool]:
+        """`dispatch`, and when there is nothing to hand out `maybe_finish`, in one round trip:
+        (urls handed out, whether the crawl finished)."""
+        k = Keys(crawl_id)
+        finished, *urls = self._dispatch(keys=[k.frontier, k.inflight, k.crawl, k.active],
+                                         args=[parallelism, time.time(), max_pages, crawl_id])
+        if finished:
+            self.retire(crawl_id)
+        return urls, bool(finished)
+
+    def page_context(self, crawl_id: str, url: str, count: bool = True, also=None) -> dict:
+        """What processing one page needs to know, read in one round trip (issue 22): its crawl,
+        blog (the comment rule too), feed entry, cached page, the blog's sample count, what a
+        deferred run of it fetched (`fetched`); counts the delivery (not when `count` is
+        false: the same delivery read again after a Redis outage). `also(pipeline)`: the
+        caller's own commands, sent first in the same round trip (their replies are not read)."""
         k = Keys(crawl_id)
         with self.r.pipeline(transaction=False) as p:
+            if also is not None:
+                also(p)
+            extra = len(p.command_stack)
             p.sismember(k.done, url)
             p.hmget(k.crawl, ["state", "options", "since"])
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
@@ -444,13 +405,49 @@ class State:
             p.hget(k.sitemaps, url)
             p.hget(k.sources, url)
             p.hgetall(k.patterns)
-            done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns = p.execute()
+            p.get(k.sampled)
+            p.hgetall(k.fetched(url))
+            done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns, sampled, fetched \
+                = p.execute()[extra:]
         return {"sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
-                "patterns": patterns or {},
+                "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
                 "since": since or None, "attempts": attempts,
                 "blog": {f: json.loads(v) for f, v in blog.items()},
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
+
+    def end_page(self, crawl_id: str, url: str, *, posts: dict[str, float] | None = None,
+                 estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
+                 sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
+                 counted: bool = True, hand_out: tuple[int, int] | None = None) -> dict:
+        """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
+        (once its body is claimed: {"owner": url} alone when another URL holds the body, and
+        nothing is written), its `sample` (the number of post links on it), the urls it was
+        read under (`seen`: a redirect's target, not to be queued), its links queued
+        (`enqueue_estimated`), its `trace` entry (whether it produced a record), the page done
+        (and `counted`); with `hand_out` (parallelism, page budget) the next pages handed out,
+        or the crawl finished when there are none. Returns {"saved": None (no record) or whether
+        new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
+        k = Keys(crawl_id)
+        spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
+                "posts": _pairs(posts), "estimates": _pairs(estimates), "seen": list(seen or [])}
+        if save is not None:
+            spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
+        if hand_out is not None:
+            spec["hand"] = {"limit": int(hand_out[0]), "now": repr(time.time()), "max_pages": int(hand_out[1])}
+        got = self._end_page(
+            keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
+                  k.posts, STREAM, k.bodies, k.trace, k.active],
+            args=[json.dumps(spec), "" if save is None else save.data(),
+                  "" if sample is None else json.dumps([url, int(sample)]),
+                  "" if trace is None else json.dumps([url, bool(trace)])])
+        if got[0]:
+            return {"owner": got[0]}
+        _, saved, sampled, queued, finished, handed = got
+        if finished:
+            self.retire(crawl_id)
+        return {"saved": None if saved < 0 else bool(saved), "sampled": None if sampled < 0 else int(sampled),
+                "queued": int(queued), "handed": list(handed), "finished": bool(finished)}
 
     def mark_done(self, crawl_id: str, url: str, counted: bool = False) -> None:
         """The page is finished (and, if `counted`, one more page read), in one step."""
@@ -524,13 +521,9 @@ class State:
         """Store a post's record; returns True when it is new or changed (then it is streamed,
         once: the digest, the stream entry and the record are written in one step)."""
         k = Keys(crawl_id)
-        data = json.dumps(record, ensure_ascii=False, sort_keys=True)
-        listed = "1" if output_unchanged else "0"  # an update crawl outputs new and changed posts only
-        return bool(self._save_record(
-            keys=[k.hashes, k.records, k.posts, STREAM, k.crawl],
-            args=[record["url"], digest, data, crawl_id, record.get("id") or "",
-                  "" if stream_maxlen is None else int(stream_maxlen), listed,
-                  source if source in SOURCES else ""]))
+        saving = Saving(record, digest, stream_maxlen, output_unchanged, source)
+        return bool(self._save_record(keys=[k.hashes, k.records, k.posts, STREAM, k.crawl],
+                                      args=[*saving.args(crawl_id), saving.data()]))
 
     def record(self, crawl_id: str, url: str) -> dict | None:
         raw = self.r.hget(Keys(crawl_id).records, url)
@@ -570,13 +563,6 @@ class State:
                 for u in urls:
                     p.hsetnx(k.sources, u, source)
                 p.execute()
-
-    def claim_body(self, crawl_id: str, key: str, url: str) -> str:
-        """The post url that holds this body (title + text): `url` if none did before."""
-        k = Keys(crawl_id)
-        if self.r.hsetnx(k.bodies, key, url):
-            return url
-        return self.r.hget(k.bodies, key) or url
 
     def take_body(self, crawl_id: str, key: str, old: str, new: str) -> None:
         """`new` holds the body from now on; `old` leaves the crawl's output (one record per post)."""

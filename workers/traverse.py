@@ -8,6 +8,7 @@ in-flight hash), so a redelivered task or a recovery sends a page again, never t
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from tasks.discover.priority import LinkEstimator
@@ -22,6 +23,16 @@ REFIT_GROWTH = 0.2  # or this share of the samples it was fitted on, if more (a 
 RESCORED = 5000  # queued pages rescored at most when the model is refitted (the best first)
 
 Send = Callable[[str, str], None]
+
+
+@dataclass
+class Chain:
+    """A page a task processes in its chain (workers/crawl.py, process_url): `note` adds the
+    worker's note that it holds the page to the page's first round trip (State.page_context);
+    its last round trip (State.end_page) hands the next pages out and sets `handed`: (urls,
+    whether the crawl finished), for `dispatch` to send or keep, whatever happens after it."""
+    note: Callable | None = None
+    handed: tuple[list[str], bool] | None = None
 
 
 def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
@@ -42,27 +53,37 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
     dispatch(rt, crawl_id, send)
 
 
-def _max_pages(rt, crawl_id: str) -> int:
-    """The crawl's page budget (its options never change: read once per process)."""
+def max_pages(rt, crawl_id: str, options: dict | None = None) -> int:
+    """The crawl's page budget (its options never change: read once per process, or taken
+    from `options` when the caller holds them)."""
     n = rt.max_pages.get(crawl_id)
     if n is None:
-        n = rt.max_pages[crawl_id] = int(rt.state.options(crawl_id).get("max_pages") or rt.settings.max_pages)
+        options = rt.state.options(crawl_id) if options is None else options
+        n = rt.max_pages[crawl_id] = int(options.get("max_pages") or rt.settings.max_pages)
     return n
 
 
-def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None = None) -> str | None:
+def hand_out(rt, crawl_id: str, options: dict | None = None) -> tuple[int, int]:
+    """(parallelism, page budget): what State.end_page needs to hand the next pages out."""
+    return rt.settings.crawl_parallelism, max_pages(rt, crawl_id, options)
+
+
+def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None = None,
+             handed: tuple[list[str], bool] | None = None) -> str | None:
     """Hand out the best queued pages up to the crawl's parallelism; finish an idle crawl.
     With `keep`, the best page it accepts is not sent but returned: the caller reads it
-    next itself (it is in flight like the others, so a dead caller's page is handed out again)."""
-    st = rt.state
-    max_pages = _max_pages(rt, crawl_id)
-    urls = st.dispatch(crawl_id, rt.settings.crawl_parallelism, max_pages)
+    next itself (it is in flight like the others, so a dead caller's page is handed out again).
+    `handed`: (urls, finished) that the end of a page handed out already (State.end_page)."""
+    if handed is None:
+        urls, finished = rt.state.hand_out(crawl_id, *hand_out(rt, crawl_id))
+    else:
+        urls, finished = list(handed[0]), handed[1]
     kept = next((u for u in urls if keep(u)), None) if keep else None
     if kept is not None:
         urls.remove(kept)
     for u in urls:
         send(crawl_id, u)
-    if not urls and kept is None and st.maybe_finish(crawl_id, max_pages):
+    if finished:
         archive.on_finished(rt, crawl_id)  # BLOGHARVEST_WACZ_DIR on a cluster: the crawl's WACZ
     return kept
 
@@ -87,34 +108,53 @@ def page_failed(rt, crawl_id: str, url: str, kind: str, message: str) -> None:
 
 # ------------------------------------------------------------------ a page's links
 
+@dataclass
+class Links:
+    """A page's links as the frontier takes them (State.enqueue_estimated, State.end_page):
+    `posts` at their priority, the others at their `estimates` less `tie` x their discovery
+    number; `model`: the priority model refitted for them (the queue is rescored once they
+    are in); `sampled`: the page's own sample went in before the fit, the blog's samples then."""
+    posts: dict
+    estimates: dict
+    tie: float = TIE
+    model: object | None = None
+    sampled: int | None = None
+
+
 def queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options: dict | None = None,
                 samples: int | None = None, traps: TrapLimits = TRAP_LIMITS) -> None:
-    """Posts first; other pages by their estimated number of post links (kNN).
-    The option order=bfs queues everything first come, first served (the baseline
-    the benchmark compares the kNN order with). Trap-like links (past `traps`) are left out first."""
+    """`links`, queued (one round trip) and the queue rescored when the model was refitted."""
+    found = links(rt, crawl_id, posts, others, options, samples, traps)
+    rt.state.enqueue_estimated(crawl_id, found.posts, found.estimates, found.tie)
+    rescore(rt, crawl_id, found)
+
+
+def links(rt, crawl_id: str, posts: list[str], others: list[str], options: dict | None = None,
+          samples: int | None = None, traps: TrapLimits = TRAP_LIMITS,
+          sample: tuple[str, int] | None = None) -> Links:
+    """Posts first; other pages by their estimated number of post links (kNN). The option
+    order=bfs queues everything first come, first served (the baseline the benchmark compares
+    the kNN order with: every estimate 0, a tie of 1). Trap-like links (past `traps`) are left
+    out first. `samples`: the blog's samples, counting the page's own `sample` (url, post
+    links), which is written first if the model is refitted now (the fit reads it)."""
     posts, others = untrapped(rt, crawl_id, posts, traps, variants=False), untrapped(rt, crawl_id, others, traps)
     if (options if options is not None else rt.state.options(crawl_id)).get("order") == "bfs":
-        _queue_in_order(rt, crawl_id, posts + others)
-        return
+        return Links({}, {u: 0.0 for u in dict.fromkeys(posts + others)}, tie=1.0)
     scored = {u: POST_PRIORITY for u in posts}
     others = [u for u in dict.fromkeys(others) if u not in scored]
     if not others:
-        rt.state.enqueue(crawl_id, scored)
-        return
+        return Links(scored, {})
     # every link is estimated (numpy, cheap) and the script keeps the ones never queued, so
-    # the page's links cost one round trip, not three (which are new, their numbers, queue)
-    model, refitted = _estimator(rt, crawl_id, samples)
-    rt.state.enqueue_estimated(crawl_id, scored, dict(zip(others, model.predict(others))), TIE)
-    if refitted:
-        _rescore(rt, crawl_id, model)
+    # the page's links cost no round trip of their own (which are new, their numbers, queue)
+    model, refitted, sampled = _estimator(rt, crawl_id, samples, sample)
+    return Links(scored, dict(zip(others, model.predict(others))), model=model if refitted else None,
+                 sampled=sampled)
 
 
-def _queue_in_order(rt, crawl_id: str, urls: list[str]) -> None:
-    """Breadth first: each new link after every link found before it."""
-    fresh = list(dict.fromkeys(urls))
-    top = rt.state.next_sequence(crawl_id, len(fresh))
-    first = top - len(fresh) + 1  # sequence number of fresh[0]; earlier found, popped first
-    rt.state.enqueue(crawl_id, {u: -float(first + i) for i, u in enumerate(fresh)})
+def rescore(rt, crawl_id: str, found: Links) -> None:
+    """After `found` is queued: the queue rescored if the model was refitted for it."""
+    if found.model is not None:
+        _rescore(rt, crawl_id, found.model)
 
 
 def untrapped(rt, crawl_id: str, urls: list[str], traps: TrapLimits = TRAP_LIMITS,
@@ -142,18 +182,22 @@ def untrapped(rt, crawl_id: str, urls: list[str], traps: TrapLimits = TRAP_LIMIT
 
 # ------------------------------------------------------------------ the priority model
 
-def _estimator(rt, crawl_id: str, samples: int | None = None):
-    """The crawl's priority model, refitted when enough new samples arrived (any worker's);
-    `samples` is their number when the caller knows it."""
+def _estimator(rt, crawl_id: str, samples: int | None = None, sample: tuple[str, int] | None = None):
+    """(model, refitted, samples ever if `sample` was written): the crawl's priority model,
+    refitted when enough new samples arrived (any worker's); `samples` is their number when
+    the caller knows it, `sample` the caller's own, not yet written."""
     st = rt.state
     n = samples if samples is not None else st.sampled(crawl_id)
     cached = rt.models.get(crawl_id)
     if cached and n - cached[0] < max(REFIT_EVERY, REFIT_GROWTH * cached[0]):
-        return cached[1], False
+        return cached[1], False, None
+    if cached:  # this process's other threads go on with the old model meanwhile, not refitting it too
+        rt.models[crawl_id] = (n, cached[1])
+    written = st.add_sample(crawl_id, *sample) if sample is not None else None
     model = LinkEstimator()
     model.fit(st.samples(crawl_id))
-    rt.models[crawl_id] = (n, model)
-    return model, True
+    rt.models[crawl_id] = (written or n, model)
+    return model, True, written
 
 
 def _rescore(rt, crawl_id: str, model) -> None:

@@ -223,3 +223,74 @@ def test_a_crawl_ending_wakes_whoever_waits_for_it(state):
     other = _crawl(state, "http://state-test-wake-2.example/")
     state.set_state(other, "failed", "no pages")
     assert state.wait_ended(other, 5)
+
+
+# ------------------------------------------------------------------ the end of a page, one step (issue 22)
+
+def test_a_page_ends_in_one_step_and_two_deliveries_stream_its_record_once(state, redis_client):
+    """State.end_page: record saved and streamed, links queued, page done and counted, the next
+    pages handed out; a page delivered twice at once (a reclaimed page) streams its record once."""
+    import threading
+
+    import redis
+
+    from workers.state import Saving
+
+    cid = _crawl(state, "http://state-test-20.example/")
+    o = "http://state-test-20.example"
+    state.enqueue(cid, {o + "/p/1": 1e6})
+    assert state.dispatch(cid, 8, 100) == [o + "/p/1"]
+    redis_client.delete("bh:records")
+    rec = {"url": o + "/p/1", "title": "T", "content_text": "body"}
+    start, ends = threading.Barrier(8), []
+
+    def end():
+        st = State(redis.Redis.from_url(_url(redis_client), decode_responses=True))  # a worker's own client
+        start.wait()
+        ends.append(st.end_page(cid, o + "/p/1", posts={o + "/p/2": 1e6}, estimates={o + "/page/2/": 3.0}, tie=1e-9,
+                                save=Saving(rec, "h1", 1000, source="feed", body="t|body"), hand_out=(8, 100)))
+
+    threads = [threading.Thread(target=end) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(e["saved"] for e in ends) == [False] * 7 + [True] and redis_client.xlen("bh:records") == 1
+    assert sorted(u for e in ends for u in e["handed"]) == [o + "/p/2", o + "/page/2/"]  # each handed out once
+    assert sum(e["queued"] for e in ends) == 2 and not any(e["finished"] for e in ends)
+    info = state.crawl_info(cid)
+    assert info["posts"] == 1 and info["sources"]["feed"] == 1 and info["pages"] == 8 and info["in_flight"] == 2
+    assert redis_client.sismember(Keys(cid).done, o + "/p/1")
+    assert [r["title"] for r in state.crawl_records(cid)] == ["T"]
+
+
+def test_a_body_another_url_holds_writes_nothing_until_taken_over(state, redis_client):
+    from workers.state import Saving
+
+    cid = _crawl(state, "http://state-test-21.example/")
+    o = "http://state-test-21.example"
+    k = Keys(cid)
+    rec = {"url": o + "/?p=7", "title": "T", "content_text": "body"}
+    assert state.end_page(cid, o + "/?p=7", save=Saving(rec, "h1", 1000, body="t|body"))["saved"]
+    perma = dict(rec, url=o + "/2020/01/t/")
+    got = state.end_page(cid, o + "/2020/01/t/", posts={o + "/p/9": 1e6}, sample=3,
+                         save=Saving(perma, "h1", 1000, body="t|body"))
+    assert got == {"owner": o + "/?p=7"}  # nothing written: not done, no link queued, no sample
+    assert not redis_client.sismember(k.done, o + "/2020/01/t/") and not redis_client.sismember(k.seen, o + "/p/9")
+    assert state.sampled(cid) == 0 and state.post_count(cid) == 1
+    state.take_body(cid, "t|body", o + "/?p=7", o + "/2020/01/t/")
+    got = state.end_page(cid, o + "/2020/01/t/", posts={o + "/p/9": 1e6}, sample=3,
+                         save=Saving(perma, "h1", 1000, body="t|body"))
+    assert got["saved"] and got["sampled"] == 1 and got["queued"] == 1
+    assert [r["url"] for r in state.crawl_records(cid)] == [o + "/2020/01/t/"]
+
+
+def test_the_end_of_the_last_page_finishes_the_crawl(state, redis_client):
+    cid = _crawl(state, "http://state-test-22.example/")
+    o = "http://state-test-22.example"
+    state.enqueue(cid, {o + "/": 2e6})
+    [home] = state.dispatch(cid, 8, 100)
+    assert state.end_page(cid, home, hand_out=(8, 100)) == {"saved": None, "sampled": None, "queued": 0,
+                                                          "handed": [], "finished": True}
+    assert state.state_of(cid) == "done" and state.crawl_info(cid)["seen"] == 1  # retired
+    assert state.hand_out(cid, 8, 100) == ([], False)  # an ended crawl hands out nothing and ends once

@@ -3,7 +3,7 @@
     settle(...)          after a page is read: its canonical URL (the record's `url`); a page outside
                          the post patterns that the learned rules read as a post of the blog's template
                          becomes one, and its URL shape gains support as a further post pattern
-    first_of_body(...)   two URLs serving the same post (title and text) give one record
+    takes_over(...)      two URLs serving the same post (title and text) give one record
     link_pattern(...)    the main pattern and the supported further ones: which links to fetch first
 
 What the fetched URL is (a post by its URL, a listing, below a post) comes decided, a
@@ -78,35 +78,23 @@ def _support(rt, crawl_id: str, url: str, home: str) -> None:
         rt.state.r.hincrby(rt.keys(crawl_id).patterns, shape, 1)
 
 
-def first_of_body(rt, crawl_id: str, record: dict, result: dict, pattern: str | None = None,
-                  entry: dict | None = None) -> bool:
-    """Whether this record is the one for its body. Another URL holding the same post keeps
-    it, unless this URL is the blog's permalink (a feed entry or the learned pattern) and
-    that one is not (a legacy `?p=N` copy recognised by its template): then this one takes over."""
-    key = body_key(record.get("title"), record.get("content_text"))
-    if key is None:
-        return True
+def body_of(record: dict) -> str | None:
+    """The key of a record's body (title + text): two URLs serving one post give one record."""
+    return body_key(record.get("title"), record.get("content_text"))
+
+
+def takes_over(rt, crawl_id: str, record: dict, owner: str, result: dict, pattern: str | None = None,
+               entry: dict | None = None) -> bool:
+    """Another URL, `owner`, holds this record's body (State.end_page claims it with the save,
+    in one step). This URL takes it over (and `owner` leaves the output) when it is the blog's
+    permalink (a feed entry or the learned pattern) and `owner` is not (a legacy `?p=N` copy
+    recognised by its template); else it is a duplicate. The save that follows checks the
+    claim again, in the same step, so a taker after it removes this URL in its turn."""
     url = record["url"]
-    owner = rt.state.claim_body(crawl_id, key, url)
-    if owner == url:
-        return True
     mine = entry is not None or bool(pattern and is_post(url, pattern))
     if mine and not (pattern and is_post(owner, pattern)) and rt.state.entry(crawl_id, owner) is None:
-        rt.state.take_body(crawl_id, key, owner, url)
+        rt.state.take_body(crawl_id, body_of(record), owner, url)
         result["replaced"] = owner
         return True
     result["duplicate_of"] = owner
     return False
-
-
-def still_first(rt, crawl_id: str, record: dict, result: dict) -> None:
-    """After saving: if a permalink took this body over meanwhile (two workers on two URLs
-    of one post), this URL leaves the output. The taker sets the owner before removing the
-    old URL, and this check follows the save, so one of the two always removes it."""
-    key = body_key(record.get("title"), record.get("content_text"))
-    if key is None or "duplicate_of" in result:
-        return
-    owner = rt.state.r.hget(rt.keys(crawl_id).bodies, key)
-    if owner and owner != record["url"]:
-        rt.state.r.srem(rt.keys(crawl_id).posts, record["url"])
-        result["replaced_by"] = owner

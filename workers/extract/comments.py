@@ -178,8 +178,11 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
     return (stored, None) if stored else _blocks(rt, crawl_id)
 
 
-def blog_rule(rt, crawl_id: str) -> dict | None:
-    """The blog's comment rule, settled once per crawl (by one worker; the others wait)."""
+def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
+    """The blog's comment rule, settled once per crawl (by one worker; the others wait);
+    `blog`: the blog's hash as the caller read it (a settled rule there costs no round trip)."""
+    if blog is not None and blog.get("comment_rule_crawl") == crawl_id:
+        return blog.get("comment_rules")
     st = rt.state
     key = rt.keys(crawl_id).blog
 
@@ -223,12 +226,14 @@ def _adopt(rt, crawl_id: str, rule: dict, url: str) -> None:
 
 # ------------------------------------------------------------------ one post
 
-def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=None) -> list[dict]:
+def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=None,
+                 blog: dict | None = None) -> list[dict]:
     """[{"id", "url", "author", "published", "content_text", "parent"}] of one post: the
     same list (ids, order) whichever worker reads it when, in the feed window or not.
-    `page` is the post's Page, `root` its tree when the caller holds it."""
+    `page` is the post's Page, `root` its tree when the caller holds it, `blog` the blog's
+    hash when the caller read it (State.page_context)."""
     root = page.root if root is None else root
-    rule = blog_rule(rt, crawl_id)
+    rule = blog_rule(rt, crawl_id, blog)
     feed = _post_feed(rt, crawl_id, url, entry, page, root)
     pages = [(page.final_url, root)]
     if rule is None and not feed:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from tasks.fetch.http import FetchError, Response
-from workers.state import Keys, url_key
+from workers.state import Keys
 
 DELAYED = "bh:delayed"  # zset: JSON [crawl id, url] -> due time (Redis clock)
 COUNTDOWN_MAX = 60.0  # waits up to this go out as countdown messages; longer ones to the delayed set
@@ -76,7 +76,7 @@ class Remembering:
 
     def __init__(self, rt, crawl_id: str, scope: str | None = None):
         self.downloader, self.r = rt.downloader, rt.state.r
-        self.key = f"{Keys(crawl_id).crawl}:fetched" + (f":{url_key(scope)}" if scope else "")
+        self.key = Keys(crawl_id).fetched(scope)
         self.kept: dict[str, str] | None = None  # field -> JSON, loaded on first use
         self.stored = False
 
@@ -120,6 +120,14 @@ class Remembering:
 
     def __getattr__(self, name):
         return getattr(self.downloader, name)
+
+
+def recall(rt, crawl_id: str, url: str, kept: dict) -> None:
+    """What a deferred run of page `url` fetched, read with the page's state (State.page_context,
+    no round trip of its own), handed to the step's Remembering downloader when it has one."""
+    memo = getattr(rt, "downloader", None)
+    if isinstance(memo, Remembering) and memo.kept is None and memo.key == Keys(crawl_id).fetched(url):
+        memo.kept, memo.stored = dict(kept), bool(kept)
 
 
 class _Runtime:
