@@ -162,9 +162,7 @@ def reclaim(app, rt, worker_id: str, send) -> int:
             n += _restore(app, entry["tag"])
         elif entry.get("url"):
             cid, url = entry["crawl"], entry["url"]
-            k = rt.keys(cid)
-            if r.hexists(k.inflight, url) and not r.sismember(k.done, url):
-                st.touch_inflight(cid, [url])
+            if st.touch_inflight(cid, [url]):  # still in flight, not done
                 send(cid, url)
                 n += 1
         r.hdel(key, field)  # one by one: a sweeper dying midway repeats nothing

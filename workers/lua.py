@@ -21,6 +21,20 @@ end
 return n
 """
 
+# Note again as handed out now the urls still in flight and not done (ARGV[1] the time, then
+# the urls); the ones noted are returned. A page that finished since it was found stale stays
+# finished: put back in flight, nobody would ever take it out, and the crawl would not end.
+TOUCH_INFLIGHT = """
+local out = {}
+for i = 2, #ARGV do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 and redis.call('SISMEMBER', KEYS[2], ARGV[i]) == 0 then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[1])
+    table.insert(out, ARGV[i])
+  end
+end
+return out
+"""
+
 # A page's links: posts ({url, priority, ...}) at their priority; other urls not seen before
 # at their estimate less TIE x their discovery number (first found, first served among equals).
 _QUEUE = """

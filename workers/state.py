@@ -148,6 +148,7 @@ class State:
         self._finish = client.register_script(lua.MAYBE_FINISH)
         self._save_record = client.register_script(lua.SAVE_RECORD)
         self._end_page = client.register_script(lua.END_PAGE)
+        self._touch_inflight = client.register_script(lua.TOUCH_INFLIGHT)
 
     @classmethod
     def from_url(cls, url: str) -> "State":
@@ -490,10 +491,13 @@ class State:
         raw = self.r.hgetall(Keys(crawl_id).inflight)
         return [u for u, t in raw.items() if now - float(t) > older_than]
 
-    def touch_inflight(self, crawl_id: str, urls: list[str]) -> None:
-        if urls:
-            now = time.time()
-            self.r.hset(Keys(crawl_id).inflight, mapping={u: now for u in urls})
+    def touch_inflight(self, crawl_id: str, urls: list[str]) -> list[str]:
+        """Note `urls` as handed out now, those still in flight and not done (one step): the
+        ones to send again. A page done in the meantime is left alone."""
+        if not urls:
+            return []
+        k = Keys(crawl_id)
+        return list(self._touch_inflight(keys=[k.inflight, k.done], args=[time.time(), *urls]))
 
     # ------------------------------------------------------------ priority samples
     def add_sample(self, crawl_id: str, url: str, post_links: int) -> int:

@@ -92,7 +92,7 @@ def recover(rt, crawl_id: str, send: Send, older_than: float | None = None) -> i
     """Send again the pages handed out long ago (a dead worker held them), then dispatch."""
     st = rt.state
     stale = st.stale_inflight(crawl_id, rt.settings.stale_seconds if older_than is None else older_than)
-    st.touch_inflight(crawl_id, stale)
+    stale = st.touch_inflight(crawl_id, stale)  # not a page that finished since it was read stale
     for u in stale:
         send(crawl_id, u)
     if st.state_of(crawl_id) == "running" and st.r.hget(rt.keys(crawl_id).crawl, "phase") == "traverse":

@@ -294,3 +294,19 @@ def test_the_end_of_the_last_page_finishes_the_crawl(state, redis_client):
                                                           "handed": [], "finished": True}
     assert state.state_of(cid) == "done" and state.crawl_info(cid)["seen"] == 1  # retired
     assert state.hand_out(cid, 8, 100) == ([], False)  # an ended crawl hands out nothing and ends once
+
+
+def test_a_page_done_after_it_was_read_stale_is_not_put_back_in_flight(state):
+    """recover/heal read stale pages, then note them handed out again: a page that finished in
+    between stays finished (put back in flight, nobody would take it out; the crawl would not end)."""
+    cid = _crawl(state, "http://state-test-touch.example/")
+    o = "http://state-test-touch.example"
+    state.enqueue(cid, {o + "/a": 2.0, o + "/b": 1.0})
+    assert sorted(state.dispatch(cid, 8, 100)) == [o + "/a", o + "/b"]
+    stale = state.stale_inflight(cid, older_than=-1)
+    assert sorted(stale) == [o + "/a", o + "/b"]
+    state.mark_done(cid, o + "/a", counted=True)  # its worker was slow, not dead
+    assert state.touch_inflight(cid, stale) == [o + "/b"]
+    assert state.crawl_info(cid)["in_flight"] == 1
+    state.mark_done(cid, o + "/b", counted=True)
+    assert state.maybe_finish(cid, 100)
