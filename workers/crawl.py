@@ -193,15 +193,17 @@ def process_url(self, crawl_id: str, url: str) -> dict:
             if time.monotonic() > deadline or "deferred" in out:
                 break
             # the pages the last page's writes handed out (State.end_page), else handed out now
-            url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep, handed=chain.handed)
+            url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep,
+                                    handed=chain.handed_out(rt.state, crawl_id))
             if url is None:
                 return out
             # no message carries the page: the sweep must know (noted in the page's first round trip)
             chain = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=crawl_id, done=held, url=url))
             held = url
             out = _page(self, rt, crawl_id, url, False, chain)
-        handed = chain.handed
-        _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page, handed=None if again else handed))
+        last = chain
+        _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page,
+                                                      handed=None if again else last.handed_out(rt.state, crawl_id)))
         return out
     finally:
         if held is not None:

@@ -162,7 +162,7 @@ def reclaim(app, rt, worker_id: str, send) -> int:
             n += _restore(app, entry["tag"])
         elif entry.get("url"):
             cid, url = entry["crawl"], entry["url"]
-            if st.touch_inflight(cid, [url]):  # still in flight, not done
+            if st.touch_inflight(cid, [url], older_than=0):  # in flight, not done, not deferred to later
                 send(cid, url)
                 n += 1
         r.hdel(key, field)  # one by one: a sweeper dying midway repeats nothing

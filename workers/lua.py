@@ -21,13 +21,16 @@ end
 return n
 """
 
-# Note again as handed out now the urls still in flight and not done (ARGV[1] the time, then
-# the urls); the ones noted are returned. A page that finished since it was found stale stays
-# finished: put back in flight, nobody would ever take it out, and the crawl would not end.
+# Note again as handed out now (ARGV[1]) the urls (ARGV[3]...) still in flight, not done, and
+# handed out at or before ARGV[2] (still stale: not deferred to a later time nor touched by
+# another sweeper since they were read); the ones noted are returned, to be sent again. A page
+# that finished meanwhile stays finished: put back in flight, nobody would take it out.
 TOUCH_INFLIGHT = """
 local out = {}
-for i = 2, #ARGV do
-  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 and redis.call('SISMEMBER', KEYS[2], ARGV[i]) == 0 then
+local cutoff = tonumber(ARGV[2])
+for i = 3, #ARGV do
+  local at = tonumber(redis.call('HGET', KEYS[1], ARGV[i]))
+  if at and at <= cutoff and redis.call('SISMEMBER', KEYS[2], ARGV[i]) == 0 then
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[1])
     table.insert(out, ARGV[i])
   end
@@ -164,9 +167,16 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV, ARGV[8])
 # max_samples, save {r, body}, hand {limit, now, max_pages}), the record JSON, the sample,
 # the trace entry.
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
-# urls queued, finished, {handed urls}}, or {owner} when the body is another URL's.
+# urls queued, finished, {handed urls}}, or {owner} when the body is another URL's. A page
+# done already (a second delivery) or of a crawl no longer running writes nothing.
 END_PAGE = _QUEUE + _HAND_OUT + _SAVE + """
 local spec = cjson.decode(ARGV[1])
+if redis.call('SISMEMBER', KEYS[4], spec.url) == 1 or redis.call('HGET', KEYS[3], 'state') ~= 'running' then
+  -- a second delivery (a page reclaimed from a slow worker) or a crawl that ended meanwhile:
+  -- nothing is written again (pages counted, samples, links, record), the page only leaves in-flight
+  redis.call('HDEL', KEYS[5], spec.url)
+  return {'', -1, -1, 0, 0, {}}
+end
 local saved, sampled = -1, -1
 if ARGV[2] ~= '' then
   local owner = claim(KEYS[12], spec.save.body, spec.save.r[1])

@@ -157,7 +157,8 @@ def _process_feed(rt, crawl_id: str, url: str, resp, ctx: dict, chain: Chain | N
     found = traverse.links(rt, crawl_id, posts, [], ctx["options"], traps=TRAP_LIMITS)
     end = rt.state.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie,
                             sample=len(set(posts)),
-                            hand_out=traverse.hand_out(rt, crawl_id, ctx["options"]) if chain is not None else None)
+                            hand_out=traverse.hand_out(rt, crawl_id, ctx["options"]) if chain is not None else None,
+                            handed_at=chain.stamp() if chain is not None else None)
     if chain is not None:
         chain.handed = (end["handed"], end["finished"])
     return {"url": url, "feed": len(links), "sample": end["sampled"]}
@@ -293,7 +294,8 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
                            seen=[final] if final != url else None,
-                           hand_out=traverse.hand_out(rt, crawl_id, options) if chain is not None else None)
+                           hand_out=traverse.hand_out(rt, crawl_id, options) if chain is not None else None,
+                           handed_at=chain.stamp() if chain is not None else None)
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
     if chain is not None:

@@ -420,14 +420,16 @@ class State:
     def end_page(self, crawl_id: str, url: str, *, posts: dict[str, float] | None = None,
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
                  sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
-                 counted: bool = True, hand_out: tuple[int, int] | None = None) -> dict:
+                 counted: bool = True, hand_out: tuple[int, int] | None = None,
+                 handed_at: str | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
         (once its body is claimed: {"owner": url} alone when another URL holds the body, and
         nothing is written), its `sample` (the number of post links on it), the urls it was
         read under (`seen`: a redirect's target, not to be queued), its links queued
         (`enqueue_estimated`), its `trace` entry (whether it produced a record), the page done
         (and `counted`); with `hand_out` (parallelism, page budget) the next pages handed out,
-        or the crawl finished when there are none. Returns {"saved": None (no record) or whether
+        or the crawl finished when there are none, in flight from `handed_at` (a time; now by
+        default: State.handed_at finds them by it). Returns {"saved": None (no record) or whether
         new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
         k = Keys(crawl_id)
         spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
@@ -435,7 +437,8 @@ class State:
         if save is not None:
             spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
         if hand_out is not None:
-            spec["hand"] = {"limit": int(hand_out[0]), "now": repr(time.time()), "max_pages": int(hand_out[1])}
+            spec["hand"] = {"limit": int(hand_out[0]), "now": handed_at or repr(time.time()),
+                            "max_pages": int(hand_out[1])}
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active],
@@ -491,13 +494,20 @@ class State:
         raw = self.r.hgetall(Keys(crawl_id).inflight)
         return [u for u, t in raw.items() if now - float(t) > older_than]
 
-    def touch_inflight(self, crawl_id: str, urls: list[str]) -> list[str]:
-        """Note `urls` as handed out now, those still in flight and not done (one step): the
-        ones to send again. A page done in the meantime is left alone."""
+    def handed_at(self, crawl_id: str, at: str) -> list[str]:
+        """The pages in flight handed out at exactly `at` (one write's hand-out time)."""
+        return [u for u, t in self.r.hgetall(Keys(crawl_id).inflight).items() if t == at]
+
+    def touch_inflight(self, crawl_id: str, urls: list[str], older_than: float | None = None) -> list[str]:
+        """Note `urls` as handed out now, in one step: those still in flight and not done and,
+        with `older_than`, still handed out that many seconds ago (a page deferred to later, or
+        touched by another sweeper since it was read stale, is left alone). Returns the ones
+        noted: to be sent again."""
         if not urls:
             return []
-        k = Keys(crawl_id)
-        return list(self._touch_inflight(keys=[k.inflight, k.done], args=[time.time(), *urls]))
+        k, now = Keys(crawl_id), time.time()
+        cutoff = now - older_than if older_than is not None else 1e300
+        return list(self._touch_inflight(keys=[k.inflight, k.done], args=[now, repr(cutoff), *urls]))
 
     # ------------------------------------------------------------ priority samples
     def add_sample(self, crawl_id: str, url: str, post_links: int) -> int:

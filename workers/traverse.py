@@ -8,6 +8,7 @@ in-flight hash), so a redelivered task or a recovery sends a page again, never t
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -33,6 +34,22 @@ class Chain:
     whether the crawl finished), for `dispatch` to send or keep, whatever happens after it."""
     note: Callable | None = None
     handed: tuple[list[str], bool] | None = None
+    at: str | None = None  # the in-flight time the page's writes hand the next pages out under
+
+    def stamp(self) -> str:
+        """A new hand-out time for the page's writes: by it, the pages a write handed out are
+        found again when its reply was lost (Redis went away after running it)."""
+        self.at = repr(time.time())
+        return self.at
+
+    def handed_out(self, st, crawl_id: str) -> tuple[list[str], bool] | None:
+        """What `dispatch` sends or keeps: the pages the writes handed out; where the reply of
+        a write was lost, the pages in flight under its time (State.handed_at), which no message
+        carries and nobody else will send before the stale sweep; else None (hand out now)."""
+        if self.handed is None and self.at is not None:
+            urls = st.handed_at(crawl_id, self.at)
+            return (urls, False) if urls else None
+        return self.handed
 
 
 def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
@@ -91,8 +108,9 @@ def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None =
 def recover(rt, crawl_id: str, send: Send, older_than: float | None = None) -> int:
     """Send again the pages handed out long ago (a dead worker held them), then dispatch."""
     st = rt.state
-    stale = st.stale_inflight(crawl_id, rt.settings.stale_seconds if older_than is None else older_than)
-    stale = st.touch_inflight(crawl_id, stale)  # not a page that finished since it was read stale
+    older_than = rt.settings.stale_seconds if older_than is None else older_than
+    stale = st.stale_inflight(crawl_id, older_than)
+    stale = st.touch_inflight(crawl_id, stale, older_than)  # still stale now: not finished, deferred or sent since
     for u in stale:
         send(crawl_id, u)
     if st.state_of(crawl_id) == "running" and st.r.hget(rt.keys(crawl_id).crawl, "phase") == "traverse":

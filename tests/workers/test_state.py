@@ -229,7 +229,8 @@ def test_a_crawl_ending_wakes_whoever_waits_for_it(state):
 
 def test_a_page_ends_in_one_step_and_two_deliveries_stream_its_record_once(state, redis_client):
     """State.end_page: record saved and streamed, links queued, page done and counted, the next
-    pages handed out; a page delivered twice at once (a reclaimed page) streams its record once."""
+    pages handed out; a page delivered 8 times at once (a reclaimed page) is written once: its
+    record streamed once, the page counted once, its links queued once."""
     import threading
 
     import redis
@@ -255,11 +256,12 @@ def test_a_page_ends_in_one_step_and_two_deliveries_stream_its_record_once(state
         t.start()
     for t in threads:
         t.join()
-    assert sorted(e["saved"] for e in ends) == [False] * 7 + [True] and redis_client.xlen("bh:records") == 1
+    assert [e["saved"] for e in ends].count(True) == 1 and redis_client.xlen("bh:records") == 1
+    assert [e["saved"] for e in ends].count(None) == 7  # the others found the page done: nothing written
     assert sorted(u for e in ends for u in e["handed"]) == [o + "/p/2", o + "/page/2/"]  # each handed out once
     assert sum(e["queued"] for e in ends) == 2 and not any(e["finished"] for e in ends)
     info = state.crawl_info(cid)
-    assert info["posts"] == 1 and info["sources"]["feed"] == 1 and info["pages"] == 8 and info["in_flight"] == 2
+    assert info["posts"] == 1 and info["sources"]["feed"] == 1 and info["pages"] == 1 and info["in_flight"] == 2
     assert redis_client.sismember(Keys(cid).done, o + "/p/1")
     assert [r["title"] for r in state.crawl_records(cid)] == ["T"]
 
@@ -310,3 +312,70 @@ def test_a_page_done_after_it_was_read_stale_is_not_put_back_in_flight(state):
     assert state.crawl_info(cid)["in_flight"] == 1
     state.mark_done(cid, o + "/b", counted=True)
     assert state.maybe_finish(cid, 100)
+
+
+def test_a_page_of_an_ended_crawl_writes_nothing(state, redis_client):
+    """A late delivery after the crawl ended (failed, or finished by a sweep) leaves in-flight
+    and writes nothing: no page counted, no link queued, no record."""
+    from workers.state import Saving
+
+    cid = _crawl(state, "http://state-test-23.example/")
+    o = "http://state-test-23.example"
+    state.enqueue(cid, {o + "/p/1": 1e6})
+    [url] = state.dispatch(cid, 8, 100)
+    state.set_state(cid, "failed", "stopped")
+    got = state.end_page(cid, url, posts={o + "/p/2": 1e6}, sample=2, hand_out=(8, 100),
+                         save=Saving({"url": url, "title": "T", "content_text": "b"}, "h", 1000, body="t|b"))
+    assert got == {"saved": None, "sampled": None, "queued": 0, "handed": [], "finished": False}
+    info = state.crawl_info(cid)
+    assert info["pages"] == 0 and info["posts"] == 0 and info["in_flight"] == 0
+    assert not redis_client.sismember(Keys(cid).seen, o + "/p/2")
+
+
+def test_a_stale_page_is_sent_again_by_one_sweeper_and_not_when_deferred(state):
+    """Two sweepers that both read a page stale: only the first notes it again (and sends it);
+    a page deferred to a later time since it was read stale is left to its delay."""
+    cid = _crawl(state, "http://state-test-touch-2.example/")
+    o = "http://state-test-touch-2.example"
+    state.enqueue(cid, {o + "/a": 2.0, o + "/b": 1.0})
+    state.dispatch(cid, 8, 100)
+    k = Keys(cid)
+    state.r.hset(k.inflight, mapping={o + "/a": time.time() - 100, o + "/b": time.time() - 100})
+    stale = sorted(state.stale_inflight(cid, older_than=50))
+    assert stale == [o + "/a", o + "/b"]
+    state.r.hset(k.inflight, o + "/b", time.time() + 600)  # deferred (politeness) after the read
+    assert state.touch_inflight(cid, stale, older_than=50) == [o + "/a"]
+    assert state.touch_inflight(cid, stale, older_than=50) == []  # the second sweeper: sent already
+    assert float(state.r.hget(k.inflight, o + "/b")) > time.time() + 500
+
+
+def test_the_pages_a_write_handed_out_are_found_again_when_its_reply_is_lost(state, redis_client):
+    """Redis runs a page's last write (the next pages handed out) and the connection drops
+    before the reply: no message carries those pages. The task's chain finds them by the
+    write's hand-out time and sends them, instead of leaving them to the stale sweep."""
+    import redis
+
+    from workers.traverse import Chain
+
+    class LosesTheReply(redis.Redis):  # a real connection whose script reply never arrives
+        def execute_command(self, *args, **options):
+            got = super().execute_command(*args, **options)
+            if args[0] == "EVALSHA":
+                raise redis.ConnectionError("connection lost while reading the reply")
+            return got
+
+    cid = _crawl(state, "http://state-test-lost.example/")
+    o = "http://state-test-lost.example"
+    state.enqueue(cid, {o + "/": 3.0, o + "/a": 2.0, o + "/b": 1.0})
+    [home] = state.dispatch(cid, 1, 100)
+    lossy = State(LosesTheReply.from_url(_url(redis_client), decode_responses=True))
+    chain = Chain()
+    try:
+        lossy.end_page(cid, home, hand_out=(2, 100), handed_at=chain.stamp())
+    except redis.ConnectionError:
+        pass
+    else:
+        raise AssertionError("the reply was not lost")
+    assert chain.handed is None and state.crawl_info(cid)["in_flight"] == 2  # handed out, and nobody knows
+    assert sorted(chain.handed_out(state, cid)[0]) == [o + "/a", o + "/b"]
+    assert Chain().handed_out(state, cid) is None  # a chain that wrote nothing hands out afresh
