@@ -85,6 +85,10 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     except KeyboardInterrupt:
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         return 130
+    if embedded is not None:
+        # the workers end first: the last page's WARC record is written just after the step
+        # that ended the crawl, and the parts are assembled below (a warm stop finishes it)
+        embedded.pool.stop()
     records = _retrying(lambda: _records(st, ids), "reading the records", quiet)
     if out:
         write_jsonl(records, out)

@@ -81,7 +81,7 @@ class Keys:
         # discovery sources (issue 15)
         self.sitemaps = f"{c}:sitemaps"  # hash: sitemap url -> JSON {"guessed", "next"} (what to try after it)
         self.sources = f"{c}:sources"  # hash: url -> the source that found it (feed, sitemap); none: links
-        self.ended = f"{c}:ended"  # list: one item pushed when the crawl ends, to wake its followers
+        self.ended = f"{c}:ended"  # list: one item pushed when the crawl ends, to wake its follower
         self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
         self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
         self.trace = f"{c}:trace"  # list: [url, produced a record] per processed page (option trace)
@@ -213,9 +213,6 @@ class State:
         return {"posts": self.r.scard(k.posts), "queued": self.r.zcard(k.frontier), "in_flight": self.r.hlen(k.inflight),
                 "seen": int(raw["seen"]) if raw.get("seen") is not None else self.r.scard(k.seen)}
 
-    def since(self, crawl_id: str) -> str | None:
-        return self.r.hget(Keys(crawl_id).crawl, "since") or None
-
     def options(self, crawl_id: str) -> dict:
         return json.loads(self.r.hget(Keys(crawl_id).crawl, "options") or "{}")
 
@@ -320,7 +317,7 @@ class State:
                           tie: float) -> int:
         """`enqueue` of a page's links in one round trip (issue 22): `posts` at their priority,
         each url of `estimates` never seen in this crawl at its estimate less `tie` times its
-        discovery number (the crawl's `sequence`, as `next_sequence` counts it)."""
+        discovery number (the crawl's `sequence` counter, one more per url queued)."""
         if not posts and not estimates:
             return 0
         k = Keys(crawl_id)
@@ -352,14 +349,6 @@ class State:
         n = self.r.hincrby(Keys(crawl_id).crawl, "trapped", 1)
         if n <= report:
             self.add_error(crawl_id, url, "trap", f"not followed: {reason}")
-
-    def next_sequence(self, crawl_id: str, n: int) -> int:
-        """The crawl's discovery counter after reserving `n` numbers (breadth-first order)."""
-        return int(self.r.hincrby(Keys(crawl_id).crawl, "sequence", n))
-
-    def trace(self, crawl_id: str, url: str, post: bool) -> None:
-        """Append a processed page to the crawl's trace (benchmarks of traversal order)."""
-        self.r.rpush(Keys(crawl_id).trace, json.dumps([url, post]))
 
     def traced(self, crawl_id: str) -> list[tuple[str, bool]]:
         return [tuple(json.loads(x)) for x in self.r.lrange(Keys(crawl_id).trace, 0, -1)]
