@@ -116,13 +116,19 @@ def test_browser_requests_to_private_addresses_are_refused(guarded_pool, secret,
     assert not any("169.254" in r["url"] or f":{secret.port}" in r["url"] for r in out["resources"])
 
 
-@browser_test
-def test_browser_page_itself_refused(guarded_pool, secret):
-    guarded_pool.holder["allow"] = lambda url: False
+def refuses_the_page_itself(pool, secret) -> None:
+    """A page the guard refuses is a RenderError("network") and never reaches its server
+    (a local browser's pool here, a Grid's in test_grid_guard)."""
+    pool.holder["allow"] = lambda url: False
     with pytest.raises(RenderError) as e:
-        guarded_pool.render(secret.url + "top", max_clicks=0)
+        pool.render(secret.url + "top", max_clicks=0)
     assert e.value.kind == "network" and "guard refused" in str(e.value)
     assert secret.hits["/top"] == 0
+
+
+@browser_test
+def test_browser_page_itself_refused(guarded_pool, secret):
+    refuses_the_page_itself(guarded_pool, secret)
 
 
 @browser_test

@@ -11,13 +11,13 @@ import subprocess
 
 import pytest
 
-from tasks.fetch.browser import BrowserPool, GridUnguarded, RenderError
+from tasks.fetch.browser import BrowserPool, GridUnguarded
 from tasks.fetch.grid import ENV_ADVERTISE, ENV_CLIENTS, ENV_PORTS, ENV_UNGUARDED, GridClients, Listen, grid_listen
 from tasks.fetch.grid import _ports, _split_host_port, route_address
 from tasks.fetch.proxy import GuardingProxy
 from tests.farm.faults import fault
 from tests.httpd import free_port
-from tests.tasks.fetch.test_browser_guard import _missing, blog, browser_test, only
+from tests.tasks.fetch.test_browser_guard import _missing, blog, browser_test, only, refuses_the_page_itself
 
 
 @pytest.fixture(scope="module")
@@ -109,11 +109,7 @@ def test_grid_browser_requests_to_private_addresses_are_refused(grid_pool, secre
 
 @browser_test
 def test_grid_page_itself_refused(grid_pool, secret):
-    grid_pool.holder["allow"] = lambda url: False
-    with pytest.raises(RenderError) as e:
-        grid_pool.render(secret.url + "top", max_clicks=0)
-    assert e.value.kind == "network" and "guard refused" in str(e.value)
-    assert secret.hits["/top"] == 0
+    refuses_the_page_itself(grid_pool, secret)
 
 
 @browser_test
