@@ -296,6 +296,16 @@ class State:
         raw = self.r.hget(Keys(crawl_id).entries, url)
         return json.loads(raw) if raw else None
 
+    def pattern_and_listed(self, crawl_id: str, url: str) -> tuple[str | None, bool]:
+        """The blog's post pattern and whether its feed lists `url`, in one round trip: what a
+        page's render need is asked of where no caller decided its kind (a page being sent)."""
+        k = Keys(crawl_id)
+        with self.r.pipeline(transaction=False) as p:
+            p.hget(k.blog, "pattern")
+            p.hexists(k.entries, url)
+            pattern, listed = p.execute()
+        return (json.loads(pattern) if pattern else None), bool(listed)
+
     def cache_page(self, crawl_id: str, url: str, page: dict) -> None:
         self.r.hset(Keys(crawl_id).pages, url, json.dumps(page))
 

@@ -278,9 +278,8 @@ def need(rt, crawl_id: str, url: str) -> str | None:
     js = decision(rt, crawl_id)
     if js != "posts":
         return render_need(js, False)
-    pattern = rt.state.blog(crawl_id).get("pattern")
-    post_page = rt.state.entry(crawl_id, url) is not None or bool(pattern and is_post(url, pattern))
-    return render_need(js, post_page)
+    pattern, listed = rt.state.pattern_and_listed(crawl_id, url)  # not the whole blog hash (its rules)
+    return render_need(js, listed or bool(pattern and is_post(url, pattern)))
 
 
 def queue_for(rt, crawl_id: str, url: str) -> str | None:
