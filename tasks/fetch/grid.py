@@ -111,13 +111,10 @@ class GridClients:
 def _split_host_port(value: str) -> tuple[str, int | None]:
     """("host", port or None) of `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 address."""
     value = value.strip()
-    if value.startswith("["):
-        host, _, rest = value[1:].partition("]")
-        return host, int(rest[1:]) if rest.startswith(":") and rest[1:] else None
-    if value.count(":") == 1:
-        host, port = value.split(":")
-        return host, int(port)
-    return value, None
+    if value.count(":") > 1 and not value.startswith("["):
+        return value, None  # a bare IPv6 address: no port
+    parts = urllib.parse.urlsplit("//" + value)
+    return parts.hostname or value, parts.port
 
 
 def _ports(spec: str | None, port: int | None) -> tuple[int, int]:
