@@ -201,9 +201,8 @@ def process_url(self, crawl_id: str, url: str) -> dict:
             chain = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=crawl_id, done=held, url=url))
             held = url
             out = _page(self, rt, crawl_id, url, False, chain)
-        last = chain
         _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page,
-                                                      handed=None if again else last.handed_out(rt.state, crawl_id)))
+                                                      handed=None if again else chain.handed_out(rt.state, crawl_id)))
         return out
     finally:
         if held is not None:

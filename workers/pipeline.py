@@ -156,12 +156,23 @@ def _process_feed(rt, crawl_id: str, url: str, resp, ctx: dict, chain: Chain | N
     posts, _ = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
     found = traverse.links(rt, crawl_id, posts, [], ctx["options"], traps=TRAP_LIMITS)
     end = rt.state.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie,
-                            sample=len(set(posts)),
-                            hand_out=traverse.hand_out(rt, crawl_id, ctx["options"]) if chain is not None else None,
-                            handed_at=chain.stamp() if chain is not None else None)
+                            sample=len(set(posts)), **_handing(rt, crawl_id, ctx["options"], chain))
+    _handed(chain, end)
+    return {"url": url, "feed": len(links), "sample": end["sampled"]}
+
+
+def _handing(rt, crawl_id: str, options: dict, chain: Chain | None) -> dict:
+    """State.end_page's hand-out arguments in a task's `chain` (none outside one): the next pages
+    handed out under a fresh stamp of the chain's (Chain.handed_out finds them by it)."""
+    if chain is None:
+        return {}
+    return {"hand_out": traverse.hand_out(rt, crawl_id, options), "handed_at": chain.stamp()}
+
+
+def _handed(chain: Chain | None, end: dict) -> None:
+    """What the page's last write handed out, for the chain's `dispatch` to send or keep."""
     if chain is not None:
         chain.handed = (end["handed"], end["finished"])
-    return {"url": url, "feed": len(links), "sample": end["sampled"]}
 
 
 # ------------------------------------------------------------------ the page read
@@ -293,13 +304,10 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
-                           seen=[final] if final != url else None,
-                           hand_out=traverse.hand_out(rt, crawl_id, options) if chain is not None else None,
-                           handed_at=chain.stamp() if chain is not None else None)
+                           seen=[final] if final != url else None, **_handing(rt, crawl_id, options, chain))
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
-    if chain is not None:
-        chain.handed = (end["handed"], end["finished"])
+    _handed(chain, end)
     if end["sampled"] is not None:
         result["sample"] = end["sampled"]
     if record is not None:
