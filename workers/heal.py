@@ -99,17 +99,9 @@ def _page_field(crawl_id: str, url: str) -> str:
     return f"page {crawl_id} {url}"
 
 
-def hold_page(r, crawl_id: str, url: str) -> None:
-    """A page process_url keeps for itself (no message of its own carries it). Best effort:
-    with Redis away, the page is still in flight and the stale sweep hands it out later."""
-    try:
-        r.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
-    except REDIS_DOWN:
-        log.warning("heal: could not note page %s as held", url)
-
-
 def pass_page(pipe, crawl_id: str, done: str | None, url: str) -> None:
-    """`hold_page(url)` and `release_page(done)` (the page kept before, if any) as commands of
+    """The note that this worker holds `url`, a page process_url keeps for itself (no message of
+    its own carries it), and `release_page(done)` (the page kept before, if any), as commands of
     `pipe`, a pipeline the caller sends with its own (the page's first round trip)."""
     if done is not None:
         pipe.hdel(holds_key(WORKER_ID), _page_field(crawl_id, done))

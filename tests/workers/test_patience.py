@@ -113,7 +113,9 @@ def test_heartbeats_and_holds(state):
     now = heal.beat(r, "other/1/x")
     assert "other/1/x" in heal.dead_workers(r, now + heal.DEAD_AFTER + 1)
     assert "other/1/x" not in heal.dead_workers(r, now + 1)
-    heal.hold_page(r, "abcdef123456-c", "http://x.test/p")
+    with r.pipeline() as p:
+        heal.pass_page(p, "abcdef123456-c", None, "http://x.test/p")
+        p.execute()
     assert json.loads(r.hget(heal.holds_key(heal.WORKER_ID), "page abcdef123456-c http://x.test/p")) == {
         "crawl": "abcdef123456-c", "url": "http://x.test/p"}
     heal.release_page(r, "abcdef123456-c", "http://x.test/p")
