@@ -9,18 +9,6 @@ Keys come in KEYS only, all of one blog (one hash tag) but the records stream.
 """
 from __future__ import annotations
 
-# Queue the urls not seen before: SADD to the seen set, ZADD to the frontier, as one step.
-ENQUEUE = """
-local n = 0
-for i = 1, #ARGV, 2 do
-  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
-    redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
-    n = n + 1
-  end
-end
-return n
-"""
-
 # Note again as handed out now (ARGV[1]) the urls (ARGV[3]...) still in flight, not done, and
 # handed out at or before ARGV[2] (still stale: not deferred to a later time nor touched by
 # another sweeper since they were read); the ones noted are returned, to be sent again. A page
@@ -66,6 +54,11 @@ local n = tonumber(ARGV[2])
 for i = 3, 2 + 2 * n do table.insert(posts, ARGV[i]) end
 for i = 3 + 2 * n, #ARGV do table.insert(estimates, ARGV[i]) end
 return queue(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), posts, estimates)
+"""
+
+# Queue the urls not seen before (ARGV: url, priority, ...) as one step: `queue`'s posts.
+ENQUEUE = _QUEUE + """
+return queue(KEYS[1], KEYS[2], nil, 0, ARGV, {})
 """
 
 # Hand out up to `limit` urls (the room left under the crawl's parallelism, within its page
