@@ -180,17 +180,19 @@ def _title_part(title: str | None, headings: list[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
-def _title_candidates(f: dict, prefix: str = "", suffix: str = "") -> dict:
-    """source -> this page's title by that source."""
+def _title_candidates(f: dict, prefix: str = "", suffix: str = "", affixes: dict | None = None) -> dict:
+    """source -> this page's title by that source. `affixes`: the site-wide part that a source's
+    titles share on every page of the template (og:title "Post - Blog" as often as <title>)."""
     stripped = _strip_affix(f.get("title_tag"), prefix, suffix)
+    own = {k: _strip_affix(f.get(k), *(affixes or {}).get(k, ("", ""))) for k in ("ld_title", "og_title")}
     if not (prefix or suffix):
         stripped = _title_part(f.get("title_tag"), f.get("headings") or []) or stripped
     heading = next((h for h in f.get("headings") or [] if stripped and _same(h, stripped)), None)
     if heading is None:  # the first heading another source agrees with
         heading = next((h for h in f.get("headings") or []
-                        if any(_same(h, f.get(k)) for k in ("ld_title", "og_title"))), None)
-    content = (f.get("content") or {}).get("title")
-    return {"ld": f.get("ld_title"), "og": f.get("og_title"), "title": stripped, "heading": heading,
+                        if any(_same(h, own[k]) for k in ("ld_title", "og_title"))), None)
+    content = _strip_affix((f.get("content") or {}).get("title"), *(affixes or {}).get("extractor", ("", "")))
+    return {"ld": own["ld_title"], "og": own["og_title"], "title": stripped, "heading": heading,
             "extractor": content}
 
 
@@ -347,7 +349,9 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     if not chosen:
         return []
     pre, suf = _common_affixes([f.get("title_tag") or "" for f in chosen])
-    titles = [_title_candidates(f, pre, suf) for f in chosen]
+    affixes = {k: _common_affixes([f.get(k) or "" for f in chosen]) for k in ("ld_title", "og_title")}
+    affixes["extractor"] = _common_affixes([(f.get("content") or {}).get("title") or "" for f in chosen])
+    titles = [_title_candidates(f, pre, suf, affixes) for f in chosen]
     dates = [_date_candidates(f) for f in chosen]
     authors = [_author_candidates(f) for f in chosen]
     src = _voted_sources(titles, dates, authors)
