@@ -206,7 +206,8 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
         if post else None
     if post and not _from_feed(entry) and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in
-    return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result)
+    return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
+                             generic=bool(blog.get("generic")))
 
 
 def _broad(pattern: str | None, home: str) -> bool:

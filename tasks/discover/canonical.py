@@ -65,16 +65,26 @@ def page_canonical(root, url: str, home: str) -> str:
 
 
 def _named_canonical(root) -> str | None:
-    """The page's first `<link rel=canonical href>`, else its first non-empty `og:url`."""
+    """The page's `<link rel=canonical href>`, else its first non-empty `og:url`. Canonicals
+    that disagree (a theme's hard-coded one beside the page's own) name nothing, as search
+    engines read them, unless og:url settles which is the page's."""
+    links = []
     for el in root.iter("link"):
         href = (el.get("href") or "").strip()
-        if "canonical" in (el.get("rel") or "").lower().split() and href:
-            return href
+        if "canonical" in (el.get("rel") or "").lower().split() and href and href not in links:
+            links.append(href)
+    og = None
     for el in root.iter("meta"):
         content = (el.get("content") or "").strip()
         if (el.get("property") or el.get("name") or "").lower() == "og:url" and content:
-            return content
-    return None
+            og = content
+            break
+    if len(links) == 1:
+        return links[0]
+    if len(links) > 1:
+        base = root.getroottree().docinfo.URL or ""
+        return og if og and urljoin(base, og) in {urljoin(base, x) for x in links} else None
+    return og
 
 
 def _on_site(named: str, url: str, home: str) -> str | None:

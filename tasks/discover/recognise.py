@@ -12,7 +12,7 @@ from tasks.extract.post import rule_of
 from tasks.fetch.html import node_text
 from tasks.learn.rules import apply_rule
 
-__all__ = ["dated_blog", "template_post", "MIN_CONTENT_CHARS"]
+__all__ = ["dated_blog", "generic_post", "template_post", "MIN_CONTENT_CHARS"]
 
 MIN_CONTENT_CHARS = 80  # a post says something; an empty shell of the template does not
 RELIABLE_SHARE = 0.6  # a field whose rule won this share of the training votes is part of the template
@@ -80,3 +80,22 @@ def _not_a_title_list(root, rules: dict) -> bool:
         return len(apply_rule(root, title)) <= 2
     except Exception:
         return False
+
+
+MIN_GENERIC_CHARS = 200  # an article, as the page-level extractor reads it (tasks.learn.pseudo_feed)
+MAX_LINKED_HEADINGS = 2  # headings that link elsewhere: more are a listing's post titles
+
+
+def generic_post(root, got: dict | None, url: str | None = None) -> bool:
+    """Whether a page read with no rules (the page-level extractor's reading, `got`) is a post:
+    an article's length, a date, and not a listing (a listing's post titles are headings that
+    link to their posts). Used while a blog has no rules at all (issue 31)."""
+    if not got or len(got.get("content_text") or "") < MIN_GENERIC_CHARS or not got.get("published"):
+        return False
+    here = (url or "").split("#")[0].rstrip("/")
+    linked = 0
+    for a in root.xpath("//h1//a[@href] | //h2//a[@href] | //h3//a[@href]")[:50]:
+        href = (a.get("href") or "").split("#")[0].rstrip("/")
+        if href and not href.endswith(here.rsplit("/", 1)[-1] or "\x00"):
+            linked += 1
+    return linked <= MAX_LINKED_HEADINGS

@@ -20,6 +20,8 @@ from tasks.fetch.html import html_to_text, to_html
 from tasks.text.similarity import normalize_text
 
 MIN_CONTENT_CHARS = 40  # less than this is no article: the extractor found navigation
+GENERIC_NOTE = ("; no rules learned: every page is read by the page-level extractor (a post: an article"
+                " with a date), and rules are learned from the first posts it finds")
 
 
 def _trafilatura(html: str, url: str | None):

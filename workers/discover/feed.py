@@ -18,6 +18,7 @@ from tasks.discover import feeds as feedlib
 from tasks.discover.announced import archive_widget_total
 from tasks.discover.traversal import in_scope
 from tasks.discover.urls import canonical
+from tasks.extract.fallback import GENERIC_NOTE
 from tasks.extract.fields import blog_authors
 from tasks.extract.post import extract_root, matches_entry
 from tasks.fetch.http import FetchError
@@ -56,8 +57,10 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     decided = bool(entries) and _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
     if need is not None and not (entries and update and st.blog(crawl_id).get("rules")):
         entries = training.training_entries(rt, crawl_id, home_url, home, entries, need)
-    if not entries:
-        raise CrawlFailed(_nothing_to_learn(url, feed_url, search))
+    if not entries:  # issue 31: no rules to learn, yet the blog's posts are still read (generic)
+        st.add_error(crawl_id, url, "training", _nothing_to_learn(url, feed_url, search) + GENERIC_NOTE)
+        _save(st, crawl_id, home, home_url, feed, feed_url, [], generic=True)
+        return {"learn": False, "entries": [], "feed": feed_url}
     _save(st, crawl_id, home, home_url, feed, feed_url, entries)
     if not decided:  # no feed entries (or the decision failed): the pages found decide
         _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
@@ -204,10 +207,11 @@ def _nothing_to_learn(url: str, feed_url: str | None, search: _FeedSearch) -> st
 
 
 def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: str | None,
-          entries: list[dict]) -> None:
-    """The entries, what the blog is (home, feed, its metadata), and the home page cached."""
+          entries: list[dict], generic: bool = False) -> None:
+    """The entries, what the blog is (home, feed, its metadata), and the home page cached.
+    `generic`: no rules will be learned; the traversal reads posts with the page-level extractor."""
     st.save_entries(crawl_id, entries)
-    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries],
+    st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries], generic=generic,
                  feed_meta={"title": feed.get("title"), "language": feed.get("language"),
                             "authors": blog_authors(feed, entries)})
     st.cache_page(crawl_id, home_url, home.cached())

@@ -15,7 +15,8 @@ import re
 
 from tasks.discover.canonical import body_key, page_canonical
 from tasks.discover.kinds import UrlKind, url_kind
-from tasks.discover.recognise import template_post
+from tasks.discover.recognise import generic_post, template_post
+from tasks.extract.fallback import fallback_extract
 from tasks.discover.urls import is_post, learn_post_pattern
 from tasks.extract.post import extract_root
 
@@ -40,16 +41,24 @@ def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
 
 
 def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, pattern: str | None,
-           home: str, post: bool, extracted: dict | None, result: dict):
+           home: str, post: bool, extracted: dict | None, result: dict, generic: bool = False):
     """(post, extracted, record url) of a page (a tasks.fetch.page.Page: its tree parsed once)
-    at `url` of `kind`; `post` is whether it is one so far (by its URL, as the rules read it)."""
+    at `url` of `kind`; `post` is whether it is one so far (by its URL, as the rules read it).
+    `generic`: the blog has no rules, and its posts are recognised by the page-level extractor."""
     record_url, record = _record_url(rt, crawl_id, url, kind, page.final_url, page.root, pattern, home)
     if post and not kind.entry and record.listing:
         return False, extracted, url  # its canonical is a listing (a paged view of the blog)
-    if post or kind.entry or not rules:
+    if post or kind.entry or (not rules and not generic):
         return post, extracted, record_url
     if kind.never_post or record.listing:
         return False, extracted, url
+    if not rules:  # issue 31: a blog with no rules (yet): the page-level extractor reads it
+        got = fallback_extract(page.html, page.final_url, root=page.root)
+        if not generic_post(page.root, got, page.final_url):
+            return False, None, url
+        result["post"] = result["generic"] = True
+        _support(rt, crawl_id, record_url, home)
+        return True, dict(got, extraction="fallback"), record_url
     extracted = extract_root(page.root, page.html, rules)
     if not template_post(page.root, extracted, rules):
         return False, None, url

@@ -64,6 +64,10 @@ def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | N
     """(extracted, extraction) for a post page (a Page): the rules'
     result, or the fallback's where the rules failed. A page only the URL pattern calls a post
     must read as one (a date and an article) before the fallback makes it a record."""
+    if extracted.get("extraction") == "fallback":  # read so already (a blog with no rules: generic)
+        got = {k: v for k, v in extracted.items() if k != "extraction"}
+        _remember(rt, crawl_id, url, page, got)
+        return got, "fallback"
     # binary bytes (garbled text): the page-level extractor would read a "post" from noise
     if not rules_failed(extracted, rules) or page.garbled:
         return extracted, extraction_of(extracted)

@@ -3,6 +3,7 @@ page), then reduced by vote (its callback) with the post URL pattern (tasks.lear
 from __future__ import annotations
 
 from tasks.discover.urls import learn_post_pattern
+from tasks.extract.fallback import GENERIC_NOTE
 from tasks.fetch.http import FetchError
 from tasks.learn.fields import learn_page, reduce_rules
 from workers import limits
@@ -39,8 +40,11 @@ def reduce(rt, crawl_id: str, results: list) -> dict:
     crawl failed) when no training page gave rules."""
     st = rt.state
     page_rules = [r["rules"] for r in results or [] if isinstance(r, dict) and r.get("rules")]
-    if not page_rules:
-        st.set_state(crawl_id, "failed", "no training page could be fetched: no rules learned")
+    if not page_rules:  # issue 31: the traversal still reads the posts, with the page-level extractor
+        blog = st.blog(crawl_id)
+        st.add_error(crawl_id, blog.get("home") or "", "training",
+                     f"no training page gave rules ({len(results or [])} tried){GENERIC_NOTE}")
+        st.save_blog(crawl_id, generic=True, trained_on=0)
         return {}
     rules = reduce_rules(page_rules)
     blog = st.blog(crawl_id)

@@ -22,6 +22,11 @@ def page(head: str) -> object:
     ('<link rel="canonical" href="https://elsewhere.test/p/">', "https://blog.test/2014/03/post.html?zx=1"),
     ('<link rel="canonical" href="https://blog.test/">', "https://blog.test/2014/03/post.html?zx=1"),
     ("", "https://blog.test/2014/03/post.html?zx=1"),
+    # a theme's hard-coded canonical beside the page's own: og:url settles it, else neither counts
+    ('<link rel="canonical" href="/other.html"><link rel="canonical" href="/2014/03/post.html">'
+     '<meta property="og:url" content="https://blog.test/2014/03/post.html">', "https://blog.test/2014/03/post.html"),
+    ('<link rel="canonical" href="/other.html"><link rel="canonical" href="/2014/03/mine.html">',
+     "https://blog.test/2014/03/post.html?zx=1"),
 ])
 def test_page_canonical(head, want):
     assert page_canonical(page(head), "https://blog.test/2014/03/post.html?zx=1", HOME) == want

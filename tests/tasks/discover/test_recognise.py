@@ -46,3 +46,33 @@ def test_no_recognition_without_a_reliable_date_rule():
     html = post()
     root = parse_html(html, "https://b.test/x/")
     assert not template_post(root, extract_root(root, html, rules), rules)
+
+
+# ---- a blog with no rules at all (issue 31): the page-level extractor's reading decides
+
+from tasks.discover.recognise import generic_post  # noqa: E402
+from tasks.extract.fallback import fallback_extract  # noqa: E402
+
+ARTICLE = "".join(f"<p>Paragraph {i} of an article that says something worth keeping in an archive, "
+                  f"with enough words to read as prose.</p>" for i in range(6))
+
+
+def generic(html: str, url: str = "https://b.test/2014/03/a-post/") -> bool:
+    root = parse_html(html, url)
+    return generic_post(root, fallback_extract(html, url, root=root), url)
+
+
+def test_a_dated_article_is_a_post_without_rules():
+    page = (f"<html><head><title>A post</title></head><body><header><h1><a href='/'>Blog</a></h1></header>"
+            f"<article><h2><a href='/2014/03/a-post/'>A post</a></h2><time datetime='2014-03-09'>9 March 2014</time>"
+            f"{ARTICLE}</article></body></html>")
+    assert generic(page)
+
+
+def test_an_undated_page_or_a_listing_is_no_post_without_rules():
+    undated = f"<html><head><title>About</title></head><body><h1>About</h1>{ARTICLE}</body></html>"
+    assert not generic(undated, "https://b.test/about/")
+    listing = "<html><body>" + "".join(
+        f"<article><h2><a href='/2014/03/post-{i}/'>Post {i}</a></h2><time datetime='2014-03-0{i}'>March {i}</time>"
+        f"{ARTICLE[:400]}</article>" for i in range(1, 6)) + "</body></html>"
+    assert not generic(listing, "https://b.test/page/2/")
