@@ -18,6 +18,7 @@ from tasks.text.dates import parse_date
 from tasks.extract.fields import complete
 from tasks.fetch.html import html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
+from tasks.learn.plausible import generic_fields
 from tasks.learn.spans import apply_span
 from tasks.text.names import split_authors
 from tasks.learn.rules import apply_rule, first_match, first_matches, first_of
@@ -204,7 +205,11 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     entry: the post's feed entry, if the feed lists it; blog: {"authors": the feed's
     blog-wide author, "title": the feed's title, "language": the feed's language, for
     the word that joins authors where the page names none} (tasks.extract.fields.complete)."""
-    title_rules, content_rules, author_rules, date_rules = (rules_of(rules, f) for f in FIELDS)
+    # a field the blog reads generically (tasks.learn.plausible) has no rule here but content's,
+    # whose node the template checks use (the fallback replaces its text: workers/extract/fallback.py)
+    generic = generic_fields(rules)
+    title_rules, content_rules, author_rules, date_rules = (
+        [] if f in generic and f != "content" else rules_of(rules, f) for f in FIELDS)
     lang = _page_lang(root, blog)
     # the title, content and date rules' first matches, in one walk over the page
     firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])

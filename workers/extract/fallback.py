@@ -20,6 +20,7 @@ import logging
 from tasks.extract.fallback import fallback_extract
 from tasks.fetch.page import Page
 from tasks.learn.fields import learn_page, reduce_rules
+from tasks.learn.plausible import generic_fields
 from tasks.learn.pseudo_feed import MIN_POST_CHARS
 
 log = logging.getLogger("blogharvest")
@@ -46,7 +47,7 @@ def _held(rules: dict, field: str) -> bool:
 def rules_failed(extracted: dict, rules: dict | None) -> bool:
     """Did the learned rules miss this page: no rules, or no title or no content to speak of
     where the blog's training pages had them (untitled posts are no failure on a blog of them)?"""
-    if not rules:
+    if not rules or "content" in generic_fields(rules):  # (tasks.learn.plausible: the blog's content is generic)
         return True
     if not extracted.get("title") and _held(rules, "title"):
         return True

@@ -3,12 +3,14 @@ page), then reduced by vote (its callback) with the post URL pattern (tasks.lear
 from __future__ import annotations
 
 from tasks.discover.urls import learn_post_pattern
-from tasks.extract.fallback import GENERIC_NOTE
+from tasks.extract.fallback import GENERIC_NOTE, page_content
+from tasks.extract.post import extract_root
 from tasks.fetch.http import FetchError
 from tasks.learn.fields import learn_page, reduce_rules
+from tasks.learn.plausible import checked_rules
 from workers import limits
 from workers.fetch import rendering
-from workers.fetch.pages import page_at
+from workers.fetch.pages import cached, page_at
 
 
 def _target(entry: dict) -> dict:
@@ -48,7 +50,31 @@ def reduce(rt, crawl_id: str, results: list) -> dict:
         return {}
     rules = reduce_rules(page_rules)
     blog = st.blog(crawl_id)
+    rules = _checked(rt, crawl_id, rules, [r["url"] for r in results if isinstance(r, dict) and r.get("rules")],
+                     blog.get("home") or "")
     others = [blog.get("home"), blog.get("feed")]
     pattern = learn_post_pattern(blog.get("entry_urls") or [], [o for o in others if o])
     st.save_blog(crawl_id, rules=rules, pattern=pattern, trained_on=len(page_rules))
+    return rules
+
+
+MAX_CHECKED = 20  # training pages the elected rules are checked on
+
+
+def _checked(rt, crawl_id: str, rules: dict, urls: list[str], home: str) -> dict:
+    """The elected rules checked on the training pages (tasks.learn.plausible): a field whose rule
+    is implausible or loses to the generic reading is read generically; each decision reported."""
+    st = rt.state
+    pages = []
+    for url in urls[:MAX_CHECKED]:
+        page = cached(rt, crawl_id, url)
+        if page is not None and not page.garbled:
+            pages.append((page.html, page.final_url, st.entry(crawl_id, url) or {"url": url}))
+    try:
+        rules, notes = checked_rules(rules, pages, extract_root, lambda html, url: page_content(html, url)["content_text"])
+    except Exception as e:  # a check that fails leaves the rules as elected
+        st.add_error(crawl_id, home, "rules", f"checking the rules failed: {type(e).__name__}: {e}")
+        return rules
+    for note in notes:
+        st.add_error(crawl_id, home, "rules", note)
     return rules

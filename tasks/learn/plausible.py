@@ -1,0 +1,166 @@
+"""Every learned rule checked on the training pages before the blog keeps it (issue 31).
+
+Algorithm 1's vote elects, per field, the rule most training pages agree on; nothing says
+the elected rule reads a post's own value. Two kinds of evidence, both from the training
+pages the rules were learned on:
+
+- **Plausibility, no target needed.** A title rule that gives the same text on many pages
+  reads the site's name; a content rule whose text is mostly the same on every page reads
+  the template (a sidebar, a profile box); a date rule that gives one day on most pages
+  reads a build or copyright date. Such a rule is not used.
+- **The rule against the generic reading.** Where the entries are the blog's own (a feed's
+  title, date, author, full content), the rule's value and the generic one (the page's own
+  metadata down the fallback chain; trafilatura for content) are both scored against them;
+  a field where the generic reading agrees clearly more often is read generically on every
+  page of the blog.
+
+A field so decided keeps its rule for recognising the template (tasks.discover.recognise) but
+is marked `"use": "generic"`; extraction then fills it down the fallback chain, and the
+record's `sources` says which source did. `checked_rules` returns the rules and one note per
+decision for the crawl's report.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+from tasks.fetch.html import html_to_text, parse_html
+from tasks.text.similarity import normalize_text
+
+__all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
+
+MIN_PAGES = 3  # fewer training pages are no evidence either way
+SAME_TITLE = 1 / 3  # a title rule giving one text on more than this share of pages reads the site's name
+SAME_DATE = 0.5  # one day on more than this share of pages: a build or copyright date
+SHARED_CONTENT = 0.6  # mean token F1 between two pages' content above this: the template, not a post
+CONTENT_OK = 0.8  # token F1 with the feed's full content that counts as the post's content
+MARGIN = 0.15  # the generic reading must agree this much more often to take a field over
+FIELDS = {"title": "title", "content": "content_text", "author": "authors", "date": "published"}
+
+
+def _tokens(text: str | None) -> Counter:
+    return Counter(normalize_text(text or "").casefold().split())
+
+
+def token_f1(a: str | None, b: str | None) -> float:
+    x, y = _tokens(a), _tokens(b)
+    common = sum((x & y).values())
+    if not common:
+        return 1.0 if not x and not y else 0.0
+    p, r = common / sum(y.values()), common / sum(x.values())
+    return 2 * p * r / (p + r)
+
+
+def _same(a, b) -> bool:
+    return bool(a) and normalize_text(str(a)).casefold() == normalize_text(str(b or "")).casefold()
+
+
+def _same_day(a, b) -> bool:
+    return bool(a and b) and str(a)[:10] == str(b)[:10]
+
+
+def _same_names(a: list, b: list) -> bool:
+    return any(_same(x, y) for x in a or [] for y in b or [])
+
+
+def generic_fields(rules: dict | None) -> set[str]:
+    """The fields the blog reads generically (`"use": "generic"`)."""
+    return {f for f, v in (rules or {}).items() if isinstance(v, dict) and v.get("use") == "generic"}
+
+
+def _implausible(field: str, values: list) -> str | None:
+    """Why the rule's values on the training pages are no post's own value, or None."""
+    got = [v for v in values if v]
+    if len(got) < MIN_PAGES:
+        return None
+    if field == "title":
+        text, n = Counter(normalize_text(v).casefold() for v in got).most_common(1)[0]
+        if n >= 2 and n > SAME_TITLE * len(got):
+            return f"gives the same title on {n} of {len(got)} training pages ({text[:60]!r}: the site's name)"
+    if field == "date":
+        day, n = Counter(v[:10] for v in got).most_common(1)[0]
+        if n >= 2 and n > SAME_DATE * len(got):
+            return f"gives the same date on {n} of {len(got)} training pages ({day}: a build or copyright date)"
+    if field == "content":
+        pairs = list(combinations(got[:12], 2))
+        shared = sum(token_f1(a, b) for a, b in pairs) / len(pairs)
+        if shared > SHARED_CONTENT:
+            return f"reads mostly the same text on every training page (mean F1 {shared:.2f} between pages: the template)"
+    return None
+
+
+def _agrees(field: str, value, entry: dict, target_text: str | None) -> bool | None:
+    """Does `value` agree with the entry's own value of the field (None: the entry has none)?"""
+    if field == "title":
+        return _same(value, html_to_text(entry.get("title") or "")) if entry.get("title") else None
+    if field == "date":
+        return _same_day(value, entry.get("published")) if entry.get("published") else None
+    if field == "author":
+        own = entry.get("authors") if not entry.get("authors_from_feed") else None
+        return _same_names(value, own) if own else None
+    return token_f1(target_text, value) >= CONTENT_OK if target_text else None
+
+
+def _full_content(entry: dict) -> str | None:
+    """The entry's full content as text: a feed's, not a summary nor a pseudo entry's (which
+    is the generic reading itself)."""
+    if entry.get("pseudo") or entry.get("content_is_summary") or not entry.get("content_html"):
+        return None
+    return html_to_text(entry["content_html"]) or None
+
+
+def _readings(html: str, url: str, rules: dict, extract, generic_content) -> tuple[dict, dict]:
+    """(the rules' own values, the generic values) of one training page."""
+    root = parse_html(html, url)
+    ruled = extract(root, html, rules, url=url)
+    own = {f: ruled.get(k) if (ruled.get("sources") or {}).get(_source_key(f)) in ("rule", "span") else None
+           for f, k in FIELDS.items()}
+    own["content"] = ruled.get("content_text")
+    bare = extract(root, html, {}, url=url)
+    generic = {f: bare.get(k) for f, k in FIELDS.items()}
+    generic["content"] = None
+    return own, dict(generic, _content=lambda: generic_content(html, url))
+
+
+def _source_key(field: str) -> str:
+    return {"author": "authors", "date": "published"}.get(field, field)
+
+
+def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, generic_content) -> tuple[dict, list[str]]:
+    """(rules, notes): `rules` with the fields whose rule is implausible or loses to the generic
+    reading marked `"use": "generic"`. pages: [(html, url, entry)] of the training pages;
+    extract: tasks.extract.post.extract_root; generic_content(html, url) -> text (trafilatura)."""
+    if len(pages) < MIN_PAGES:
+        return rules, []
+    readings = [(_readings(html, url, rules, extract, generic_content), entry) for html, url, entry in pages]
+    out, notes = dict(rules), []
+    for field in FIELDS:
+        v = out.get(field)
+        if not isinstance(v, dict) or not v.get("rule"):
+            continue
+        why = _implausible(field, [own[field] for (own, _), _ in readings])
+        why = why or _loses(field, readings)
+        if why:
+            out[field] = dict(v, use="generic")
+            notes.append(f"{field} rule {v['rule']} {why}: the {field} is read from the page's metadata"
+                         f"{' and the page-level extractor' if field == 'content' else ''} instead")
+    return out, notes
+
+
+def _loses(field: str, readings: list) -> str | None:
+    """Why the generic reading beats the rule against the entries' own values, or None."""
+    rule_ok = generic_ok = n = 0
+    for (own, generic), entry in readings:
+        target = _full_content(entry) if field == "content" else None
+        if field == "content" and target is None:
+            continue
+        r = _agrees(field, own[field], entry, target)
+        if r is None:
+            continue
+        g = _agrees(field, generic["_content"]() if field == "content" else generic[field], entry, target)
+        n += 1
+        rule_ok += bool(r)
+        generic_ok += bool(g)
+    if n < MIN_PAGES or generic_ok <= rule_ok + MARGIN * n:
+        return None
+    return f"agrees with the feed on {rule_ok} of {n} training pages, the generic reading on {generic_ok}"
