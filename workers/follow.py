@@ -127,7 +127,22 @@ def _summary(st, infos: list[dict], quiet: bool) -> int:
              + (f" ({i['message']})" if i.get("message") else ""), quiet and not failed)
         for e in st.errors(i["crawl_id"], 10):
             _log(f"  {e['kind']}: {e['url']}: {e['message']}", quiet)
+        _log_not_found(st, i["crawl_id"], quiet)
     return 1 if failed and len(failed) == len(infos) else 0
+
+
+def _log_not_found(st, crawl_id: str, quiet: bool) -> None:
+    """The posts the blog announced (feed, sitemap) that gave no record, counted by why."""
+    from workers.archive.report import not_found
+
+    try:
+        nf = not_found(st, crawl_id, st.blog(crawl_id), st.errors(crawl_id, 10_000))
+    except Exception as e:  # the summary is said all the same
+        _log(f"  (announced posts not counted: {type(e).__name__}: {e})", quiet)
+        return
+    if nf["count"]:
+        _log(f"  announced, not found: {nf['count']} posts ("
+             + ", ".join(f"{n} {why}" for why, n in nf["by_reason"].items()) + ")", quiet)
 
 
 def _write_reports(st, ids: list[str], path: str) -> None:

@@ -235,7 +235,8 @@ def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: 
     blog, entry = ctx["blog"], ctx["entry"]
     rules = blog.get("rules") or {}
     # ---- issue 18: where the rules fail on a post, the page-level extractor (workers/extract/fallback.py)
-    extracted, extraction = page_fallback.complete(rt, crawl_id, url, page, extracted, rules, _from_feed(entry))
+    extracted, extraction = page_fallback.complete(rt, crawl_id, url, page, extracted, rules, _from_feed(entry),
+                                                   (blog.get("feed_meta") or {}).get("title"))
     # ---- end issue 18
     if not (extracted.get("title") or extracted.get("content_text")):
         rt.state.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")

@@ -156,11 +156,20 @@ def _retry_advice(f: dict) -> list[str]:
     return []
 
 
+def _not_found_advice(f: dict) -> list[str]:
+    nf = f.get("not_found") or {}
+    if not nf.get("count"):
+        return []
+    reasons = ", ".join(f"{n} {why}" for why, n in sorted(nf["by_reason"].items(), key=lambda x: -x[1]))
+    return [f"{nf['count']} posts the blog announces (feed, sitemap) gave no record ({reasons}); "
+            "they are listed below under 'Announced, not found'."]
+
+
 def advice(f: dict) -> list[str]:
     """What to do, fault by fault, in words a first-time reader can act on: posts missing
     against the announced counts, empty months, thin fields, the crawl's warnings, failures
     worth retrying."""
-    return (_missing_advice(f) + _gap_advice(f) + _coverage_advice(f)
+    return (_not_found_advice(f) + _missing_advice(f) + _gap_advice(f) + _coverage_advice(f)
             + list((f.get("warnings") or {}).values()) + _retry_advice(f))
 
 
@@ -259,6 +268,15 @@ def _section_rules(f: dict) -> str:
                                        if rows else "<p>no rules were learned</p>")
 
 
+def _section_not_found(f: dict) -> str:
+    nf = f.get("not_found") or {}
+    if not nf.get("count"):
+        return ""
+    rows = [[f"<code>{_e(x['url'])}</code>", _e(x["source"]), _e(x["why"])] for x in nf["examples"]]
+    more = f"<p>... and {nf['count'] - len(rows)} more</p>" if nf["count"] > len(rows) else ""
+    return "<h2>Announced, not found</h2>" + _table(["url", "announced by", "why"], rows) + more
+
+
 def _section_errors(f: dict) -> str:
     if not f["errors"]:
         return "<h2>Errors</h2><p class='ok'>none</p>"
@@ -290,7 +308,7 @@ def render_html(facts: dict) -> str:
          if "undated" in facts["posts_per_month"] else ""),
         f"<h2>Comments</h2><p>{cm['total']} comments on {cm['posts_with_comments']} of {facts['posts']} posts</p>",
         bar_chart(cm["histogram"], "posts by number of comments", 100),
-        _section_errors(facts),
+        _section_not_found(facts), _section_errors(facts),
         "<h2>Time per phase</h2>" + (_table(["phase", "seconds"], phases_rows, {1}) if phases_rows else "<p>-</p>"),
         "<script type='application/json' id='facts'>" + json.dumps(facts).replace("</", "<\\/") + "</script>",
         "</body></html>"]

@@ -10,10 +10,11 @@ never an author. The record's `sources` says, per field, where its value came fr
 """
 from __future__ import annotations
 
-from tasks.extract.metadata import page_metadata
+from tasks.extract.metadata import declared_site_names, page_metadata
 from tasks.fetch.html import html_to_text
 from tasks.learn.fields import clean_author, person_like
 from tasks.text.names import split_authors
+from tasks.text.similarity import normalize_text
 
 __all__ = ["SOURCES", "blog_authors", "complete"]
 
@@ -77,6 +78,13 @@ def _author_steps(steps: list, sign, learned: tuple, site: set[str], blog: dict 
                     ("feed_blog", _not_site(list((blog or {}).get("authors") or []), site))]
 
 
+def _not_site_title(value, site: set[str]):
+    """`value` (or a callable giving it) unless it is one of the site's names."""
+    if callable(value):
+        return lambda: _not_site_title(value(), site)
+    return None if value and normalize_text(str(value)).casefold() in site else value
+
+
 def _first_filled(steps: list) -> tuple[str, object] | None:
     """(source, value) of the first step with a value (callables asked only when reached)."""
     for source, value in steps:
@@ -114,6 +122,9 @@ def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
             steps = _author_steps(chains[field], sign, learned, site, blog)
         else:
             steps = chains[field] + ([("page", sign)] if sign else [])
+        if field == "title":  # an untitled post is untitled: the site's name is no post's title
+            names = declared_site_names(root) | {s.casefold() for s in ((blog or {}).get("title"),) if s}
+            steps = [(s, _not_site_title(v, names)) for s, v in steps]
         found = _first_filled(steps)
         if found:
             sources[field], out[field] = found

@@ -19,7 +19,7 @@ from tasks.text.dates import parse_date
 from tasks.text.names import split_authors
 from tasks.text.similarity import normalize_text
 
-__all__ = ["page_metadata", "json_ld_objects", "site_names", "SOURCES"]
+__all__ = ["declared_site_names", "page_metadata", "json_ld_objects", "site_names", "SOURCES"]
 
 SOURCES = ("jsonld", "microdata", "meta", "title_tag")
 _POST_TYPES = {"blogposting", "article", "newsarticle", "posting", "socialmediaposting", "reportagenewsarticle",
@@ -178,6 +178,19 @@ def _without_site(title: str | None, site: set[str]) -> str | None:
         if parts[0].casefold() in site:
             return title[len(parts[0]):].lstrip(" |·•»-–—") or title
     return title
+
+
+def declared_site_names(root) -> set[str]:
+    """The site's names the page declares as such (og:site_name, application-name, the "| Site"
+    part of "Post | Site" in <title>), case-folded: never the whole <title>, which may be the
+    post's own title. What a post's title never is."""
+    t = _TITLE(root)
+    title_tag = node_text(t[0]) if t else ""
+    names = {v.casefold() for k in _META_SITE for v in _metas(root).get(k, [])}
+    parts = _TITLE_SEP.split(title_tag) if title_tag else []
+    if len(parts) > 1:
+        names.add(parts[-1].casefold())
+    return names
 
 
 def site_names(root) -> set[str]:

@@ -151,6 +151,8 @@ def _loses(field: str, readings: list) -> str | None:
     """Why the generic reading beats the rule against the entries' own values, or None."""
     rule_ok = generic_ok = n = 0
     for (own, generic), entry in readings:
+        if entry.get("pseudo"):  # read off the page by the generic reading itself: no evidence
+            continue
         target = _full_content(entry) if field == "content" else None
         if field == "content" and target is None:
             continue

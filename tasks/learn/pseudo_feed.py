@@ -3,7 +3,7 @@
 Algorithm 2 needs (page, target) pairs. Without a feed the targets come from the pages
 themselves: what each page says of itself (JSON-LD, og:title, article:published_time,
 `<time datetime>`, `<title>` against its headings) and the content a page-level
-extractor finds (tasks.extract.fallback). A single page's self-description may lie (a
+extractor finds (tasks.extract.generic). A single page's self-description may lie (a
 `<title>` with the site name, a sidebar `<time>`), so a field's *source* is chosen by
 what agrees across the pages of one template: the source that reads the same as another
 source on most pages wins, and is used on all of them. Pages are first grouped by
@@ -15,17 +15,21 @@ found again in its own page, inside the content the page-level extractor reads t
 it is, that content becomes the entry's target, so the content rule is learned on the
 whole post rather than climbed to from a first paragraph.
 
-Note: tasks/extract/metadata.py (`page_metadata`, issue 16) will read JSON-LD/meta for
-records; `page_facts` here is the minimal reader the learner needs until then.
+What one page says of itself is read by tasks.extract.page_facts (re-exported here:
+`page_facts`, `self_description`); this module decides across pages.
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
 
-from tasks.fetch.html import html_to_text, json_ld, node_text, parse_html
-from tasks.text.dates import parse_date
-from tasks.text.similarity import dice, normalize_text
+from tasks.extract.page_facts import (AUTHOR_SOURCES, DATE_SOURCES, TITLE_SOURCES, agreed, author_candidates,
+                                      date_candidates, page_facts, same_text, self_description, title_candidates)
+from tasks.fetch.html import html_to_text
+from tasks.text.similarity import dice
+
+__all__ = ["page_facts", "self_description", "pseudo_entries", "checked_by_feed", "enrich_excerpt",
+           "group_by_template", "training_need", "MIN_ENTRIES", "MIN_POST_CHARS"]
 
 MIN_ENTRIES = 10  # fewer feed entries than this: the feed alone is too short to train on
 MIN_PSEUDO = 3  # a blog with fewer post pages than this has nothing to learn from
@@ -33,208 +37,46 @@ TEMPLATE_JACCARD = 0.6  # pages this alike in their id/class names share a templ
 MIN_POST_CHARS = 200  # a page whose extracted content is shorter is not a post
 DATED_SHARE = 0.6  # most post pages show a date: then an undated page of their template is no post
 SUMMARY_MATCH = 0.6  # share of a summary's word 3-grams found in the page content (Oita)
-_POST_TYPES = {"article", "blogposting", "newsarticle", "posting", "socialmediaposting", "techarticle",
-               "report", "webpage"}
-_DATE_META = ("article:published_time", "og:published_time", "datepublished", "date", "dc.date",
-              "dc.date.issued", "pubdate", "publishdate", "sailthru.date", "parsely-pub-date")
-_AUTHOR_META = ("author", "article:author", "dc.creator", "parsely-author")
-# a field's sources, most trusted first (ties of the vote go to the first)
-_TITLE_SOURCES = ("ld", "og", "heading", "title", "extractor")
-_DATE_SOURCES = ("ld", "meta", "time", "extractor")
-_AUTHOR_SOURCES = ("ld", "meta", "extractor")
 
 
 # ---------------------------------------------------------------- one page
 
-def _ld_post(objs: list) -> dict:
-    """The JSON-LD object describing the page's post (an Article-like type), or {}."""
-    best = {}
-    for o in objs:
-        t = o.get("@type")
-        types = {x.lower() for x in (t if isinstance(t, list) else [t]) if isinstance(x, str)}
-        if types & _POST_TYPES and (o.get("headline") or o.get("datePublished")):
-            if not best or "webpage" not in types:
-                best = o
-    return best
 
 
-def _ld_authors(value) -> list[str]:
-    out = []
-    for a in value if isinstance(value, list) else [value]:
-        name = a.get("name") if isinstance(a, dict) else a if isinstance(a, str) else None
-        if isinstance(name, str) and name.strip():
-            out.append(normalize_text(name))
-    return out
 
 
-def _meta(root, names) -> dict:
-    got = {}
-    for m in root.iter("meta"):
-        key = (m.get("property") or m.get("name") or m.get("itemprop") or "").strip().lower()
-        if key in names and key not in got and (m.get("content") or "").strip():
-            got[key] = normalize_text(m.get("content"))
-    return got
 
 
-def template_signature(root) -> list[str]:
-    """The id and class names a page's markup uses (its template, not its text)."""
-    names = set()
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for c in (el.get("class") or "").split():
-            names.add(f"{el.tag}.{c}")
-        if el.get("id") and not re.search(r"\d{3,}", el.get("id")):  # post-123 ids differ per page
-            names.add(f"{el.tag}#{el.get('id')}")
-    return sorted(names)
 
 
-def _headings(root) -> list[str]:
-    """The page's h1, h2, h3 texts (up to about 12, none over 300 characters)."""
-    headings = []
-    for tag in ("h1", "h2", "h3"):
-        for h in root.iter(tag):
-            t = node_text(h)
-            if t and len(t) <= 300:
-                headings.append(t)
-            if len(headings) >= 12:
-                break
-    return headings
 
 
-def _first_time(root) -> str | None:
-    """The first `<time datetime>` value of the page."""
-    for t in root.iter("time"):
-        d = (t.get("datetime") or "").strip()
-        if d:
-            return d
-    return None
 
 
-def _ld_facts(ld: dict) -> dict:
-    """What the page's JSON-LD post object says: title, date, authors."""
-    return {"ld_title": normalize_text(ld["headline"]) if isinstance(ld.get("headline"), str) else None,
-            "ld_date": ld.get("datePublished") if isinstance(ld.get("datePublished"), str) else None,
-            "ld_authors": _ld_authors(ld.get("author"))}
 
 
-def _meta_facts(meta: dict) -> dict:
-    """What the page's meta tags say: og/twitter title, the first date and author known."""
-    return {"og_title": meta.get("og:title") or meta.get("twitter:title"),
-            "meta_date": next((meta[k] for k in _DATE_META if k in meta), None),
-            "meta_authors": [meta[k] for k in _AUTHOR_META if k in meta][:1]}
 
 
-def page_facts(html: str, url: str | None = None, content: bool = True, root=None) -> dict:
-    """What one page says of itself, every source apart (JSON-, not lxml-, valued), and,
-    with `content`, what the page-level extractor reads as its content. `root`: the page
-    already parsed (read only here), so it is not parsed again."""
-    root = root if root is not None else parse_html(html, url)
-    meta = _meta(root, set(_DATE_META) | set(_AUTHOR_META) | {"og:title", "twitter:title", "og:type"})
-    title_el = root.find(".//title")
-    facts = {"url": url, **_ld_facts(_ld_post(json_ld(html))), **_meta_facts(meta),
-             "title_tag": node_text(title_el) if title_el is not None else None,
-             "headings": _headings(root),
-             "time_date": _first_time(root),
-             "template": template_signature(root)}
-    if content:
-        from tasks.extract.fallback import page_content
-
-        facts["content"] = page_content(html, url)
-    return facts
 
 
-def _same(a: str | None, b: str | None) -> bool:
-    return bool(a and b) and normalize_text(a).casefold() == normalize_text(b).casefold()
 
 
-def _strip_affix(title: str | None, prefix: str = "", suffix: str = "") -> str | None:
-    """A `<title>` without the site-wide part ("Post | Blog name") and its separator."""
-    if not title:
-        return None
-    t = title
-    if prefix and t.startswith(prefix):
-        t = t[len(prefix):]
-    if suffix and t.endswith(suffix):
-        t = t[: len(t) - len(suffix)]
-    t = re.sub(r"^[\s|:\-–—·•»«]+|[\s|:\-–—·•»«]+$", "", t)
-    return t or None
 
 
-def _title_part(title: str | None, headings: list[str]) -> str | None:
-    """One page alone: the part of "Post | Site" (either side of a separator) that a heading repeats."""
-    if not title:
-        return None
-    t = normalize_text(title)
-    found = []
-    for h in headings:
-        h = normalize_text(h)
-        if not h:
-            continue
-        if t.casefold() == h.casefold():
-            return h
-        if (t.endswith(h) and re.search(r"[|:\-–—·•»«]\s*$", t[: -len(h)])) or \
-                (t.startswith(h) and re.match(r"^\s*[|:\-–—·•»«]", t[len(h):])):
-            found.append(h)
-    # both sides may be headings ("Site: Post", a masthead h1): the post's title is the longer, mostly
-    return max(found, key=len) if found else None
 
 
-def _title_candidates(f: dict, prefix: str = "", suffix: str = "", affixes: dict | None = None) -> dict:
-    """source -> this page's title by that source. `affixes`: the site-wide part that a source's
-    titles share on every page of the template (og:title "Post - Blog" as often as <title>)."""
-    stripped = _strip_affix(f.get("title_tag"), prefix, suffix)
-    own = {k: _strip_affix(f.get(k), *(affixes or {}).get(k, ("", ""))) for k in ("ld_title", "og_title")}
-    if not (prefix or suffix):
-        stripped = _title_part(f.get("title_tag"), f.get("headings") or []) or stripped
-    heading = next((h for h in f.get("headings") or [] if stripped and _same(h, stripped)), None)
-    if heading is None:  # the first heading another source agrees with
-        heading = next((h for h in f.get("headings") or []
-                        if any(_same(h, own[k]) for k in ("ld_title", "og_title"))), None)
-    content = _strip_affix((f.get("content") or {}).get("title"), *(affixes or {}).get("extractor", ("", "")))
-    return {"ld": own["ld_title"], "og": own["og_title"], "title": stripped, "heading": heading,
-            "extractor": content}
 
 
-def _date_candidates(f: dict) -> dict:
-    content = (f.get("content") or {}).get("published")
-    return {k: parse_date(v) if v else None for k, v in (
-        ("ld", f.get("ld_date")), ("meta", f.get("meta_date")), ("time", f.get("time_date")),
-        ("extractor", content))}
 
 
-_BYLINE_LABEL = re.compile(r"(?:^|\s)(?:by|par|von|por|di|door|posted|published)\s*[:\-–—]?$", re.I)
 
 
-def _names(values) -> list[str] | None:
-    """Author names, a byline's label ("Posted by", "Veröffentlicht von") left out."""
-    out = [v for v in values or [] if v and not _BYLINE_LABEL.search(v.strip())]
-    return out or None
 
 
-def _author_candidates(f: dict) -> dict:
-    return {"ld": _names(f.get("ld_authors")), "meta": _names(f.get("meta_authors")),
-            "extractor": _names((f.get("content") or {}).get("authors"))}
 
 
-def self_description(facts: dict) -> dict:
-    """One page alone: its title, date and authors where two of its sources agree, else
-    the most trusted source that has the field."""
-    titles = _title_candidates(facts)
-    title = _agreed(titles) or next((titles[k] for k in _TITLE_SOURCES if titles[k]), None)
-    dates = _date_candidates(facts)
-    published = next((dates[k] for k in _DATE_SOURCES if dates[k]), None)
-    authors = _author_candidates(facts)
-    return {"title": title, "published": published,
-            "authors": next((authors[k] for k in _AUTHOR_SOURCES if authors[k]), [])}
 
 
-def _agreed(cands: dict) -> str | None:
-    vals = [v for v in cands.values() if v]
-    for v in vals:
-        if sum(_same(v, w) for w in vals) >= 2:
-            return v
-    return None
 
 
 # ---------------------------------------------------------------- across pages
@@ -293,7 +135,7 @@ def _vote(per_page: list[dict], order: tuple) -> str | None:
             if not v:
                 continue
             present[k] += 1
-            if any(k2 != k and cands.get(k2) and _same(str(v), str(cands[k2])) for k2 in order):
+            if any(k2 != k and cands.get(k2) and same_text(str(v), str(cands[k2])) for k2 in order):
                 agree[k] += 1
     rank = agree if agree else present
     if not rank:
@@ -319,14 +161,14 @@ def _post_template(facts: list[dict], prefer) -> list[dict]:
 def _voted_sources(titles: list[dict], dates: list[dict], authors: list[dict]) -> dict:
     """Per field, the source the template's pages agree on (see _vote)."""
     joined = [{k: "; ".join(v) if v else None for k, v in a.items()} for a in authors]
-    return {"title": _vote(titles, _TITLE_SOURCES), "date": _vote(dates, _DATE_SOURCES),
-            "author": _vote(joined, _AUTHOR_SOURCES)}
+    return {"title": _vote(titles, TITLE_SOURCES), "date": _vote(dates, DATE_SOURCES),
+            "author": _vote(joined, AUTHOR_SOURCES)}
 
 
 def _entry(f: dict, titles: dict, dates: dict, authors: dict, src: dict) -> dict | None:
     """A feed-like entry for one page by the voted sources, or None without a title or content."""
     content = f.get("content") or {}
-    title = (titles.get(src["title"]) if src["title"] else None) or _agreed(titles)
+    title = (titles.get(src["title"]) if src["title"] else None) or agreed(titles)
     if not title or not content.get("content_html"):
         return None
     url = f.get("permalink") or f["url"]  # the permalink the page declares, where it has one
@@ -351,9 +193,9 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     pre, suf = _common_affixes([f.get("title_tag") or "" for f in chosen])
     affixes = {k: _common_affixes([f.get(k) or "" for f in chosen]) for k in ("ld_title", "og_title")}
     affixes["extractor"] = _common_affixes([(f.get("content") or {}).get("title") or "" for f in chosen])
-    titles = [_title_candidates(f, pre, suf, affixes) for f in chosen]
-    dates = [_date_candidates(f) for f in chosen]
-    authors = [_author_candidates(f) for f in chosen]
+    titles = [title_candidates(f, pre, suf, affixes) for f in chosen]
+    dates = [date_candidates(f) for f in chosen]
+    authors = [author_candidates(f) for f in chosen]
     src = _voted_sources(titles, dates, authors)
     # where most pages of the template are dated, an undated one is a page (about, contact), not a post
     dated = sum(any(d.values()) for d in dates) >= DATED_SHARE * len(dates)
@@ -391,8 +233,8 @@ def checked_by_feed(pseudo: list[dict], entries: list[dict], facts_of: dict) -> 
     entries alone then teach it): a meta author that is the site's name, an extractor
     reading 08/05 as August (right from the 13th on: a few wrong pages are wrong targets
     all the same). Where no feed post can be checked the pseudo entries stay as they are."""
-    checks = {"date": (_date_candidates, lambda e: e.get("published"), _same_day),
-              "author": (_author_candidates, lambda e: e.get("authors"), _same_names)}
+    checks = {"date": (date_candidates, lambda e: e.get("published"), _same_day),
+              "author": (author_candidates, lambda e: e.get("authors"), _same_names)}
     drop = set()
     for field, (candidates, stated, same) in checks.items():
         src = next((p["sources"].get(field) for p in pseudo if p.get("sources", {}).get(field)), None)
@@ -429,7 +271,7 @@ def _same_day(a: str, b: str) -> bool:
 
 
 def _same_names(a: list[str], b: list[str]) -> bool:
-    return any(_same(x, y) for x in a for y in b)
+    return any(same_text(x, y) for x in a for y in b)
 
 
 # ---------------------------------------------------------------- feeds that fall short
@@ -470,7 +312,7 @@ def enrich_excerpt(entry: dict, facts: dict) -> dict:
     if len(content.get("content_text") or "") < len(html_to_text(summary or "")):
         return entry
     if entry.get("title") and content.get("title") and dice(entry["title"], content["title"]) < 0.3 \
-            and not any(_same(entry["title"], h) for h in facts.get("headings") or []):
+            and not any(same_text(entry["title"], h) for h in facts.get("headings") or []):
         return entry
     return dict(entry, content_html=content["content_html"], content_is_summary=False,
                 summary_html=summary, content_from="page")

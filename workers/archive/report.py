@@ -15,8 +15,55 @@ def facts(state, crawl_id: str) -> dict | None:
     announced = dict(info.get("announced") or {})
     if blog.get("entry_urls"):
         announced.setdefault("feed entries", len(blog["entry_urls"]))
-    f = summarise(info, blog, state.crawl_records(crawl_id), state.errors(crawl_id, 10_000), announced)
+    errors = state.errors(crawl_id, 10_000)
+    f = summarise(info, blog, state.crawl_records(crawl_id), errors, announced)
+    f["not_found"] = not_found(state, crawl_id, blog, errors)
     return f
+
+
+MAX_EXAMPLES = 20  # announced posts not found, listed by URL in the report
+
+
+def not_found(state, crawl_id: str, blog: dict, errors: list[dict]) -> dict:
+    """The posts the blog announces (its feed's entries; its sitemaps' URLs that the post patterns
+    take in) that gave no record, each with why: an error, read but not a post, queued but never
+    read (the crawl's budget), never queued. {"count", "by_reason": {reason: n}, "examples": [...]}."""
+    from tasks.discover.urls import is_post
+
+    k = state_keys(state, crawl_id)
+    with state.r.pipeline(transaction=False) as p:
+        p.hgetall(k.sources)
+        p.smembers(k.posts)
+        p.hkeys(k.records)
+        sources, posts, records = p.execute()
+    pattern = blog.get("pattern")
+    announced = [u for u, src in sources.items()
+                 if src == "feed" or (src == "sitemap" and pattern and is_post(u, pattern))]
+    missing = [u for u in announced if u not in posts and u not in records]
+    if not missing:
+        return {"count": 0, "by_reason": {}, "examples": []}
+    with state.r.pipeline(transaction=False) as p:
+        for u in missing:
+            p.sismember(k.done, u)
+            p.sismember(k.seen, u)
+        flags = p.execute()
+    failed = {e.get("url"): f"{e.get('kind')}: {e.get('message')}" for e in errors if e.get("url")}
+    by_reason, examples = {}, []
+    for i, u in enumerate(missing):
+        done, seen = flags[2 * i], flags[2 * i + 1]
+        why = failed.get(u) or ("read, not taken for a post" if done else
+                                "queued, never read (the crawl ended first)" if seen else "never queued")
+        key = why.split(":")[0] if u in failed else why
+        by_reason[key] = by_reason.get(key, 0) + 1
+        if len(examples) < MAX_EXAMPLES:
+            examples.append({"url": u, "source": sources[u], "why": why})
+    return {"count": len(missing), "by_reason": by_reason, "examples": examples}
+
+
+def state_keys(state, crawl_id: str):
+    from workers.state import Keys
+
+    return Keys(crawl_id)
 
 
 def write(state, crawl_id: str, html_path: str | None = None, as_json: bool = False) -> dict | None:

@@ -23,6 +23,7 @@ from tasks.extract.fields import blog_authors
 from tasks.extract.post import extract_root, matches_entry
 from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
+from tasks.text.similarity import normalize_text
 from tasks.learn.pseudo_feed import training_need
 from workers.fetch import rendering
 from workers.fetch.pages import fetched
@@ -212,9 +213,15 @@ def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: st
     `generic`: no rules will be learned; the traversal reads posts with the page-level extractor."""
     st.save_entries(crawl_id, entries)
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries], generic=generic,
-                 feed_meta={"title": feed.get("title"), "language": feed.get("language"),
+                 feed_meta={"title": feed.get("title") or _home_title(home), "language": feed.get("language"),
                             "authors": blog_authors(feed, entries)})
     st.cache_page(crawl_id, home_url, home.cached())
+
+
+def _home_title(home: Page) -> str | None:
+    """The blog's name where no feed gives it: the home page's <title> (what no post is titled)."""
+    found = home.root.xpath("//title")
+    return normalize_text(found[0].text_content()) or None if found else None
 
 
 # ------------------------------------------------------------------ decisions

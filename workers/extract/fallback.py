@@ -21,6 +21,7 @@ from tasks.extract.fallback import fallback_extract
 from tasks.fetch.page import Page
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.plausible import generic_fields
+from tasks.text.similarity import normalize_text
 from tasks.learn.pseudo_feed import MIN_POST_CHARS
 
 log = logging.getLogger("blogharvest")
@@ -61,12 +62,14 @@ def extraction_of(extracted: dict) -> str:
 
 
 def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | None,
-             known_post: bool) -> tuple[dict, str]:
+             known_post: bool, site_title: str | None = None) -> tuple[dict, str]:
     """(extracted, extraction) for a post page (a Page): the rules'
     result, or the fallback's where the rules failed. A page only the URL pattern calls a post
     must read as one (a date and an article) before the fallback makes it a record."""
     if extracted.get("extraction") == "fallback":  # read so already (a blog with no rules: generic)
         got = {k: v for k, v in extracted.items() if k != "extraction"}
+        if site_title and normalize_text(got.get("title") or "").casefold() == normalize_text(site_title).casefold():
+            got["title"] = None
         _remember(rt, crawl_id, url, page, got)
         return got, "fallback"
     # binary bytes (garbled text): the page-level extractor would read a "post" from noise
@@ -76,6 +79,8 @@ def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | N
     if not _reads_as_post(got, known_post):
         return extracted, extraction_of(extracted)
     merged = _merged(extracted, got)
+    if site_title and normalize_text(merged.get("title") or "").casefold() == normalize_text(site_title).casefold():
+        merged["title"] = None  # an untitled post: the blog's name is not its title
     _remember(rt, crawl_id, url, page, merged)
     return merged, "fallback"
 

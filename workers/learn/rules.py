@@ -3,7 +3,8 @@ page), then reduced by vote (its callback) with the post URL pattern (tasks.lear
 from __future__ import annotations
 
 from tasks.discover.urls import learn_post_pattern
-from tasks.extract.fallback import GENERIC_NOTE, page_content
+from tasks.extract.fallback import GENERIC_NOTE
+from tasks.extract.generic import page_content
 from tasks.extract.post import extract_root
 from tasks.fetch.http import FetchError
 from tasks.learn.fields import learn_page, reduce_rules
