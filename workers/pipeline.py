@@ -22,6 +22,7 @@ from urllib.parse import urljoin
 from tasks.archive.records import content_hash, post_record
 from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
+from tasks.discover.recognise import listing_like
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
@@ -204,8 +205,9 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
     rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
     extracted = extract_root(page.root, page.html, rules, entry, blog.get("feed_meta"), page.final_url) \
         if post else None
-    if post and not _from_feed(entry) and not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo"))):
-        post = result["post"] = False  # an /about/ page that a one-slug pattern took in
+    if post and not _from_feed(entry) and (not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo")))
+                                           or listing_like(page.root, rules)):
+        post = result["post"] = False  # an /about/ page that a one-slug pattern took in, or a listing
     return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
                              generic=bool(blog.get("generic")))
 

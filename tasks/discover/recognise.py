@@ -12,7 +12,7 @@ from tasks.extract.post import rule_of
 from tasks.fetch.html import node_text
 from tasks.learn.rules import apply_rule
 
-__all__ = ["dated_blog", "generic_post", "template_post", "MIN_CONTENT_CHARS"]
+__all__ = ["dated_blog", "generic_post", "listing_like", "template_post", "MIN_CONTENT_CHARS"]
 
 MIN_CONTENT_CHARS = 80  # a post says something; an empty shell of the template does not
 RELIABLE_SHARE = 0.6  # a field whose rule won this share of the training votes is part of the template
@@ -99,3 +99,16 @@ def generic_post(root, got: dict | None, url: str | None = None) -> bool:
         if href and not href.endswith(here.rsplit("/", 1)[-1] or "\x00"):
             linked += 1
     return linked <= MAX_LINKED_HEADINGS
+
+
+def listing_like(root, rules: dict | None) -> bool:
+    """Does the page repeat the post template (the content rule selects several blocks, or the
+    title rule more than two titles)? A listing whose URL a broad post pattern takes in
+    (Pelican's index2.html beside /slug.html posts) is no post."""
+    content, title = rule_of(rules, "content"), rule_of(rules, "title")
+    try:
+        blocks = [n for n in apply_rule(root, content) if not isinstance(n, str)] if content else []
+        titles = apply_rule(root, title) if title else []
+    except Exception:  # a rule that does not compile here is no evidence of a listing
+        return False
+    return len(blocks) > 1 or len(titles) > 2

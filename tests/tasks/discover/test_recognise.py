@@ -76,3 +76,11 @@ def test_an_undated_page_or_a_listing_is_no_post_without_rules():
         f"<article><h2><a href='/2014/03/post-{i}/'>Post {i}</a></h2><time datetime='2014-03-0{i}'>March {i}</time>"
         f"{ARTICLE[:400]}</article>" for i in range(1, 6)) + "</body></html>"
     assert not generic(listing, "https://b.test/page/2/")
+
+
+def test_a_listing_under_a_broad_pattern_is_told_by_its_repeated_template():
+    from tasks.discover.recognise import listing_like
+
+    assert listing_like(parse_html(post(n=3), "https://b.test/index2.html"), RULES)
+    assert not listing_like(parse_html(post(), "https://b.test/a-post.html"), RULES)
+    assert not listing_like(parse_html(post(), "https://b.test/a-post.html"), {"title": {"rule": "//*[@class='x'"}})
