@@ -6,7 +6,7 @@ entry, then, for authors, the one author the feed names for the whole blog, then
 page's plain signs (h1, <time datetime>, rel=author). A tagline or a site's title is
 never an author. The record's `sources` says, per field, where its value came from:
 
-    rule | span | jsonld | microdata | meta | feed | feed_blog | page
+    rule | span | jsonld | microdata | meta | feed | feed_blog | page | url (a post's day, from its URL)
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tasks.text.similarity import normalize_text
 
 __all__ = ["SOURCES", "blog_authors", "complete"]
 
-SOURCES = ("rule", "span", "jsonld", "microdata", "meta", "feed", "feed_blog", "page")
+SOURCES = ("rule", "span", "jsonld", "microdata", "meta", "feed", "feed_blog", "page", "url")
 _META_SOURCES = ("jsonld", "microdata", "meta")
 
 

@@ -14,7 +14,7 @@ import re
 
 from lxml import etree
 
-from tasks.text.dates import parse_date
+from tasks.text.dates import near_day, parse_date, url_day
 from tasks.extract.fields import complete
 from tasks.fetch.html import html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
@@ -34,6 +34,7 @@ _DATE_PROBES = ("//meta[@property='article:published_time']/@content",
                 "//meta[@name='DC.date.issued' or @name='dc.date']/@content")
 _TITLE_PROBES = ("//meta[@property='og:title']/@content", "//h1", "//title")
 _MAX_AUTHORS = 5
+MAX_DATE_NODES = 6  # nodes of a date rule tried for one that reads as a date (and the URL's day)
 _INNER_DATES = etree.XPath(".//time/@datetime | .//*[@itemprop]/@content", smart_strings=False, regexp=False)
 
 
@@ -120,18 +121,22 @@ def _machine_date(el) -> str | None:
     return None
 
 
-def _date(root, rules: list[str], lang: str | None = None, firsts=None) -> str | None:
-    """The date `rules` select (the first of their first three nodes that reads as one)."""
+def _date(root, rules: list[str], lang: str | None = None, firsts=None, url: str | None = None) -> str | None:
+    """The date `rules` select (the first of their first three nodes that reads as one). Where the
+    URL carries a day and the first date is not it, a further node's date that is (the first
+    was another post's: a "next post" card) wins."""
     first, text = _select_first(root, rules, firsts=firsts)
-    if first is not None:
-        d = _machine_date(first) or parse_date(text, lang)
-        if d:
-            return d
-        for r, text in _select(root, rules)[1:3]:
-            d = _machine_date(r) or parse_date(text, lang)
-            if d:
-                return d
-    return None
+    if first is None:
+        return None
+    d = _machine_date(first) or parse_date(text, lang)
+    day = url_day(url)
+    if d and (not day or near_day(d, day)):
+        return d
+    for r, text in _select(root, rules)[1:MAX_DATE_NODES]:
+        other = _machine_date(r) or parse_date(text, lang)
+        if other and (not day or near_day(other, day)):
+            return other
+    return None if d and day else d  # no node's date is the URL's: other sources first (extract_root)
 
 
 def _page_date(root) -> str | None:
@@ -216,7 +221,8 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     title, title_source = _rule_title(root, rules, title_rules, firsts)
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
     authors, authors_source = _rule_authors(root, rules, author_rules, lang)
-    published = _date(root, date_rules, _date_lang(root, rules), firsts)
+    page_url = url or root.getroottree().docinfo.URL
+    published = _date(root, date_rules, _date_lang(root, rules), firsts, page_url)
     found = {
         "title": title or None,
         "content_text": text or None,
@@ -228,7 +234,16 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     signs = {"title": lambda: _page_title(root), "published": lambda: _page_date(root),
              "authors": lambda: page_authors(root, raw)}
     learned = ("authors",) if author_rules else ()
-    return complete(found, root, url or root.getroottree().docinfo.URL, entry, blog, signs, lang, learned)
+    return _url_day_kept(complete(found, root, page_url, entry, blog, signs, lang, learned), page_url)
+
+
+def _url_day_kept(out: dict, url: str | None) -> dict:
+    """A post whose URL carries its day (/2014/03/09/slug/) is dated that day (give or take one,
+    for time zones) when no source reads it: a date further off is another post's or an update's."""
+    day = url_day(url)
+    if not day or (out.get("published") and near_day(out["published"], day)):
+        return out
+    return dict(out, published=day, sources=dict(out.get("sources") or {}, published="url"))
 
 
 def extract_post(html, url: str | None, rules: dict | None) -> dict:

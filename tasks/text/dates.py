@@ -444,3 +444,22 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None) -> st
         return _slow(text, lang, _now(now)) if _dateparser_may_read(text) else None
     except Exception:  # never raise on page text
         return None
+
+
+_URL_DAY = re.compile(r"/((?:19|20)\d\d)[/-](0[1-9]|1[0-2])[/-](0[1-9]|[12]\d|3[01])(?:/|\.|-|$)")
+
+
+def url_day(url: str | None) -> str | None:
+    """The day a post's URL carries (/2014/03/09/slug/), ISO "YYYY-MM-DD", or None."""
+    m = _URL_DAY.search(url or "")
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
+
+
+def near_day(a: str | None, b: str | None, days: int = 1) -> bool:
+    """Are two ISO dates within `days` of each other (a URL's day may be the next one: time zones)?"""
+    import datetime as dt
+
+    try:
+        return abs((dt.date.fromisoformat(a[:10]) - dt.date.fromisoformat(b[:10])).days) <= days
+    except (TypeError, ValueError):
+        return False
