@@ -132,15 +132,22 @@ def under_post(url: str, is_post, home: str | None = None) -> bool:
     """A page whose URL extends a post's URL (an attachment, a comment page, a per-post
     feed): part of that post, never a post of its own. Ancestors that are listings (a date
     archive that a root-slug pattern takes in) are no posts."""
+    return bool(post_parents(url, is_post, home))
+
+
+def post_parents(url: str, is_post, home: str | None = None) -> list[str]:
+    """The URLs `url` extends that the pattern `is_post` takes for posts (both spellings, with
+    and without the final slash), nearest first."""
     p = urlsplit(url)
     segs = [s for s in (p.path or "/").split("/") if s]
+    out = []
     for k in range(len(segs) - 1, 0, -1):
         parent = urlunsplit((p.scheme, p.netloc, "/" + "/".join(segs[:k]) + "/", "", ""))
         if home and is_listing(parent, home):
             continue
         if is_post(parent) or is_post(parent.rstrip("/")):
-            return True
-    return False
+            out += [parent, parent.rstrip("/")]
+    return out
 
 
 def body_key(title: str | None, text: str | None, min_chars: int = 40) -> str | None:

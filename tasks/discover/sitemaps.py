@@ -26,6 +26,7 @@ from tasks.text.dates import parse_date
 __all__ = ["SitemapError", "candidates", "robots_sitemaps", "parse_sitemap", "looks_like_sitemap",
            "older_than", "USUAL_PATHS", "MAX_URLS", "MAX_BYTES"]
 
+MAX_DECLARED = 5  # <link rel=sitemap> of the home page taken at most
 USUAL_PATHS = ("/sitemap.xml", "/sitemap_index.xml", "/wp-sitemap.xml")
 MAX_URLS = 50_000  # sitemaps.org: at most 50,000 URLs per file
 MAX_BYTES = 50 * 1024 * 1024  # sitemaps.org: at most 50 MiB uncompressed
@@ -47,10 +48,22 @@ def robots_sitemaps(robots_text: str | None, base: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def candidates(home: str, robots_text: str | None = None) -> list[tuple[str, bool]]:
-    """[(sitemap url, guessed)]: those robots.txt names, else the usual paths (guessed: a
-    404 there is no error of the blog's). Sitemaps on another host are the caller's to drop."""
-    named = robots_sitemaps(robots_text, home)
+def declared_sitemaps(root, base: str) -> list[str]:
+    """The sitemaps a page declares (`<link rel="sitemap" href>`, as Gatsby and others write)."""
+    out = []
+    for el in root.iter("link"):
+        if "sitemap" in (el.get("rel") or "").lower().split() and (href := (el.get("href") or "").strip()):
+            u = urljoin(base, href)
+            if urlsplit(u).scheme in ("http", "https"):
+                out.append(u)
+    return list(dict.fromkeys(out))[:MAX_DECLARED]
+
+
+def candidates(home: str, robots_text: str | None = None, declared: list[str] = ()) -> list[tuple[str, bool]]:
+    """[(sitemap url, guessed)]: those robots.txt names and the home page declares, else the usual
+    paths (guessed: a 404 there is no error of the blog's). Sitemaps on another host are the
+    caller's to drop."""
+    named = list(dict.fromkeys(robots_sitemaps(robots_text, home) + list(declared)))
     if named:
         return [(u, False) for u in named]
     p = urlsplit(home)

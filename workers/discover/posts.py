@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.discover.canonical import body_key, page_canonical
+from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import generic_post, template_post
 from tasks.extract.fallback import fallback_extract
@@ -50,7 +50,7 @@ def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, patter
         return False, extracted, url  # its canonical is a listing (a paged view of the blog)
     if post or kind.entry or (not rules and not generic):
         return post, extracted, record_url
-    if kind.never_post or record.listing:
+    if record.listing or (kind.below_post and _parent_known(rt, crawl_id, url, pattern, home)):
         return False, extracted, url
     if not rules:  # issue 31: a blog with no rules (yet): the page-level extractor reads it
         got = fallback_extract(page.html, page.final_url, root=page.root)
@@ -78,6 +78,21 @@ def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root
     if record_url != url:
         rt.state.r.sadd(rt.keys(crawl_id).seen, record_url)
     return record_url, record
+
+
+def _parent_known(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:
+    """Is a URL that `url` extends a post the crawl knows of (its feed lists it, or a link to it
+    was met)? An attachment or comment page extends a real post; a post of a deeper scheme
+    (/posts/<section>/<slug>/ beside /posts/<slug>/) only extends what the pattern would take."""
+    parents = post_parents(url, lambda u: bool(pattern and is_post(u, pattern)), home)
+    if not parents:
+        return False
+    k = rt.keys(crawl_id)
+    with rt.state.r.pipeline(transaction=False) as p:
+        for u in parents:
+            p.sismember(k.seen, u)
+            p.hexists(k.entries, u)
+        return any(p.execute())
 
 
 def _support(rt, crawl_id: str, url: str, home: str) -> None:

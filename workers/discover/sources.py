@@ -16,6 +16,7 @@ from tasks.discover.canonical import fold_to_home
 from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
+from workers.fetch.pages import cached
 
 log = logging.getLogger("blogharvest")
 
@@ -30,7 +31,9 @@ def seed(rt, crawl_id: str, home: str) -> int:
     except Exception as e:  # robots.txt is the downloader's business; without it, guess
         log.debug("robots.txt of %s unreadable for sitemaps: %s", home, e)
         text = ""
-    found = [(canonical(u), g) for u, g in sm.candidates(home, text) if same_site(u, home)]
+    page = cached(rt, crawl_id, home)
+    declared = sm.declared_sitemaps(page.root, page.final_url) if page is not None and not page.garbled else []
+    found = [(canonical(u), g) for u, g in sm.candidates(home, text, declared) if same_site(u, home)]
     if not found:
         return 0
     named = [u for u, g in found if not g]

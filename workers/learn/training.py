@@ -122,7 +122,10 @@ def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list
     answers), newest first where they say when: candidates beside the links."""
     from tasks.discover import sitemaps as sm
 
-    queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url))]
+    from tasks.fetch.html import parse_html
+
+    declared = sm.declared_sitemaps(parse_html(home_html, home_url), home_url) if home_html else []
+    queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url), declared)]
     urls = _sitemap_entries(rt, queue, home_url)
     urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
     return [e["url"] for e in urls]

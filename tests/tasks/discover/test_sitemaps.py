@@ -87,3 +87,15 @@ def test_looks_like_and_lastmod_window():
     assert not looks_like_sitemap(b"<html></html>")
     assert older_than("2014-01-01", "2015-01-01") and not older_than("2016-01-01", "2015-01-01")
     assert not older_than(None, "2015-01-01") and not older_than("2014-01-01", None)
+
+
+def test_a_sitemap_the_home_page_declares_is_named_not_guessed():
+    from tasks.discover.sitemaps import candidates, declared_sitemaps
+    from tasks.fetch.html import parse_html
+
+    root = parse_html('<html><head><link rel="sitemap" type="application/xml" href="/sitemap/sitemap-index.xml">'
+                      '<link rel="stylesheet" href="/s.css"></head><body></body></html>', "https://b.test/")
+    declared = declared_sitemaps(root, "https://b.test/")
+    assert declared == ["https://b.test/sitemap/sitemap-index.xml"]
+    assert candidates("https://b.test/", "", declared) == [("https://b.test/sitemap/sitemap-index.xml", False)]
+    assert all(guessed for _, guessed in candidates("https://b.test/", "", []))
