@@ -57,7 +57,7 @@ def test_amp_and_index_html():
     "https://blog.test/2014/", "https://blog.test/2014/03/", "https://blog.test/search/label/Food",
     "https://blog.test/?updated-max=2014-03-09T10:00:00%2B01:00&max-results=7", "https://blog.test/?s=word",
     "https://blog.test/archives/", "https://blog.test/blog/page/2/", "https://blog.test/author/jo/",
-    "https://blog.test/?m=201403",
+    "https://blog.test/?m=201403", "https://blog.test/index2.html", "https://blog.test/blog/page3.html",
 ])
 def test_listings_are_never_posts(url):
     assert is_listing(url, HOME)
