@@ -81,14 +81,40 @@ def _ld_author_names(raw):
             yield clean_author(x.get("name") if isinstance(x, dict) else x if isinstance(x, str) else "")
 
 
+# "Posted by patton at August 10, 2002", "Od veronika v 2006-06-04", "par Jean, le 3 mars": a label word,
+# the name, then what ends it (a preposition before the date, punctuation, a digit, the end)
+_BYLINE = re.compile(r"(?:^|\s)(?:by|par|von|por|di|door|od|av|af|przez|от|автор:?)\s+"
+                     r"([^\d\s,;|·•—–@:()][^\d,;|·•—–@:()]{0,60}?)"
+                     r"(?=\s+(?:at|on|am|le|el|il|v|ve|in|om|den|um|às|a las|à|в)\b|\s*[,;|·•—–(:]|\s*\d|\s*$)", re.I)
+_COMMENTISH = re.compile(r"comment|reply|respond|discussion", re.I)
+MAX_BYLINE_CHARS = 160  # a byline is a short line, not a paragraph that says "by"
+
+
+def byline_authors(root) -> list[str]:
+    """The name a post's own byline prints ("Posted by X at DATE"), outside the comments: the first
+    short line that reads so, in document order."""
+    for el in root.iter("span", "div", "p", "small", "footer", "header", "li", "td", "em", "address"):
+        text = normalize_text("".join(el.itertext()))
+        if not text or len(text) > MAX_BYLINE_CHARS or not (m := _BYLINE.search(text)):
+            continue
+        if any(_COMMENTISH.search((a.get("class") or "") + " " + (a.get("id") or ""))
+               for a in (el, *el.iterancestors())):
+            continue
+        name = clean_author(m.group(1))
+        if person_like(name):
+            return [name]
+    return []
+
+
 def page_authors(root, raw=None) -> list[str]:
-    """Author names that the page's own metadata gives (for feeds without authors)."""
+    """Author names that the page's own metadata gives (for feeds without authors), else its
+    byline."""
     for p in _PAGE_AUTHOR_PROBES:
         for r in apply_rule(root, p):
             name = clean_author(node_text(r))
             if plausible_name(name):
                 return [name]
-    return next(([name] for name in _ld_author_names(raw) if plausible_name(name)), [])
+    return next(([name] for name in _ld_author_names(raw) if plausible_name(name)), None) or byline_authors(root)
 
 
 def contains_name(text: str, name: str) -> bool:

@@ -1,4 +1,6 @@
 """tasks.learn.authors: which names a page's author rule is learned for."""
+import pytest
+
 from tasks.fetch.html import parse_html
 from tasks.learn.authors import contains_name, page_authors, target_authors
 
@@ -44,3 +46,20 @@ def test_json_ld_names_the_author_when_the_markup_does_not():
 def test_contains_name_matches_whole_words():
     assert contains_name("Posted by Jane Doe, 3 May", "jane doe")
     assert not contains_name("Posted by Janet Doe", "Jane Doe")
+
+
+# ---- a byline read as a page sign (a feed naming nobody, or no feed)
+
+from tasks.learn.authors import byline_authors  # noqa: E402
+
+
+@pytest.mark.parametrize("html,want", [
+    ("<div class='post'><p>A text by the way of someone.</p><span class='posted'>Posted by patton at August 10, 2002"
+     " 11:17 AM</span></div><div id='comments'><span>Posted by Bob at May 3</span></div>", ["patton"]),
+    ("<ul><li class='node_submitted'><span>Od veronika v 2006-06-04 00:00</span></li></ul>", ["veronika"]),
+    ("<p class='meta'>Written by Jane Doe, 3 March 2014</p>", ["Jane Doe"]),
+    ("<div id='comments'><p>Posted by Bob at May 3</p></div>", []),  # a comment's byline is not the post's
+    ("<p>Photo by the sea, 2014</p>", []),
+])
+def test_byline_authors(html, want):
+    assert byline_authors(parse_html(f"<html><body>{html}</body></html>", "https://b.test/p/")) == want
