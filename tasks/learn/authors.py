@@ -106,6 +106,30 @@ def byline_authors(root) -> list[str]:
     return []
 
 
+_COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:(?:19|20)\d\d\s*(?:[-–]\s*(?:(?:19|20)\d\d|present))?\s*)?"
+                        r"(?:by\s+)?([^\d|,;·•—–@()©.]{2,60}?)(?=\s*(?:[|,;·•—–.(]|\d|$|all rights|tous droits))",
+                        re.I)
+
+
+# an organisation or a site, not a person: "The ... Group", "Acme Inc", "Foo Blog", "Bar Team"
+_BODY_WORDS = re.compile(r"^(?:the|le|la|les|der|die|das|el|los)\s|\b(?:inc|ltd|llc|gmbh|group|media|team|blog|press|"
+                         r"company|corp|foundation|project|news|studio|labs?)\b", re.I)
+
+
+def copyright_holder(root) -> list[str]:
+    """The person a page's copyright line names ("© Romain Vimont |"): on a personal blog, its
+    author. The last sign, after the metadata and the byline."""
+    site = site_names(root)
+    for el in root.iter("footer", "p", "div", "span", "small", "li"):
+        text = normalize_text("".join(el.itertext()))
+        if not text or len(text) > MAX_BYLINE_CHARS or not (m := _COPYRIGHT.search(text)):
+            continue
+        name = clean_author(m.group(1))
+        if name.count(" ") >= 1 and person_like(name) and name.casefold() not in site and not _BODY_WORDS.search(name):
+            return [name]
+    return []
+
+
 def page_authors(root, raw=None) -> list[str]:
     """Author names that the page's own metadata gives (for feeds without authors), else its
     byline."""
@@ -114,7 +138,8 @@ def page_authors(root, raw=None) -> list[str]:
             name = clean_author(node_text(r))
             if plausible_name(name):
                 return [name]
-    return next(([name] for name in _ld_author_names(raw) if plausible_name(name)), None) or byline_authors(root)
+    return (next(([name] for name in _ld_author_names(raw) if plausible_name(name)), None) or byline_authors(root)
+            or copyright_holder(root))
 
 
 def contains_name(text: str, name: str) -> bool:

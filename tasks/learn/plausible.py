@@ -21,6 +21,7 @@ decision for the crawl's report.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import combinations
 
@@ -66,6 +67,14 @@ def _same_names(a: list, b: list) -> bool:
 def generic_fields(rules: dict | None) -> set[str]:
     """The fields the blog reads generically (`"use": "generic"`)."""
     return {f for f, v in (rules or {}).items() if isinstance(v, dict) and v.get("use") == "generic"}
+
+
+_COMMENTISH = re.compile(r"@(?:class|id)\s*=\s*'[^']*(?:comment|respond|reply|discussion)", re.I)
+
+
+def _in_comments(rule: str) -> str | None:
+    """A post's field is never read inside its comments (a commenter's name is no author)."""
+    return "reads inside the comments" if _COMMENTISH.search(rule or "") else None
 
 
 def _implausible(field: str, values: list) -> str | None:
@@ -138,7 +147,7 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
         v = out.get(field)
         if not isinstance(v, dict) or not v.get("rule"):
             continue
-        why = _implausible(field, [own[field] for (own, _), _ in readings])
+        why = _in_comments(v["rule"]) or _implausible(field, [own[field] for (own, _), _ in readings])
         why = why or _loses(field, readings)
         if why:
             out[field] = dict(v, use="generic")

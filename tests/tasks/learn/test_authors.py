@@ -63,3 +63,16 @@ from tasks.learn.authors import byline_authors  # noqa: E402
 ])
 def test_byline_authors(html, want):
     assert byline_authors(parse_html(f"<html><body>{html}</body></html>", "https://b.test/p/")) == want
+
+
+@pytest.mark.parametrize("html,want", [
+    ("<div class='sidebar-item'><p>© Romain Vimont | <a href='/'>RSS</a></p></div>", ["Romain Vimont"]),
+    ("<footer>Copyright © 2009-2014 Jane Doe. All rights reserved.</footer>", ["Jane Doe"]),
+    ("<footer>© 2024 My Tech Blog</footer>", []),  # the site's name
+    ("<p>(c) 2012 The Guardian Media Group</p>", []),  # an organisation
+])
+def test_copyright_holder(html, want):
+    from tasks.learn.authors import copyright_holder
+
+    root = parse_html(f"<html><head><title>My Tech Blog</title></head><body>{html}</body></html>", "https://b.test/")
+    assert copyright_holder(root) == want
