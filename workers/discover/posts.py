@@ -81,17 +81,18 @@ def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root
 
 
 def _parent_known(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:
-    """Is a URL that `url` extends a post the crawl knows of (its feed lists it, or a link to it
-    was met)? An attachment or comment page extends a real post; a post of a deeper scheme
-    (/posts/<section>/<slug>/ beside /posts/<slug>/) only extends what the pattern would take."""
+    """Is a URL that `url` extends a post the crawl knows (its feed lists it, or it has a record)?
+    An attachment or comment page extends a real post, which links to it (so is read first); a
+    post of another section or a deeper scheme (/newsletter/<slug>/ beside /<slug>/ posts) only
+    extends what the pattern would take (a section's index, a category)."""
     parents = post_parents(url, lambda u: bool(pattern and is_post(u, pattern)), home)
     if not parents:
         return False
     k = rt.keys(crawl_id)
     with rt.state.r.pipeline(transaction=False) as p:
         for u in parents:
-            p.sismember(k.seen, u)
             p.hexists(k.entries, u)
+            p.hexists(k.records, u)
         return any(p.execute())
 
 
