@@ -206,8 +206,9 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
     extracted = extract_root(page.root, page.html, rules, entry, blog.get("feed_meta"), page.final_url) \
         if post else None
     if post and not _from_feed(entry) and (not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo")))
-                                           or listing_like(page.root, rules)):
-        post = result["post"] = False  # an /about/ page that a one-slug pattern took in, or a listing
+                                           or listing_like(page.root, rules)
+                                           or discovered.in_navigation(rt, crawl_id, home, url)):
+        post = result["post"] = False  # an /about/ page that a one-slug pattern took in (or the menu links), a listing
     return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
                              generic=bool(blog.get("generic")))
 

@@ -174,3 +174,24 @@ def declared_permalink(root, base_url: str, home: str) -> str | None:
             return url
         return None
     return None
+
+
+MAX_NAV_LINKS = 60  # a menu is short: a long "nav" block is an archive widget listing posts
+
+
+def navigation_links(root, base_url: str) -> set[str]:
+    """The URLs the page's navigation (nav, header, menus) links to: the site's own pages (about,
+    projects, contact), which a blog's menu names and its posts are not. A "nav" block holding
+    many links is a list of posts (an archive widget, prev/next), not a menu: left out."""
+    out: set[str] = set()
+    for block in root.xpath("//nav | //header | //*[@role='navigation'] | //*[contains(@class, 'menu')]"
+                            " | //*[contains(@id, 'menu')] | //*[contains(@class, 'navbar')]"):
+        anchors = block.xpath(".//a[@href]")
+        if len(anchors) > MAX_NAV_LINKS:
+            continue
+        for a in anchors:
+            try:
+                out.add(canonical(urllib.parse.urljoin(base_url, a.get("href"))))
+            except ValueError:
+                continue
+    return out

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 
+from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import generic_post, template_post
 from tasks.extract.fallback import fallback_extract
 from tasks.discover.urls import is_post, learn_post_pattern
 from tasks.extract.post import extract_root
+from workers.fetch.pages import cached
 
 MIN_SUPPORT = 2  # template-recognised posts of one URL shape before the shape counts as a pattern
 MAX_PATTERNS = 20  # further patterns used per blog (most supported first)
@@ -50,7 +52,8 @@ def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, patter
         return False, extracted, url  # its canonical is a listing (a paged view of the blog)
     if post or kind.entry or (not rules and not generic):
         return post, extracted, record_url
-    if record.listing or (kind.below_post and _parent_known(rt, crawl_id, url, pattern, home)):
+    if record.listing or (kind.below_post and _parent_known(rt, crawl_id, url, pattern, home)) \
+            or in_navigation(rt, crawl_id, home, record_url):
         return False, extracted, url
     if not rules:  # issue 31: a blog with no rules (yet): the page-level extractor reads it
         got = fallback_extract(page.html, page.final_url, root=page.root)
@@ -78,6 +81,24 @@ def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root
     if record_url != url:
         rt.state.r.sadd(rt.keys(crawl_id).seen, record_url)
     return record_url, record
+
+
+_NAVIGATION: dict[str, frozenset] = {}  # crawl id -> its home page's navigation links (per process)
+MAX_REMEMBERED = 64  # crawls whose navigation a process remembers
+
+
+def in_navigation(rt, crawl_id: str, home: str, url: str) -> bool:
+    """Does the blog's menu (the home page's nav, header, menus) link to `url`? Such a page is one
+    of the site's own pages (about, projects, a CV), not a post, whatever its template."""
+    nav = _NAVIGATION.get(crawl_id)
+    if nav is None:
+        page = cached(rt, crawl_id, home)
+        nav = frozenset(navigation_links(page.root, page.final_url)) if page is not None and not page.garbled \
+            else frozenset()
+        if len(_NAVIGATION) >= MAX_REMEMBERED:
+            _NAVIGATION.clear()
+        _NAVIGATION[crawl_id] = nav
+    return url in nav or url.rstrip("/") in nav or url.rstrip("/") + "/" in nav
 
 
 def _parent_known(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:

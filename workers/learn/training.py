@@ -17,8 +17,8 @@ import logging
 import time
 from typing import Callable
 
-from tasks.discover.candidates import (declared_permalink, feed_section, listing_links, page_links,
-                                       rank_candidates, sitewide)
+from tasks.discover.candidates import (declared_permalink, feed_section, listing_links, navigation_links,
+                                       page_links, rank_candidates, sitewide)
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import feed_links, in_scope
 from tasks.discover.urls import canonical
@@ -175,8 +175,10 @@ def _candidate_urls(rt, crawl_id: str, home_url: str, home: Page, known: list[st
     ranked = rank_candidates([x for links in per_page for x in links], known=known,
                              extra=_extra(rt, crawl_id, home_url, home.html), exclude=set(known),
                              demote=sitewide(per_page), section=section)
-    # a listing (a month's archive, page N) holding one post reads as that post: never a candidate
-    ranked = [u for u in ranked if not is_listing(u, home_url)]
+    # a listing (a month's archive, page N) holding one post reads as that post, and a page the
+    # menu links (about, projects) may share the posts' template: never candidates
+    menu = navigation_links(home.root, home_url)
+    ranked = [u for u in ranked if not is_listing(u, home_url) and u not in menu and u.rstrip("/") not in menu]
     inside = [u for u in ranked if section and u.startswith(section)]
     return (inside if len(inside) >= MIN_ENTRIES else ranked), inside
 

@@ -44,3 +44,13 @@ def test_feed_section_names_where_the_blog_is():
     assert feed_section(["http://x/blog/feed/"], home) == "http://x/blog/"
     for whole_site in ("http://x/feed/", "http://x/index.xml", "http://x/feeds/posts/default", "http://x/?feed=rss2"):
         assert feed_section([whole_site], home) is None
+
+
+def test_navigation_links_are_the_menus_not_a_post_list():
+    from tasks.discover.candidates import navigation_links
+
+    posts = "".join(f"<li><a href='/2014/03/post-{i}/'>Post {i}</a></li>" for i in range(80))
+    root = parse_html("<html><body><header><nav><a href='/about/'>About</a><a href='/cv'>CV</a></nav></header>"
+                      f"<div class='nav-archive'><ul>{posts}</ul></div><main><a href='/2014/03/a/'>A</a></main>"
+                      "</body></html>", "https://b.test/")
+    assert navigation_links(root, "https://b.test/") == {"https://b.test/about/", "https://b.test/cv"}
