@@ -30,10 +30,13 @@ def _host(u: str) -> str:
 @functools.lru_cache(maxsize=8192)
 def in_scope(url: str, home: str) -> bool:
     """Same host as the blog's home page (www. folded), http(s), and a page, not a resource."""
-    p = urlsplit(url)
-    if p.scheme not in ("http", "https"):
-        return False
-    if _host(url) != _host(home) or urlsplit(url).port != urlsplit(home).port:
+    try:
+        p = urlsplit(url)
+        if p.scheme not in ("http", "https"):
+            return False
+        if _host(url) != _host(home) or p.port != urlsplit(home).port:
+            return False
+    except ValueError:  # a malformed link ("http://host:80words/"): no page of the blog
         return False
     path = p.path or "/"
     if _SKIP_EXT.search(path) or _SKIP_PATH.search(path):
@@ -62,10 +65,13 @@ def feed_links(root, base_url: str, home: str) -> list[str]:
             continue
         if _COMMENTS.search(el.get("title") or "") or _COMMENTS.search(href):
             continue
-        url = urljoin(base_url, href)
-        if urlsplit(url).scheme in ("http", "https") and _host(url) == _host(home) \
-                and urlsplit(url).port == urlsplit(home).port:
-            out.append(url)
+        try:
+            url = urljoin(base_url, href)
+            if urlsplit(url).scheme in ("http", "https") and _host(url) == _host(home) \
+                    and urlsplit(url).port == urlsplit(home).port:
+                out.append(url)
+        except ValueError:  # a malformed feed link: none of the blog's feeds
+            continue
     return list(dict.fromkeys(out))
 
 

@@ -221,7 +221,7 @@ def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: st
 def _home_title(home: Page) -> str | None:
     """The blog's name where no feed gives it: the home page's <title> (what no post is titled)."""
     found = home.root.xpath("//title")
-    return normalize_text(found[0].text_content()) or None if found else None
+    return (normalize_text("".join(found[0].itertext())) or None) if found else None
 
 
 # ------------------------------------------------------------------ decisions

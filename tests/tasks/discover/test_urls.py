@@ -102,3 +102,13 @@ def test_url_features():
     assert f["query_params"] == 0.0  # tracking parameters are not the page's
     home = dict(zip(FEATURE_NAMES, url_features("http://b.test/")))
     assert home["home"] == 1.0 and home["depth"] == 0.0
+
+
+def test_a_malformed_port_is_out_of_scope_not_a_crash():
+    from tasks.discover.traversal import feed_links, in_scope
+    from tasks.fetch.html import parse_html
+
+    assert not in_scope("http://b.test:80monologues/x/", "http://b.test/")
+    root = parse_html("<html><head><link rel='alternate' type='application/rss+xml' href='http://b.test:8o/feed'>"
+                      "</head></html>", "http://b.test/")
+    assert feed_links(root, "http://b.test/", "http://b.test/") == []
