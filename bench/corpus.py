@@ -236,10 +236,10 @@ def table(a) -> int:
             f = source_facts(b)
             truth = h.read_jsonl(b / "truth.jsonl")
             nc = sum(len(t.get("comments") or []) for t in truth)
-            lines.append(f"| {b.name} | {f.get('generator', '?')[:40]} | {f.get('cms', '?')} | "
-                         f"{f.get('language', '?')} | {len(truth)} | {nc} | {f.get('feed', '?')[:20]} | "
-                         f"{f.get('comment feed', '?')[:10]} | {f.get('url schemes', '?')[:6]} | "
-                         f"{f.get('authors', '?')[:6]} |")
+            first = lambda k: (f.get(k) or "?").split()[0].strip(",;")  # noqa: E731
+            gen = re.split(r"\s*[(,;]", f.get("generator") or "?")[0][:32]
+            lines.append(f"| {b.name} | {gen} | {first('cms')} | {first('language')} | {len(truth)} | {nc} | "
+                         f"{first('feed')} | {first('comment feed')} | {first('url schemes')} | {first('authors')} |")
     for run_ in runs:
         res = run_["blogs"]
         lines += ["", f"## Scores, feed window {run_.get('feed_window')}", "",
