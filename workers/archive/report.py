@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 
 from tasks.archive.report import render_html, summarise
+from tasks.discover.urls import is_post
+from workers.state import Keys
 
 
 def facts(state, crawl_id: str) -> dict | None:
@@ -28,9 +30,7 @@ def not_found(state, crawl_id: str, blog: dict, errors: list[dict]) -> dict:
     """The posts the blog announces (its feed's entries; its sitemaps' URLs that the post patterns
     take in) that gave no record, each with why: an error, read but not a post, queued but never
     read (the crawl's budget), never queued. {"count", "by_reason": {reason: n}, "examples": [...]}."""
-    from tasks.discover.urls import is_post
-
-    k = state_keys(state, crawl_id)
+    k = Keys(crawl_id)
     with state.r.pipeline(transaction=False) as p:
         p.hgetall(k.sources)
         p.smembers(k.posts)
@@ -59,11 +59,6 @@ def not_found(state, crawl_id: str, blog: dict, errors: list[dict]) -> dict:
             examples.append({"url": u, "source": sources[u], "why": why})
     return {"count": len(missing), "by_reason": by_reason, "examples": examples}
 
-
-def state_keys(state, crawl_id: str):
-    from workers.state import Keys
-
-    return Keys(crawl_id)
 
 
 def write(state, crawl_id: str, html_path: str | None = None, as_json: bool = False) -> dict | None:
