@@ -1,0 +1,54 @@
+"""The elected rules checked on the training pages (issue 31): implausible rules, and rules the
+generic reading beats against the feed, are read generically."""
+from __future__ import annotations
+
+from tasks.extract.post import extract_root
+from tasks.learn.plausible import checked_rules, generic_fields
+
+WORDS = ("apple river stone cloud garden window letter mountain candle forest engine violin harbor meadow "
+         "pepper silver thunder marble lantern orchard compass ribbon saddle tunnel anchor basket castle dragon "
+         "feather glacier hammer island jungle kettle ladder magnet needle oyster parrot quarry rocket sailor "
+         "tablet umbrella valley walnut yogurt zephyr bramble cobalt dagger").split()
+SIDEBAR = "<div class='side'><p>" + "About me: a long profile text that every page of the site repeats. " * 6 + "</p></div>"
+
+
+def page(i: int) -> str:
+    words = WORDS[i * 8:(i + 1) * 8]  # each post its own words
+    body = " ".join(f"{words[j % 8]} {words[(j * 3) % 8]} {words[(j + 5) % 8]}." for j in range(12))
+    return (f"<html><head><title>Post {i} | Blog</title><meta property='og:title' content='Post {i}'>"
+            f"<meta property='article:published_time' content='2014-03-{i + 1:02d}'></head><body>"
+            f"<div class='site'>The Blog</div><h1 class='t'>Post {i}</h1><span class='d'>9 March 2014</span>"
+            f"<article><p>{body}</p></article>{SIDEBAR}<div id='comments'><span class='who'>Bob</span></div></body></html>")
+
+
+def pages(n=6, **entry):
+    return [(page(i), f"https://b.test/p{i}/", dict({"url": f"https://b.test/p{i}/", "title": f"Post {i}",
+                                                      "published": f"2014-03-{i + 1:02d}"}, **entry)) for i in range(n)]
+
+
+def content(html, url):  # the generic reading's content: the article's text here
+    return extract_root(__import__("tasks.fetch.html", fromlist=["parse_html"]).parse_html(html, url), html,
+                        {"content": {"rule": "//article"}})["content_text"]
+
+
+def test_a_title_rule_reading_the_site_name_and_a_one_day_date_rule_are_read_generically():
+    rules = {"title": {"rule": "//*[@class='site']", "share": 1.0}, "date": {"rule": "//*[@class='d']", "share": 1.0},
+             "content": {"rule": "//article", "share": 1.0}}
+    out, notes = checked_rules(rules, pages(), extract_root, content)
+    assert generic_fields(out) == {"title", "date"}
+    assert len(notes) == 2 and all("instead" in n for n in notes)
+    assert out["title"]["rule"] == "//*[@class='site']"  # kept for the template checks
+
+
+def test_template_text_as_content_and_a_rule_inside_the_comments_are_read_generically():
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "content": {"rule": "//*[@class='side']", "share": 1.0},
+             "author": {"rule": "//*[@id='comments']/span[@class='who']", "share": 1.0}}
+    out, _ = checked_rules(rules, pages(), extract_root, content)
+    assert generic_fields(out) == {"content", "author"}
+
+
+def test_good_rules_stay_and_few_pages_are_no_evidence():
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "content": {"rule": "//article", "share": 1.0}}
+    assert generic_fields(checked_rules(rules, pages(), extract_root, content)[0]) == set()
+    bad = {"title": {"rule": "//*[@class='site']", "share": 1.0}}
+    assert checked_rules(bad, pages(2), extract_root, content) == (bad, [])
