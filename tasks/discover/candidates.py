@@ -176,16 +176,19 @@ def declared_permalink(root, base_url: str, home: str) -> str | None:
     return None
 
 
-MAX_NAV_LINKS = 60  # a menu is short: a long "nav" block is an archive widget listing posts
+MAX_NAV_LINKS = 12  # a menu of the site's pages is short: a longer block lists posts (an archive, a day-by-day menu)
+_NOT_MENU = re.compile(r"pag|prev|next|post-nav|entry|related|breadcrumb|share|social|tag|categor|archive", re.I)
 
 
 def navigation_links(root, base_url: str) -> set[str]:
-    """The URLs the page's navigation (nav, header, menus) links to: the site's own pages (about,
-    projects, contact), which a blog's menu names and its posts are not. A "nav" block holding
-    many links is a list of posts (an archive widget, prev/next), not a menu: left out."""
+    """The URLs the page's menus (nav, role=navigation, menu-named blocks) link to: the site's own
+    pages (about, projects, contact), which a blog's menu names and its posts are not. A block of
+    many links lists posts (an archive widget, a day-by-day menu), and pagination, prev/next,
+    tag and share blocks are no menus: left out, as is anything inside an article."""
     out: set[str] = set()
-    for block in root.xpath("//nav | //header | //*[@role='navigation'] | //*[contains(@class, 'menu')]"
-                            " | //*[contains(@id, 'menu')] | //*[contains(@class, 'navbar')]"):
+    for block in root.xpath("//nav | //*[@role='navigation'] | //*[contains(@class, 'menu')] | //*[contains(@id, 'menu')]"):
+        if _NOT_MENU.search(f"{block.get('class') or ''} {block.get('id') or ''}") or block.xpath("ancestor::article"):
+            continue
         anchors = block.xpath(".//a[@href]")
         if len(anchors) > MAX_NAV_LINKS:
             continue

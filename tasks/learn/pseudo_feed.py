@@ -26,7 +26,7 @@ from collections import Counter
 from tasks.extract.page_facts import (AUTHOR_SOURCES, DATE_SOURCES, TITLE_SOURCES, agreed, author_candidates,
                                       date_candidates, page_facts, same_text, self_description, title_candidates)
 from tasks.fetch.html import html_to_text
-from tasks.text.similarity import dice
+from tasks.text.similarity import dice, normalize_text
 
 __all__ = ["page_facts", "self_description", "pseudo_entries", "checked_by_feed", "enrich_excerpt",
            "group_by_template", "training_need", "MIN_ENTRIES", "MIN_POST_CHARS"]
@@ -143,6 +143,20 @@ def _vote(per_page: list[dict], order: tuple) -> str | None:
     return max(order, key=lambda k: (rank[k], present[k], -order.index(k)))
 
 
+SHARED_TITLE = 1 / 3  # a title source giving one text on more than this share of pages gives the site's name
+
+
+def _without_shared(sources, per_page: list[dict]) -> list[dict]:
+    """The pages' title candidates without the sources that read one text on many pages (an
+    og:title or heading that is the site's name on every page is no post's title)."""
+    shared = set()
+    for k in sources:
+        values = [normalize_text(c[k]).casefold() for c in per_page if c.get(k)]
+        if len(values) >= 2 and (n := Counter(values).most_common(1)[0][1]) >= 2 and n > SHARED_TITLE * len(values):
+            shared.add(k)
+    return [{k: (None if k in shared else v) for k, v in c.items()} for c in per_page]
+
+
 def _post_template(facts: list[dict], prefer) -> list[dict]:
     """The post-like pages of the posts' template: the template most of the known posts
     (`prefer`) have, else the largest; none where known posts were read but none of them
@@ -193,7 +207,7 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     pre, suf = _common_affixes([f.get("title_tag") or "" for f in chosen])
     affixes = {k: _common_affixes([f.get(k) or "" for f in chosen]) for k in ("ld_title", "og_title")}
     affixes["extractor"] = _common_affixes([(f.get("content") or {}).get("title") or "" for f in chosen])
-    titles = [title_candidates(f, pre, suf, affixes) for f in chosen]
+    titles = _without_shared(TITLE_SOURCES, [title_candidates(f, pre, suf, affixes) for f in chosen])
     dates = [date_candidates(f) for f in chosen]
     authors = [author_candidates(f) for f in chosen]
     src = _voted_sources(titles, dates, authors)

@@ -51,6 +51,8 @@ def test_navigation_links_are_the_menus_not_a_post_list():
 
     posts = "".join(f"<li><a href='/2014/03/post-{i}/'>Post {i}</a></li>" for i in range(80))
     root = parse_html("<html><body><header><nav><a href='/about/'>About</a><a href='/cv'>CV</a></nav></header>"
-                      f"<div class='nav-archive'><ul>{posts}</ul></div><main><a href='/2014/03/a/'>A</a></main>"
+                      f"<nav class='menu'><ul>{posts}</ul></nav><main><a href='/2014/03/a/'>A</a>"
+                      "<article><header class='entry-header'><a href='/2014/03/b/'>B</a></header></article>"
+                      "<nav class='paging-navigation'><a href='/page/2/'>Older</a></nav></main>"
                       "</body></html>", "https://b.test/")
     assert navigation_links(root, "https://b.test/") == {"https://b.test/about/", "https://b.test/cv"}
