@@ -49,7 +49,11 @@ def _env_float(name: str, default: float) -> float:
 
 BEAT_EVERY = _env_float("BLOGHARVEST_BEAT_EVERY", 2.0)
 DEAD_AFTER = _env_float("BLOGHARVEST_DEAD_AFTER", 20.0)  # > any Redis pause we ride out (10 s)
-SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 5.0)
+# ... or silent this long with no connection to Redis left (a dead process's sockets close at
+# once; a live worker's pool keeps its connections, named after it, open between beats)
+GONE_AFTER = _env_float("BLOGHARVEST_GONE_AFTER", 3 * BEAT_EVERY)
+SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 2.0)
+DEAD = "bh:heal:dead"  # zset: worker id -> when it was reclaimed (what it held, a host's turn say, is free)
 RECOVER_EVERY = _env_float("BLOGHARVEST_RECOVER_EVERY", 30.0)
 
 # Made at import, in the worker's main process, so prefork children inherit the same id;
@@ -115,6 +119,34 @@ def release_page(r, crawl_id: str, url: str) -> None:
         log.warning("heal: could not forget page %s as held", url)
 
 
+_UNLOCK = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+def take_lock(r, name: str, seconds: float) -> str | None:
+    """The lock `bh:lock:<name>` for this worker (its token; None: another holds it), noted
+    among what it holds first: a worker that dies holding it frees it when it is reclaimed,
+    seconds later, not when it expires."""
+    key, token = f"bh:lock:{name}", f"{WORKER_ID} {uuid.uuid4().hex}"
+    field = f"lock {key}"
+    r.hset(holds_key(WORKER_ID), field, json.dumps({"lock": key, "token": token}))
+    if r.set(key, token, nx=True, px=int(seconds * 1000)):
+        return token
+    r.hdel(holds_key(WORKER_ID), field)
+    return None
+
+
+def release_lock(r, name: str, token: str) -> None:
+    key = f"bh:lock:{name}"
+    _unlock(r, key, token)
+    r.hdel(holds_key(WORKER_ID), f"lock {key}")
+
+
+def _unlock(r, key: str, token: str | None) -> None:
+    """Delete lock `key` if `token` still holds it (it may have expired and been taken since)."""
+    if token:
+        r.eval(_UNLOCK, 1, key, token)
+
+
 # ------------------------------------------------------------------ heartbeats and the sweep
 
 def beat(r, worker_id: str = WORKER_ID) -> float:
@@ -123,8 +155,21 @@ def beat(r, worker_id: str = WORKER_ID) -> float:
     return now
 
 
-def dead_workers(r, now: float, dead_after: float = DEAD_AFTER) -> list[str]:
-    return [w for w in r.zrangebyscore(HEARTBEATS, "-inf", now - dead_after) if w != WORKER_ID]
+def dead_workers(r, now: float, dead_after: float = DEAD_AFTER, gone_after: float = GONE_AFTER) -> list[str]:
+    """Workers silent for `dead_after` s, or for `gone_after` s with no connection to Redis left:
+    a SIGKILLed process's sockets close with it (Redis drops its clients at once), a live
+    worker's connection pool stays open, its connections named after it (`client_name`)."""
+    silent = [(w, t) for w, t in r.zrangebyscore(HEARTBEATS, "-inf", now - min(dead_after, gone_after),
+                                                 withscores=True) if w != WORKER_ID]
+    if not silent or all(t <= now - dead_after for _, t in silent):
+        return [w for w, _ in silent]
+    connected = {c.get("name") for c in r.client_list()}
+    return [w for w, t in silent if t <= now - dead_after or w not in connected]
+
+
+def is_dead(r, worker_id: str) -> bool:
+    """Was `worker_id` reclaimed as dead (what it held is nobody's)?"""
+    return r.zscore(DEAD, worker_id) is not None
 
 
 def _restore(app, tag: str) -> bool:
@@ -152,16 +197,21 @@ def reclaim(app, rt, worker_id: str, send) -> int:
             entry = {}
         if entry.get("tag"):
             n += _restore(app, entry["tag"])
+        elif entry.get("lock"):  # a lock it held (workers/extract/comments.py): free at once
+            _unlock(r, entry["lock"], entry.get("token"))
         elif entry.get("url"):
             cid, url = entry["crawl"], entry["url"]
             if st.touch_inflight(cid, [url], older_than=0):  # in flight, not done, not deferred to later
                 send(cid, url)
                 n += 1
         r.hdel(key, field)  # one by one: a sweeper dying midway repeats nothing
-    r.zrem(HEARTBEATS, worker_id)
-    r.delete(key)
-    event = {"worker": worker_id, "reclaimed": n, "at": redis_now(r), "by": WORKER_ID}
+    now = redis_now(r)
+    event = {"worker": worker_id, "reclaimed": n, "at": now, "by": WORKER_ID}
     with r.pipeline() as p:
+        p.zadd(DEAD, {worker_id: now})  # its politeness turns are free (workers/fetch/downloader.py)
+        p.zremrangebyscore(DEAD, "-inf", now - 86400)
+        p.zrem(HEARTBEATS, worker_id)
+        p.delete(key)
         p.rpush(EVENTS, json.dumps(event))
         p.ltrim(EVENTS, -1000, -1)
         p.execute()
@@ -173,20 +223,19 @@ def events(r) -> list[dict]:
     return [json.loads(e) for e in r.lrange(EVENTS, 0, -1)]
 
 
-def recover_crawls(rt, send) -> int:
+def recover_crawls(rt, send, crawl_ids: list[str]) -> int:
     """What beat's sweep did: stale pages of running crawls sent again, idle crawls finished."""
     from workers import pipeline
 
-    n = 0
-    for cid in list(rt.state.list_crawls(2000)):
-        if rt.state.state_of(cid) == "running":
-            n += pipeline.recover(rt, cid, send=send)
-    return n
+    return sum(pipeline.recover(rt, cid, send=send) for cid in crawl_ids)
 
 
 def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
     """One pass, if no other worker is sweeping: reclaim the dead (when `judge`: this worker
-    has reached Redis without a break for DEAD_AFTER s), release due pages."""
+    has reached Redis without a break for DEAD_AFTER s), release due pages; after a reclaim
+    and with `recover`, send again the pages in flight that nothing carries (workers/orphans.py);
+    with `recover`, what beat did (stale pages, idle crawls finished, ended crawls retired)."""
+    from workers import orphans
     from workers.fetch import patience
 
     r = rt.state.r
@@ -198,8 +247,13 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
         dead = dead_workers(r, now) if judge else []
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, send, now)}
-        if recover:
-            out["recovered"] = recover_crawls(rt, send)
+        if dead or recover:
+            running, unretired = orphans.crawls(rt)
+            if judge:  # (a page whose carrier is on its way back from a Redis outage is no orphan)
+                out["orphans"] = orphans.recover(app, rt, send, running)
+            if recover:
+                out["recovered"] = recover_crawls(rt, send, running)
+                out["retired"] = orphans.retire(rt, unretired)
         return out
     finally:
         if r.get(LOCK) == token:

@@ -151,8 +151,9 @@ class State:
         self._touch_inflight = client.register_script(lua.TOUCH_INFLIGHT)
 
     @classmethod
-    def from_url(cls, url: str) -> "State":
-        return cls(redis.Redis.from_url(url, decode_responses=True, health_check_interval=30))
+    def from_url(cls, url: str, name: str | None = None) -> "State":
+        """`name`: its connections' client name (a worker's heal id: workers/heal.py)."""
+        return cls(redis.Redis.from_url(url, decode_responses=True, health_check_interval=30, client_name=name))
 
     # ------------------------------------------------------------ crawls
     def create_crawl(self, url: str, since: str | None, options: dict, crawl_id: str | None = None) -> str:
@@ -481,6 +482,7 @@ class State:
             p.expire(k.ended, 60)  # a wake-up: a follower that looks later reads the state itself
             for key in k.working() if self.finished_ttl > 0 else ():
                 p.expire(key, int(self.finished_ttl))
+            p.hset(k.crawl, "retired", 1)  # (a crawl ended but not retired: the sweep retires it)
             p.execute()
 
     def wait_ended(self, crawl_id: str, timeout: float) -> bool:

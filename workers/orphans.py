@@ -1,0 +1,133 @@
+"""What a dead worker leaves that nothing else would take up: pages in flight that nothing
+carries any more, found and sent again by the sweep; a crawl it ended but did not retire.
+
+A page is in flight (the crawl's `inflight` hash) from when it is handed out until its writes
+are done, and while it is, something carries it to a worker: a message in a broker queue, a
+worker's hold (a message it received, a page its chain kept for itself: workers/heal.py), the
+delayed set (workers/fetch/patience.py). A worker that dies between handing a page out and
+passing it on leaves it carried by nothing: after `State.end_page` handed the next pages out
+and before they were sent (or the kept one noted held), between a sweep's `touch_inflight`
+and its sends, between `release_due`'s pop and its send, between a deferral's note and its
+message; and a message the broker gave a worker that died before it noted it held. Only the
+stale sweep (the broker's visibility timeout, 11 minutes) sent such a page again, and a crawl
+whose last pages were these stayed `running` that long: nothing else ends it (issue 36).
+
+So the sweep (after it reclaims a dead worker, and on its recovery pass) looks at the pages in
+flight for more than ORPHAN_AFTER seconds, and sends again the ones that no queued message,
+no worker's hold and no deferral carries. Which carriers it reads, in the order a page moves
+through them (queue, then the hold of the worker that took the message), so a page passing
+from one to the next while they are read is seen in one of them; a page found carried by
+nothing that was only slow to be noted is sent twice, which costs a look at the done set.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import logging
+
+from workers import heal
+from workers.fetch.patience import DELAYED
+from workers.settings import DEFAULT_QUEUE, RENDER_QUEUE
+from workers.state import ENDED, Keys
+
+log = logging.getLogger("blogharvest")
+
+ORPHAN_AFTER = heal._env_float("BLOGHARVEST_ORPHAN_AFTER", 5.0)  # s in flight before a page may be an orphan
+PAGE_TASK = "blogharvest.process_url"
+CHUNK = 1000  # queued messages read at a time
+
+
+def crawls(rt, limit: int = 2000) -> tuple[list[str], list[str]]:
+    """(running crawls, ended crawls never retired) among the newest `limit` crawls: a worker
+    that died in a crawl's finishing step left it ended (one script: State.hand_out, end_page)
+    with its working keys kept for ever (State.retire, the step after)."""
+    st = rt.state
+    ids = list(st.list_crawls(limit))
+    run, unretired = [], []
+    for i in range(0, len(ids), 500):
+        with st.r.pipeline(transaction=False) as p:
+            for cid in ids[i:i + 500]:
+                p.hmget(Keys(cid).crawl, ["state", "retired"])
+            for cid, (state, retired) in zip(ids[i:i + 500], p.execute()):
+                if state == "running":
+                    run.append(cid)
+                elif state in ENDED and not retired:
+                    unretired.append(cid)
+    return run, unretired
+
+
+def retire(rt, crawl_ids: list[str]) -> int:
+    for cid in crawl_ids:
+        rt.state.retire(cid)
+    return len(crawl_ids)
+
+
+def _queues(app) -> list[str]:
+    """The broker's lists of the queues workers consume (kombu keeps a list per priority step)."""
+    names = [DEFAULT_QUEUE, RENDER_QUEUE]
+    with app.connection_for_write() as conn:
+        ch = conn.default_channel
+        steps, sep = getattr(ch, "priority_steps", [0]), getattr(ch, "sep", "\x06\x16")
+    return [q if not pri else f"{q}{sep}{pri}" for q in names for pri in steps]
+
+
+def page_of(raw: str) -> tuple[str, str] | None:
+    """(crawl id, url) of a queued kombu message of the page task, else None."""
+    try:
+        m = json.loads(raw)
+        if (m.get("headers") or {}).get("task") != PAGE_TASK:
+            return None
+        body = m["body"]
+        if (m.get("properties") or {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        args = json.loads(body)[0]
+        return (str(args[0]), str(args[1])) if len(args) >= 2 else None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return None
+
+
+def carried(app, r) -> set[tuple[str, str]]:
+    """(crawl id, url) of every page something carries: queued messages, then every worker's
+    holds (the dead ones' too, until they are reclaimed), then deferrals."""
+    pages: set[tuple[str, str]] = set()
+    for q in _queues(app):
+        for start in range(0, r.llen(q), CHUNK):
+            pages.update(p for p in map(page_of, r.lrange(q, start, start + CHUNK - 1)) if p)
+    for wid in r.zrange(heal.HEARTBEATS, 0, -1):
+        for raw in r.hvals(heal.holds_key(wid)):
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if entry.get("url"):
+                pages.add((entry["crawl"], entry["url"]))
+            elif entry.get("name") == PAGE_TASK and len(entry.get("args") or []) >= 2:
+                pages.add((str(entry["args"][0]), str(entry["args"][1])))
+    for member in r.zrange(DELAYED, 0, -1):
+        try:
+            cid, url = json.loads(member)
+            pages.add((cid, url))
+        except (ValueError, TypeError):
+            continue
+    return pages
+
+
+def recover(app, rt, send, crawl_ids: list[str] | None = None, older_than: float = ORPHAN_AFTER) -> int:
+    """Send again the pages of `crawl_ids` (the running crawls) in flight for more than
+    `older_than` s that nothing carries; the carriers are read only when there are such pages."""
+    st = rt.state
+    crawl_ids = crawls(rt)[0] if crawl_ids is None else crawl_ids
+    old = {cid: urls for cid in crawl_ids if (urls := st.stale_inflight(cid, older_than))}
+    if not old:
+        return 0
+    have = carried(app, st.r)
+    n = 0
+    for cid, urls in old.items():
+        lost = [u for u in urls if (cid, u) not in have]
+        # still in flight, not done and not handed out again since they were read: sent again
+        for u in st.touch_inflight(cid, lost, older_than):
+            send(cid, u)
+            n += 1
+    if n:
+        log.warning("heal: %d pages in flight that nothing carried sent again", n)
+    return n
