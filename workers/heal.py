@@ -155,16 +155,23 @@ def beat(r, worker_id: str = WORKER_ID) -> float:
     return now
 
 
-def dead_workers(r, now: float, dead_after: float = DEAD_AFTER, gone_after: float = GONE_AFTER) -> list[str]:
-    """Workers silent for `dead_after` s, or for `gone_after` s with no connection to Redis left:
-    a SIGKILLed process's sockets close with it (Redis drops its clients at once), a live
-    worker's connection pool stays open, its connections named after it (`client_name`)."""
+def dead_workers(r, now: float, dead_after: float = DEAD_AFTER, gone_after: float = GONE_AFTER,
+                 steady: bool = True) -> list[str]:
+    """Workers silent for `dead_after` s (only when `steady`: the caller has reached Redis
+    without a break that long, so nobody's silence is a Redis outage's), or silent for
+    `gone_after` s with no connection to Redis left: a SIGKILLed process's sockets close with
+    it (Redis drops its clients at once), while a live worker's connection pool stays open
+    (its connections named after it: `client_name`), through a Redis pause too. Only a Redis
+    restart drops them all: connections count once Redis has been up for 2 x `gone_after` s
+    (every live worker has beaten, so reconnected, by then)."""
     silent = [(w, t) for w, t in r.zrangebyscore(HEARTBEATS, "-inf", now - min(dead_after, gone_after),
                                                  withscores=True) if w != WORKER_ID]
-    if not silent or all(t <= now - dead_after for _, t in silent):
-        return [w for w, _ in silent]
-    connected = {c.get("name") for c in r.client_list()}
-    return [w for w, t in silent if t <= now - dead_after or w not in connected]
+    dead = [w for w, t in silent if steady and t <= now - dead_after]
+    rest = [w for w, _ in silent if w not in dead]
+    if rest and int(r.info("server").get("uptime_in_seconds", 0)) >= 2 * gone_after:
+        connected = {c.get("name") for c in r.client_list()}
+        dead += [w for w in rest if w not in connected]
+    return dead
 
 
 def is_dead(r, worker_id: str) -> bool:
@@ -231,25 +238,25 @@ def recover_crawls(rt, send, crawl_ids: list[str]) -> int:
 
 
 def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
-    """One pass, if no other worker is sweeping: reclaim the dead (when `judge`: this worker
-    has reached Redis without a break for DEAD_AFTER s), release due pages; after a reclaim
+    """One pass, if no other worker is sweeping: reclaim the dead (the long silent ones when
+    `judge`: this worker has reached Redis without a break for DEAD_AFTER s), release due pages; after a reclaim
     and with `recover`, send again the pages in flight that nothing carries (workers/orphans.py);
     with `recover`, what beat did (stale pages, idle crawls finished, ended crawls retired)."""
     from workers import orphans
     from workers.fetch import patience
 
     r = rt.state.r
-    token = uuid.uuid4().hex
-    if not r.set(LOCK, token, nx=True, px=int(max(SWEEP_EVERY, 5.0) * 4000)):
+    token, px = f"{WORKER_ID} {uuid.uuid4().hex}", int(max(SWEEP_EVERY, 5.0) * 4000)
+    if not r.set(LOCK, token, nx=True, px=px) and not _take_over(r, token, px):
         return {}
     try:
         now = redis_now(r)
-        dead = dead_workers(r, now) if judge else []
+        dead = dead_workers(r, now, steady=judge)
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, send, now)}
         if dead or recover:
             running, unretired = orphans.crawls(rt)
-            if judge:  # (a page whose carrier is on its way back from a Redis outage is no orphan)
+            if dead or judge:  # (after a Redis outage, a page's carrier may be on its way back)
                 out["orphans"] = orphans.recover(app, rt, send, running)
             if recover:
                 out["recovered"] = recover_crawls(rt, send, running)
@@ -258,6 +265,27 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
     finally:
         if r.get(LOCK) == token:
             r.delete(LOCK)
+
+
+_TAKE_OVER = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+
+
+def _take_over(r, token: str, px: int) -> bool:
+    """The sweep lock, from a sweeper that died holding it (held for seconds, a pass takes
+    milliseconds; its holder gone: `dead_workers`), not when it expires (px, 20 s)."""
+    if r.pttl(LOCK) > px - 2000 * SWEEP_EVERY:
+        return False
+    holder = r.get(LOCK) or ""
+    worker = holder.split(" ", 1)[0]
+    if " " not in holder or worker == WORKER_ID:
+        return False
+    if not is_dead(r, worker) and worker not in dead_workers(r, redis_now(r), steady=False):
+        return False
+    return bool(r.eval(_TAKE_OVER, 1, LOCK, holder, token, px))
 
 
 class Healer(threading.Thread):
@@ -281,6 +309,8 @@ class Healer(threading.Thread):
                 beat(self.rt.state.r)
                 now = time.monotonic()
                 if now - last_ok > 2 * BEAT_EVERY + 3.0:  # a break: Redis was away (or we were)
+                    log.warning("heal: %.1f s without a beat; silence taken for death again in %.0f s",
+                                now - last_ok, DEAD_AFTER)
                     steady_since = now
                 last_ok = now
                 if now >= next_sweep:
