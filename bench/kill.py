@@ -102,7 +102,10 @@ class RealBlog:
         self.proc.wait(timeout=10)
 
 
-def one_run(a, at: float, run: int) -> dict:
+def one_run(a, at: float | None, run: int, chaos: float = 0.0) -> dict:
+    """One crawl: worker 0 killed once `at` (a share of the posts) are saved; `at` None: not
+    disturbed; `chaos` s: a worker (each in turn) killed every `chaos` s and replaced, and
+    Redis restarted (SIGTERM, AOF) once half the posts are saved."""
     from tests.farm.server import FarmServer
     from tests.farm.wordpress import WordPress
     from workers import heal
@@ -115,11 +118,15 @@ def one_run(a, at: float, run: int) -> dict:
                PYTHONPATH=str(ROOT))
     cli = [sys.executable, "-m", "workers.cli"]
 
+    names = {}  # pid -> worker number (a replacement takes its dead predecessor's name)
+
     def worker(i: int) -> subprocess.Popen:
         log = open(tmp / f"worker-{i}.log", "ab")
-        return subprocess.Popen(cli + ["worker", "--concurrency", str(a.concurrency), "--hostname", f"w{i}@%h",
-                                       "--loglevel", "WARNING"], env=env, cwd=ROOT, stdout=log, stderr=log,
-                                start_new_session=True)
+        p = subprocess.Popen(cli + ["worker", "--concurrency", str(a.concurrency), "--hostname", f"w{i}@%h",
+                                    "--loglevel", "WARNING"], env=env, cwd=ROOT, stdout=log, stderr=log,
+                             start_new_session=True)
+        names[p.pid] = i
+        return p
 
     procs = [worker(i) for i in range(a.workers)]
     st = State.from_url(redis.url)
@@ -139,16 +146,41 @@ def one_run(a, at: float, run: int) -> dict:
             out = subprocess.run(cli + ["enqueue", site.url], env=env, cwd=ROOT, capture_output=True, text=True,
                                  check=True)
             cid = out.stdout.split()[-1]
-            while (i := st.crawl_info(cid)).get("posts", 0) < at * n_posts and i.get("state") == "running" \
-                    or i.get("state") == "queued":
-                time.sleep(0.05)  # a benchmark's poll
+            enqueued = time.time()
+            kills, restarted = 0, None
+            if at is not None:
+                while (i := st.crawl_info(cid)).get("posts", 0) < at * n_posts and i.get("state") == "running" \
+                        or i.get("state") == "queued":
+                    time.sleep(0.05)  # a benchmark's poll
             at_kill = st.crawl_info(cid)
-            os.killpg(procs[0].pid, signal.SIGKILL)
-            procs[0].wait()
             killed = time.time()
-            procs.append(worker(0))
+            if at is not None:
+                os.killpg(procs[0].pid, signal.SIGKILL)
+                procs[0].wait()
+                killed = time.time()
+                procs.append(worker(0))
+                kills = 1
             deadline = time.monotonic() + a.timeout
-            while (info := st.crawl_info(cid))["state"] not in ("done", "failed") and time.monotonic() < deadline:
+            next_kill = time.monotonic() + chaos
+            while True:
+                try:
+                    info = st.crawl_info(cid)
+                except Exception:  # Redis restarting
+                    info = {"state": "running", "posts": 0}
+                if info["state"] in ("done", "failed") or time.monotonic() > deadline:
+                    break
+                if chaos and time.monotonic() >= next_kill:  # the next worker in turn, replaced at once
+                    victim = next(p for p in procs if p.poll() is None)  # the oldest alive
+                    os.killpg(victim.pid, signal.SIGKILL)
+                    victim.wait()
+                    procs.append(worker(names[victim.pid]))
+                    kills += 1
+                    next_kill += chaos
+                if chaos and restarted is None and info.get("posts", 0) >= n_posts / 2:
+                    port = redis.port
+                    redis.stop()
+                    redis = RedisServer(tmp / "redis", port=port, persist=True).start()
+                    restarted = round(time.time() - enqueued, 1)
                 time.sleep(0.2)
             ended = time.time()
             if info["state"] != "done":
@@ -170,7 +202,9 @@ def one_run(a, at: float, run: int) -> dict:
     urls = [r["url"] for r in records]
     got = {u[len(origin):].lstrip("/") for u in urls}
     found = len(got & {p.lstrip("/") for p in want})
-    res = {"run": run, "at": round(at, 2), "killed_at_posts": at_kill["posts"], "killed_at_pages": at_kill["pages"],
+    res = {"run": run, "at": None if at is None else round(at, 2), "kills": kills, "redis_restarted_at": restarted,
+           "crawl_s": round(ended - enqueued, 1), "killed_after_s": round(killed - enqueued, 1),
+           "killed_at_posts": at_kill["posts"], "killed_at_pages": at_kill["pages"],
            "reclaimed_after": [round(e["at"] - killed, 1) for e in events if e["at"] >= killed - 1],
            "state": info["state"], "ended_after": round(ended - killed, 1), "found": found, "posts": n_posts,
            "duplicates": len(urls) - len(set(urls)), "streamed_twice": sum(1 for n in counts.values() if n > 1),
@@ -192,14 +226,22 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=4)
     ap.add_argument("--delay", default="0.05", help="BLOGHARVEST_LOCAL_DELAY (s between requests to the blog)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds after the kill before a run is given up")
+    ap.add_argument("--chaos", type=float, default=0.0,
+                    help="instead: a worker killed every CHAOS s (each in turn, replaced), Redis restarted once at "
+                         "half the posts")
+    ap.add_argument("--undisturbed", action="store_true", help="instead: nothing killed (the crawl's own time)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     results = []
     for run in range(a.runs):
         at = rnd.uniform(0.05, 0.95) if a.at == "random" else float(a.at)
-        results.append(one_run(a, at, run))
+        if a.chaos or a.undisturbed:
+            at = None
+        results.append(one_run(a, at, run, a.chaos))
     ok = [r for r in results if r["state"] == "done"]
     ends = sorted(r["ended_after"] for r in results)
+    crawls = sorted(r["crawl_s"] for r in results)
+    print(f"crawl (enqueue to end): min {crawls[0]:.1f} s, median {crawls[len(crawls) // 2]:.1f} s, max {crawls[-1]:.1f} s")
     print(f"{len(ok)}/{len(results)} runs done; after the kill: max {max(ends):.1f} s, median {ends[len(ends) // 2]:.1f} s; "
           f"found min {min(r['found'] / r['posts'] for r in results):.1%}; duplicates "
           f"{sum(r['duplicates'] + r['streamed_twice'] for r in results)}")

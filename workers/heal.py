@@ -51,7 +51,7 @@ BEAT_EVERY = _env_float("BLOGHARVEST_BEAT_EVERY", 2.0)
 DEAD_AFTER = _env_float("BLOGHARVEST_DEAD_AFTER", 20.0)  # > any Redis pause we ride out (10 s)
 # ... or silent this long with no connection to Redis left (a dead process's sockets close at
 # once; a live worker's pool keeps its connections, named after it, open between beats)
-GONE_AFTER = _env_float("BLOGHARVEST_GONE_AFTER", 3 * BEAT_EVERY)
+GONE_AFTER = _env_float("BLOGHARVEST_GONE_AFTER", 2 * BEAT_EVERY)
 SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 2.0)
 DEAD = "bh:heal:dead"  # zset: worker id -> when it was reclaimed (what it held, a host's turn say, is free)
 RECOVER_EVERY = _env_float("BLOGHARVEST_RECOVER_EVERY", 30.0)
@@ -167,11 +167,17 @@ def dead_workers(r, now: float, dead_after: float = DEAD_AFTER, gone_after: floa
     silent = [(w, t) for w, t in r.zrangebyscore(HEARTBEATS, "-inf", now - min(dead_after, gone_after),
                                                  withscores=True) if w != WORKER_ID]
     dead = [w for w, t in silent if steady and t <= now - dead_after]
-    rest = [w for w, _ in silent if w not in dead]
-    if rest and int(r.info("server").get("uptime_in_seconds", 0)) >= 2 * gone_after:
-        connected = {c.get("name") for c in r.client_list()}
-        dead += [w for w in rest if w not in connected]
-    return dead
+    return dead + sorted(gone(r, [w for w, _ in silent if w not in dead], gone_after))
+
+
+def gone(r, workers: list[str], gone_after: float = GONE_AFTER) -> set[str]:
+    """The `workers` with no connection to Redis left (none while Redis has been up for less
+    than 2 x `gone_after` s: a restart drops every client, and the living reconnect at their
+    next beat)."""
+    if not workers or int(r.info("server").get("uptime_in_seconds", 0)) < 2 * gone_after:
+        return set()
+    connected = {c.get("name") for c in r.client_list()}
+    return {w for w in workers if w not in connected}
 
 
 def is_dead(r, worker_id: str) -> bool:
@@ -257,6 +263,7 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
         if dead or recover:
             running, unretired = orphans.crawls(rt)
             if dead or judge:  # (after a Redis outage, a page's carrier may be on its way back)
+                out["unheld"] = orphans.restore_unheld(app, r)
                 out["orphans"] = orphans.recover(app, rt, send, running)
             if recover:
                 out["recovered"] = recover_crawls(rt, send, running)

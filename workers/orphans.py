@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import time
 
 from workers import heal
 from workers.fetch.patience import DELAYED
@@ -110,6 +111,47 @@ def carried(app, r) -> set[tuple[str, str]]:
         except (ValueError, TypeError):
             continue
     return pages
+
+
+def _ours(raw) -> bool:
+    """Is this unacked entry ([message, exchange, routing key]) a message workers note held?"""
+    try:
+        task = (json.loads(raw)[0].get("headers") or {}).get("task") or ""
+    except (ValueError, TypeError, AttributeError, IndexError):
+        return False
+    return task.startswith("blogharvest.") and task not in heal.SKIP
+
+
+def restore_unheld(app, r, older_than: float = ORPHAN_AFTER) -> int:
+    """Messages a worker took from the broker and died before it noted them held (kombu moved
+    them to its unacked set, then the worker's task_received hook would have noted them:
+    workers/heal.py): back to their queue, not after the visibility timeout. A message
+    delivered more than `older_than` s ago that no worker holds; one only slow to be noted,
+    or acked just after its hold was dropped, runs once more (every step is idempotent)."""
+    held = set()
+    for wid in r.zrange(heal.HEARTBEATS, 0, -1):
+        for raw in r.hvals(heal.holds_key(wid)):
+            try:
+                tag = json.loads(raw).get("tag")
+            except (ValueError, AttributeError):
+                continue
+            if tag:
+                held.add(tag)
+    n = 0
+    with app.connection_for_write() as conn:
+        qos = conn.default_channel.qos
+        with qos.channel.conn_or_acquire() as client:
+            old = [t.decode() if isinstance(t, bytes) else t
+                   for t in client.zrangebyscore(qos.unacked_index_key, "-inf", time.time() - older_than)]
+            old = [t for t in old if t not in held]
+            raws = client.hmget(qos.unacked_key, old) if old else []
+        for tag, raw in zip(old, raws):
+            if raw is not None and _ours(raw):  # (another app's task on the same broker is not ours to judge)
+                qos.restore_by_tag(tag, leftmost=False)
+                n += 1
+    if n:
+        log.warning("heal: %d messages taken by a worker that died before it noted them sent again", n)
+    return n
 
 
 def recover(app, rt, send, crawl_ids: list[str] | None = None, older_than: float = ORPHAN_AFTER) -> int:

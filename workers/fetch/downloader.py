@@ -56,8 +56,10 @@ redis.call('HSET', KEYS[1], 'holder', '', 'next', string.format('%.6f', now + ga
 redis.call('PEXPIRE', KEYS[1], math.floor(gap * 1000) + 60000)
 return 1
 """
-# A turn whose holder died (reclaimed by the sweep: workers/heal.py) is free at once, not when
-# its lease ends: the holder token begins with the worker's heal id.
+# A turn whose holder died is free at once, not when its lease ends: the holder token begins
+# with the worker's heal id, and a request out for HOLDER_LOOK s has its holder looked at
+# (reclaimed by the sweep, or its connections to Redis gone: workers/heal.py).
+HOLDER_LOOK = 0.5
 _FREE_TURN = """
 if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
 local t = redis.call('TIME')
@@ -132,15 +134,16 @@ class Downloader:
         key, token = f"bh:host:{{{host}}}:turn", f"{heal.WORKER_ID} {uuid.uuid4().hex}"
         lease = self.s.request_timeout + 5.0  # fetch() ends by its deadline; a killed holder blocks no longer
         start = time.monotonic()
-        freed = False
+        looked = False
         while True:
             wait = float(self._take_turn(keys=[key], args=[token, lease, min(gap, 0.05)]))
             if wait <= 0:
                 break
-            if time.monotonic() - start + wait > INLINE_WAIT:  # (issue 20) no long sleep in a worker
-                if not freed and self._free_if_dead(key):
-                    freed = True
+            if not looked and time.monotonic() - start > HOLDER_LOOK:  # a request out this long: its holder alive?
+                looked = True
+                if self._free_if_dead(key):
                     continue
+            if time.monotonic() - start + wait > INLINE_WAIT:  # (issue 20) no long sleep in a worker
                 raise HostBusy(host, max(wait, gap, 1.0))
             time.sleep(wait)  # a short politeness gap: until the host's next turn, then ask again
         try:
@@ -149,10 +152,14 @@ class Downloader:
             self._end_turn(keys=[key], args=[token, gap])
 
     def _free_if_dead(self, key: str) -> bool:
-        """Free the host's turn if a dead worker (one the sweep reclaimed) holds it."""
-        holder = self.state.r.hget(key, "holder") or ""
+        """Free the host's turn if a dead worker holds it: one the sweep reclaimed, or one whose
+        connections to Redis are gone (a killed process's close with it)."""
+        r = self.state.r
+        holder = r.hget(key, "holder") or ""
         worker = holder.split(" ", 1)[0]
-        if " " not in holder or worker == heal.WORKER_ID or not heal.is_dead(self.state.r, worker):
+        if " " not in holder or worker == heal.WORKER_ID:
+            return False
+        if not heal.is_dead(r, worker) and not heal.gone(r, [worker]):
             return False
         return bool(self._free_turn(keys=[key], args=[holder]))
 
