@@ -86,7 +86,19 @@ def hold_message(r, request) -> None:
     args = list(getattr(request, "args", None) or [])
     retries = (getattr(request, "request_dict", None) or {}).get("retries") or 0
     r.hset(holds_key(WORKER_ID), _message_field(request.id, retries),
-           json.dumps({"name": name, "tag": tag, "args": args[:2]}))
+           json.dumps({"name": name, "tag": tag, "args": [a for a in args[:2] if isinstance(a, str)],
+                       "crawl": crawl_of(args, getattr(request, "kwargs", None))}))
+
+
+def crawl_of(args, kwargs) -> str | None:
+    """The crawl a blogharvest message works for: its `crawl_id` keyword, else the first
+    argument that is a crawl id (process_url's, learn_page's, reduce_rules' second)."""
+    from workers.validate import CRAWL_ID
+
+    cid = (kwargs or {}).get("crawl_id") if isinstance(kwargs, dict) else None
+    if isinstance(cid, str):
+        return cid
+    return next((a for a in args or [] if isinstance(a, str) and CRAWL_ID.match(a)), None)
 
 
 def _message_field(task_id: str, retries: int) -> str:
@@ -261,10 +273,10 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, send, now)}
         if dead or recover:
-            running, unretired = orphans.crawls(rt)
+            running, starting, unretired = orphans.crawls(rt)
             if dead or judge:  # (after a Redis outage, a page's carrier may be on its way back)
                 out["unheld"] = orphans.restore_unheld(app, r)
-                out["orphans"] = orphans.recover(app, rt, send, running)
+                out["orphans"], out["restarted"] = orphans.recover(app, rt, send, running, starting)
             if recover:
                 out["recovered"] = recover_crawls(rt, send, running)
                 out["retired"] = orphans.retire(rt, unretired)

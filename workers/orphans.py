@@ -38,23 +38,29 @@ PAGE_TASK = "blogharvest.process_url"
 CHUNK = 1000  # queued messages read at a time
 
 
-def crawls(rt, limit: int = 2000) -> tuple[list[str], list[str]]:
-    """(running crawls, ended crawls never retired) among the newest `limit` crawls: a worker
-    that died in a crawl's finishing step left it ended (one script: State.hand_out, end_page)
-    with its working keys kept for ever (State.retire, the step after)."""
+def crawls(rt, limit: int = 2000) -> tuple[list[str], list[str], list[str]]:
+    """(crawls traversing, crawls starting, ended crawls never retired) among the newest `limit`
+    crawls. Starting: queued, discovering or learning, for ORPHAN_AFTER s at least (their
+    messages: new_crawl, learn_page, reduce_rules). Never retired: a worker died in the crawl's
+    finishing step, which ended it (one script: State.hand_out, end_page) and set its working
+    keys to expire only after (State.retire)."""
     st = rt.state
     ids = list(st.list_crawls(limit))
-    run, unretired = [], []
+    now = time.time()
+    run, starting, unretired = [], [], []
     for i in range(0, len(ids), 500):
         with st.r.pipeline(transaction=False) as p:
             for cid in ids[i:i + 500]:
-                p.hmget(Keys(cid).crawl, ["state", "retired"])
-            for cid, (state, retired) in zip(ids[i:i + 500], p.execute()):
-                if state == "running":
+                p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "created", "started"])
+            for cid, (state, retired, phase, created, started) in zip(ids[i:i + 500], p.execute()):
+                if state == "running" and phase == "traverse":
                     run.append(cid)
+                elif state in ("queued", "running"):
+                    if now - float(started or created or now) > ORPHAN_AFTER:
+                        starting.append(cid)
                 elif state in ENDED and not retired:
                     unretired.append(cid)
-    return run, unretired
+    return run, starting, unretired
 
 
 def retire(rt, crawl_ids: list[str]) -> int:
@@ -72,45 +78,67 @@ def _queues(app) -> list[str]:
     return [q if not pri else f"{q}{sep}{pri}" for q in names for pri in steps]
 
 
-def page_of(raw: str) -> tuple[str, str] | None:
-    """(crawl id, url) of a queued kombu message of the page task, else None."""
+def message_of(raw: str) -> tuple[str, list, dict] | None:
+    """(task, args, kwargs) of a queued kombu message of ours, else None."""
     try:
         m = json.loads(raw)
-        if (m.get("headers") or {}).get("task") != PAGE_TASK:
+        task = (m.get("headers") or {}).get("task") or ""
+        if not task.startswith("blogharvest."):
             return None
         body = m["body"]
         if (m.get("properties") or {}).get("body_encoding") == "base64":
             body = base64.b64decode(body)
-        args = json.loads(body)[0]
-        return (str(args[0]), str(args[1])) if len(args) >= 2 else None
+        args, kwargs = json.loads(body)[:2]
+        return task, list(args or []), dict(kwargs or {})
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         return None
 
 
-def carried(app, r) -> set[tuple[str, str]]:
-    """(crawl id, url) of every page something carries: queued messages, then every worker's
-    holds (the dead ones' too, until they are reclaimed), then deferrals."""
-    pages: set[tuple[str, str]] = set()
-    for q in _queues(app):
-        for start in range(0, r.llen(q), CHUNK):
-            pages.update(p for p in map(page_of, r.lrange(q, start, start + CHUNK - 1)) if p)
-    for wid in r.zrange(heal.HEARTBEATS, 0, -1):
-        for raw in r.hvals(heal.holds_key(wid)):
+def page_of(raw: str) -> tuple[str, str] | None:
+    """(crawl id, url) of a queued kombu message of the page task, else None."""
+    m = message_of(raw)
+    if m is None or m[0] != PAGE_TASK or len(m[1]) < 2:
+        return None
+    return str(m[1][0]), str(m[1][1])
+
+
+class Carried:
+    """What something carries: `pages` (crawl id, url) and `crawls` (ids with a message of
+    theirs queued or held): queued messages, then every worker's holds (the dead ones' too,
+    until they are reclaimed), then deferrals."""
+
+    def __init__(self, app, r):
+        self.pages: set[tuple[str, str]] = set()
+        self.crawls: set[str] = set()
+        for q in _queues(app):
+            for start in range(0, r.llen(q), CHUNK):
+                for raw in r.lrange(q, start, start + CHUNK - 1):
+                    if (m := message_of(raw)) is not None:
+                        self._message(*m)
+        for wid in r.zrange(heal.HEARTBEATS, 0, -1):
+            for raw in r.hvals(heal.holds_key(wid)):
+                try:
+                    entry = json.loads(raw)
+                except ValueError:
+                    continue
+                if entry.get("url"):
+                    self.pages.add((entry["crawl"], entry["url"]))
+                elif entry.get("name"):
+                    self._message(entry["name"], entry.get("args") or [], {})
+                    if entry.get("crawl"):
+                        self.crawls.add(entry["crawl"])
+        for member in r.zrange(DELAYED, 0, -1):
             try:
-                entry = json.loads(raw)
-            except ValueError:
+                cid, url = json.loads(member)
+                self.pages.add((cid, url))
+            except (ValueError, TypeError):
                 continue
-            if entry.get("url"):
-                pages.add((entry["crawl"], entry["url"]))
-            elif entry.get("name") == PAGE_TASK and len(entry.get("args") or []) >= 2:
-                pages.add((str(entry["args"][0]), str(entry["args"][1])))
-    for member in r.zrange(DELAYED, 0, -1):
-        try:
-            cid, url = json.loads(member)
-            pages.add((cid, url))
-        except (ValueError, TypeError):
-            continue
-    return pages
+
+    def _message(self, task: str, args: list, kwargs: dict) -> None:
+        if (cid := heal.crawl_of(args, kwargs)) is not None:
+            self.crawls.add(cid)
+        if task == PAGE_TASK and len(args) >= 2:
+            self.pages.add((str(args[0]), str(args[1])))
 
 
 def _ours(raw) -> bool:
@@ -154,22 +182,43 @@ def restore_unheld(app, r, older_than: float = ORPHAN_AFTER) -> int:
     return n
 
 
-def recover(app, rt, send, crawl_ids: list[str] | None = None, older_than: float = ORPHAN_AFTER) -> int:
-    """Send again the pages of `crawl_ids` (the running crawls) in flight for more than
-    `older_than` s that nothing carries; the carriers are read only when there are such pages."""
+def recover(app, rt, send, crawl_ids: list[str] | None = None, starting: list[str] | None = None,
+            older_than: float = ORPHAN_AFTER) -> tuple[int, int]:
+    """Send again the pages of `crawl_ids` (the crawls traversing) in flight for more than
+    `older_than` s that nothing carries; start again the crawls of `starting` (queued,
+    discovering, learning for that long) of which no message is queued or held: its
+    new_crawl or a chord part taken by a worker that died before it noted it, a chord whose
+    callback a dead worker claimed and never sent (Celery's chord, after that, waits for
+    nobody). The carriers are read only when there are such pages or crawls. Returns
+    (pages sent, crawls started again)."""
     st = rt.state
-    crawl_ids = crawls(rt)[0] if crawl_ids is None else crawl_ids
+    if crawl_ids is None or starting is None:
+        crawl_ids, starting, _ = crawls(rt)
     old = {cid: urls for cid in crawl_ids if (urls := st.stale_inflight(cid, older_than))}
-    if not old:
-        return 0
-    have = carried(app, st.r)
+    if not old and not starting:
+        return 0, 0
+    have = Carried(app, st.r)
     n = 0
     for cid, urls in old.items():
-        lost = [u for u in urls if (cid, u) not in have]
+        lost = [u for u in urls if (cid, u) not in have.pages]
         # still in flight, not done and not handed out again since they were read: sent again
         for u in st.touch_inflight(cid, lost, older_than):
             send(cid, u)
             n += 1
-    if n:
-        log.warning("heal: %d pages in flight that nothing carried sent again", n)
-    return n
+    restarted = [cid for cid in starting if cid not in have.crawls]
+    for cid in restarted:
+        _start_again(app, rt, cid)
+    if n or restarted:
+        log.warning("heal: %d pages in flight and %d crawls starting that nothing carried sent again", n,
+                    len(restarted))
+    return n, len(restarted)
+
+
+def _start_again(app, rt, crawl_id: str) -> None:
+    """The crawl's first task sent again: discovery and learning run again from their start,
+    under a new chord (a crawl traversing by then only dispatches)."""
+    from workers.start import start_crawl
+
+    url, since, options = rt.state.r.hmget(Keys(crawl_id).crawl, ["url", "since", "options"])
+    if url:
+        start_crawl(app, crawl_id, url, since or None, json.loads(options or "{}"))

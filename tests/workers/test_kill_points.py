@@ -15,6 +15,7 @@ defaults and a 233-post crawl are measured by bench/kill.py.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 from celery import Celery
 
+from bench.kill import diagnose
 from tests.farm.server import FarmServer
 from tests.farm.wordpress import WordPress
 from tests.workers.cluster import comparable
@@ -120,10 +122,10 @@ def _ended(st: State, cid: str) -> bool:
     return st.state_of(cid) in ENDED
 
 
-def _poll(cond, timeout: float, what: str) -> None:
+def _poll(cond, timeout: float, what: str, why=lambda: "") -> None:
     deadline = time.monotonic() + timeout
     while not cond():
-        assert time.monotonic() < deadline, f"timed out after {timeout} s: {what}"
+        assert time.monotonic() < deadline, f"timed out after {timeout} s: {what} {why()}"
         time.sleep(0.05)  # polling interval, not synchronisation
 
 
@@ -170,7 +172,8 @@ def test_killed_between_two_writes_the_crawl_ends(tmp_path, undisturbed, name, n
                 pytest.fail(f"the crawl ended and the victim never reached {at}")
             killed = time.monotonic()
             lane.rescue()
-            _poll(lambda: _ended(lane.state, cid), RECOVERY + 60, f"the crawl's end after a kill at {at}")
+            _poll(lambda: _ended(lane.state, cid), RECOVERY + 60, f"the crawl's end after a kill at {at}",
+                  lambda: json.dumps(diagnose(lane.state, cid), default=str))
             took = time.monotonic() - killed
             info = lane.state.crawl_info(cid)
             assert info["state"] == "done", (at, info)
