@@ -475,7 +475,7 @@ class State:
         """A crawl that ended (done or failed): its count of URLs seen goes to its hash and its
         working keys expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
         k = Keys(crawl_id)
-        self.r.hset(k.crawl, "seen", self.r.scard(k.seen))
+        self.r.hsetnx(k.crawl, "seen", self.r.scard(k.seen))  # (retired again by the sweep: the first count)
         self.r.delete(k.pages, k.entries)  # the learning cache: no step of an ended crawl reads it (issue 22)
         with self.r.pipeline() as p:
             p.rpush(k.ended, 1)
