@@ -241,8 +241,10 @@ def main() -> int:
     ok = [r for r in results if r["state"] == "done"]
     ends = sorted(r["ended_after"] for r in results)
     crawls = sorted(r["crawl_s"] for r in results)
-    print(f"crawl (enqueue to end): min {crawls[0]:.1f} s, median {crawls[len(crawls) // 2]:.1f} s, max {crawls[-1]:.1f} s")
-    print(f"{len(ok)}/{len(results)} runs done; after the kill: max {max(ends):.1f} s, median {ends[len(ends) // 2]:.1f} s; "
+    print(f"crawl (enqueue to end): min {crawls[0]:.1f} s, median {crawls[len(crawls) // 2]:.1f} s, "
+          f"max {crawls[-1]:.1f} s")
+    print(f"{len(ok)}/{len(results)} runs done; after the kill: max {max(ends):.1f} s, "
+          f"median {ends[len(ends) // 2]:.1f} s; "
           f"found min {min(r['found'] / r['posts'] for r in results):.1%}; duplicates "
           f"{sum(r['duplicates'] + r['streamed_twice'] for r in results)}")
     return 0 if len(ok) == len(results) else 1

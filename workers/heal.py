@@ -257,9 +257,10 @@ def recover_crawls(rt, send, crawl_ids: list[str]) -> int:
 
 def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
     """One pass, if no other worker is sweeping: reclaim the dead (the long silent ones when
-    `judge`: this worker has reached Redis without a break for DEAD_AFTER s), release due pages; after a reclaim
-    and with `recover`, send again the pages in flight that nothing carries (workers/orphans.py);
-    with `recover`, what beat did (stale pages, idle crawls finished, ended crawls retired)."""
+    `judge`: this worker has reached Redis without a break for DEAD_AFTER s), release due
+    pages; after a reclaim and with `recover`, take up what nothing carries (workers/orphans.py:
+    pages in flight, messages taken and not noted, crawls starting); with `recover`, what beat
+    did (stale pages, idle crawls finished) and ended crawls retired."""
     from workers import orphans
     from workers.fetch import patience
 

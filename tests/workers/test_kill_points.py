@@ -88,7 +88,8 @@ class Lane:
         self.rescuer = WorkerProcesses(self.redis.url, 0, 2, env=ENV, queues=IDLE, log_dir=base / "logs")
         self.rescuer.start_one("rescuer@%h")
         self.client = Celery("bh-kill-test", broker=self.redis.url, backend=self.redis.url)
-        self.client.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
+        self.client.conf.update(task_serializer="json", accept_content=["json"],
+                                broker_connection_retry_on_startup=True)
         self.state = State.from_url(self.redis.url)
 
     def ready(self, timeout: float = 60) -> None:
