@@ -58,7 +58,8 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
     if state != "running":
         rt.state.set_state(crawl_id, "running")
     rt.state.set_phase(crawl_id, "discover")
-    patient, memo = remembering(rt, crawl_id)  # a retry after HostBusy goes on where this one stopped
+    # a retry after HostBusy, or a run after its worker died, goes on where this one stopped
+    patient, memo = remembering(rt, crawl_id, eager=True)
     try:
         with rt.downloader.crawl(crawl_id):
             plan = pipeline.discover(patient, crawl_id, url, since)

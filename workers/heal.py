@@ -49,7 +49,11 @@ def _env_float(name: str, default: float) -> float:
 
 BEAT_EVERY = _env_float("BLOGHARVEST_BEAT_EVERY", 2.0)
 DEAD_AFTER = _env_float("BLOGHARVEST_DEAD_AFTER", 20.0)  # > any Redis pause we ride out (10 s)
-SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 5.0)
+# ... or silent this long with no connection to Redis left (a dead process's sockets close at
+# once; a live worker's pool keeps its connections, named after it, open between beats)
+GONE_AFTER = _env_float("BLOGHARVEST_GONE_AFTER", 2 * BEAT_EVERY)
+SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 2.0)
+DEAD = "bh:heal:dead"  # zset: worker id -> when it was reclaimed (what it held, a host's turn say, is free)
 RECOVER_EVERY = _env_float("BLOGHARVEST_RECOVER_EVERY", 30.0)
 
 # Made at import, in the worker's main process, so prefork children inherit the same id;
@@ -82,7 +86,19 @@ def hold_message(r, request) -> None:
     args = list(getattr(request, "args", None) or [])
     retries = (getattr(request, "request_dict", None) or {}).get("retries") or 0
     r.hset(holds_key(WORKER_ID), _message_field(request.id, retries),
-           json.dumps({"name": name, "tag": tag, "args": args[:2]}))
+           json.dumps({"name": name, "tag": tag, "args": [a for a in args[:2] if isinstance(a, str)],
+                       "crawl": crawl_of(args, getattr(request, "kwargs", None))}))
+
+
+def crawl_of(args, kwargs) -> str | None:
+    """The crawl a blogharvest message works for: its `crawl_id` keyword, else the first
+    argument that is a crawl id (process_url's, learn_page's, reduce_rules' second)."""
+    from workers.validate import CRAWL_ID
+
+    cid = (kwargs or {}).get("crawl_id") if isinstance(kwargs, dict) else None
+    if isinstance(cid, str):
+        return cid
+    return next((a for a in args or [] if isinstance(a, str) and CRAWL_ID.match(a)), None)
 
 
 def _message_field(task_id: str, retries: int) -> str:
@@ -115,6 +131,34 @@ def release_page(r, crawl_id: str, url: str) -> None:
         log.warning("heal: could not forget page %s as held", url)
 
 
+_UNLOCK = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+def take_lock(r, name: str, seconds: float) -> str | None:
+    """The lock `bh:lock:<name>` for this worker (its token; None: another holds it), noted
+    among what it holds first: a worker that dies holding it frees it when it is reclaimed,
+    seconds later, not when it expires."""
+    key, token = f"bh:lock:{name}", f"{WORKER_ID} {uuid.uuid4().hex}"
+    field = f"lock {key}"
+    r.hset(holds_key(WORKER_ID), field, json.dumps({"lock": key, "token": token}))
+    if r.set(key, token, nx=True, px=int(seconds * 1000)):
+        return token
+    r.hdel(holds_key(WORKER_ID), field)
+    return None
+
+
+def release_lock(r, name: str, token: str) -> None:
+    key = f"bh:lock:{name}"
+    _unlock(r, key, token)
+    r.hdel(holds_key(WORKER_ID), f"lock {key}")
+
+
+def _unlock(r, key: str, token: str | None) -> None:
+    """Delete lock `key` if `token` still holds it (it may have expired and been taken since)."""
+    if token:
+        r.eval(_UNLOCK, 1, key, token)
+
+
 # ------------------------------------------------------------------ heartbeats and the sweep
 
 def beat(r, worker_id: str = WORKER_ID) -> float:
@@ -123,8 +167,34 @@ def beat(r, worker_id: str = WORKER_ID) -> float:
     return now
 
 
-def dead_workers(r, now: float, dead_after: float = DEAD_AFTER) -> list[str]:
-    return [w for w in r.zrangebyscore(HEARTBEATS, "-inf", now - dead_after) if w != WORKER_ID]
+def dead_workers(r, now: float, dead_after: float = DEAD_AFTER, gone_after: float = GONE_AFTER,
+                 steady: bool = True) -> list[str]:
+    """Workers silent for `dead_after` s (only when `steady`: the caller has reached Redis
+    without a break that long, so nobody's silence is a Redis outage's), or silent for
+    `gone_after` s with no connection to Redis left: a SIGKILLed process's sockets close with
+    it (Redis drops its clients at once), while a live worker's connection pool stays open
+    (its connections named after it: `client_name`), through a Redis pause too. Only a Redis
+    restart drops them all: connections count once Redis has been up for 2 x `gone_after` s
+    (every live worker has beaten, so reconnected, by then)."""
+    silent = [(w, t) for w, t in r.zrangebyscore(HEARTBEATS, "-inf", now - min(dead_after, gone_after),
+                                                 withscores=True) if w != WORKER_ID]
+    dead = [w for w, t in silent if steady and t <= now - dead_after]
+    return dead + sorted(gone(r, [w for w, _ in silent if w not in dead], gone_after))
+
+
+def gone(r, workers: list[str], gone_after: float = GONE_AFTER) -> set[str]:
+    """The `workers` with no connection to Redis left (none while Redis has been up for less
+    than 2 x `gone_after` s: a restart drops every client, and the living reconnect at their
+    next beat)."""
+    if not workers or int(r.info("server").get("uptime_in_seconds", 0)) < 2 * gone_after:
+        return set()
+    connected = {c.get("name") for c in r.client_list()}
+    return {w for w in workers if w not in connected}
+
+
+def is_dead(r, worker_id: str) -> bool:
+    """Was `worker_id` reclaimed as dead (what it held is nobody's)?"""
+    return r.zscore(DEAD, worker_id) is not None
 
 
 def _restore(app, tag: str) -> bool:
@@ -152,16 +222,21 @@ def reclaim(app, rt, worker_id: str, send) -> int:
             entry = {}
         if entry.get("tag"):
             n += _restore(app, entry["tag"])
+        elif entry.get("lock"):  # a lock it held (workers/extract/comments.py): free at once
+            _unlock(r, entry["lock"], entry.get("token"))
         elif entry.get("url"):
             cid, url = entry["crawl"], entry["url"]
             if st.touch_inflight(cid, [url], older_than=0):  # in flight, not done, not deferred to later
                 send(cid, url)
                 n += 1
         r.hdel(key, field)  # one by one: a sweeper dying midway repeats nothing
-    r.zrem(HEARTBEATS, worker_id)
-    r.delete(key)
-    event = {"worker": worker_id, "reclaimed": n, "at": redis_now(r), "by": WORKER_ID}
+    now = redis_now(r)
+    event = {"worker": worker_id, "reclaimed": n, "at": now, "by": WORKER_ID}
     with r.pipeline() as p:
+        p.zadd(DEAD, {worker_id: now})  # its politeness turns are free (workers/fetch/downloader.py)
+        p.zremrangebyscore(DEAD, "-inf", now - 86400)
+        p.zrem(HEARTBEATS, worker_id)
+        p.delete(key)
         p.rpush(EVENTS, json.dumps(event))
         p.ltrim(EVENTS, -1000, -1)
         p.execute()
@@ -173,37 +248,64 @@ def events(r) -> list[dict]:
     return [json.loads(e) for e in r.lrange(EVENTS, 0, -1)]
 
 
-def recover_crawls(rt, send) -> int:
+def recover_crawls(rt, send, crawl_ids: list[str]) -> int:
     """What beat's sweep did: stale pages of running crawls sent again, idle crawls finished."""
     from workers import pipeline
 
-    n = 0
-    for cid in list(rt.state.list_crawls(2000)):
-        if rt.state.state_of(cid) == "running":
-            n += pipeline.recover(rt, cid, send=send)
-    return n
+    return sum(pipeline.recover(rt, cid, send=send) for cid in crawl_ids)
 
 
 def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
-    """One pass, if no other worker is sweeping: reclaim the dead (when `judge`: this worker
-    has reached Redis without a break for DEAD_AFTER s), release due pages."""
+    """One pass, if no other worker is sweeping: reclaim the dead (the long silent ones when
+    `judge`: this worker has reached Redis without a break for DEAD_AFTER s), release due
+    pages; after a reclaim and with `recover`, take up what nothing carries (workers/orphans.py:
+    pages in flight, messages taken and not noted, crawls starting); with `recover`, what beat
+    did (stale pages, idle crawls finished) and ended crawls retired."""
+    from workers import orphans
     from workers.fetch import patience
 
     r = rt.state.r
-    token = uuid.uuid4().hex
-    if not r.set(LOCK, token, nx=True, px=int(max(SWEEP_EVERY, 5.0) * 4000)):
+    token, px = f"{WORKER_ID} {uuid.uuid4().hex}", int(max(SWEEP_EVERY, 5.0) * 4000)
+    if not r.set(LOCK, token, nx=True, px=px) and not _take_over(r, token, px):
         return {}
     try:
         now = redis_now(r)
-        dead = dead_workers(r, now) if judge else []
+        dead = dead_workers(r, now, steady=judge)
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, send, now)}
-        if recover:
-            out["recovered"] = recover_crawls(rt, send)
+        if dead or recover:
+            running, starting, unretired = orphans.crawls(rt)
+            if dead or judge:  # (after a Redis outage, a page's carrier may be on its way back)
+                out["unheld"] = orphans.restore_unheld(app, r)
+                out["orphans"], out["restarted"] = orphans.recover(app, rt, send, running, starting)
+            if recover:
+                out["recovered"] = recover_crawls(rt, send, running)
+                out["retired"] = orphans.retire(rt, unretired)
         return out
     finally:
         if r.get(LOCK) == token:
             r.delete(LOCK)
+
+
+_TAKE_OVER = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+
+
+def _take_over(r, token: str, px: int) -> bool:
+    """The sweep lock, from a sweeper that died holding it (held for seconds, a pass takes
+    milliseconds; its holder gone: `dead_workers`), not when it expires (px, 20 s)."""
+    if r.pttl(LOCK) > px - 2000 * SWEEP_EVERY:
+        return False
+    holder = r.get(LOCK) or ""
+    worker = holder.split(" ", 1)[0]
+    if " " not in holder or worker == WORKER_ID:
+        return False
+    if not is_dead(r, worker) and worker not in dead_workers(r, redis_now(r), steady=False):
+        return False
+    return bool(r.eval(_TAKE_OVER, 1, LOCK, holder, token, px))
 
 
 class Healer(threading.Thread):
@@ -227,6 +329,8 @@ class Healer(threading.Thread):
                 beat(self.rt.state.r)
                 now = time.monotonic()
                 if now - last_ok > 2 * BEAT_EVERY + 3.0:  # a break: Redis was away (or we were)
+                    log.warning("heal: %.1f s without a beat; silence taken for death again in %.0f s",
+                                now - last_ok, DEAD_AFTER)
                     steady_since = now
                 last_ok = now
                 if now >= next_sweep:

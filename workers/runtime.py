@@ -17,7 +17,10 @@ class Runtime:
 
     @cached_property
     def state(self) -> State:
-        st = State.from_url(self.settings.redis_url or "redis://127.0.0.1:6379/0")
+        from workers.heal import WORKER_ID
+
+        # connections named after the worker: a sweeper tells a dead one by their absence
+        st = State.from_url(self.settings.redis_url or "redis://127.0.0.1:6379/0", name=WORKER_ID)
         st.finished_ttl = self.settings.finished_ttl
         return st
 

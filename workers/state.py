@@ -151,8 +151,9 @@ class State:
         self._touch_inflight = client.register_script(lua.TOUCH_INFLIGHT)
 
     @classmethod
-    def from_url(cls, url: str) -> "State":
-        return cls(redis.Redis.from_url(url, decode_responses=True, health_check_interval=30))
+    def from_url(cls, url: str, name: str | None = None) -> "State":
+        """`name`: its connections' client name (a worker's heal id: workers/heal.py)."""
+        return cls(redis.Redis.from_url(url, decode_responses=True, health_check_interval=30, client_name=name))
 
     # ------------------------------------------------------------ crawls
     def create_crawl(self, url: str, since: str | None, options: dict, crawl_id: str | None = None) -> str:
@@ -474,13 +475,14 @@ class State:
         """A crawl that ended (done or failed): its count of URLs seen goes to its hash and its
         working keys expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
         k = Keys(crawl_id)
-        self.r.hset(k.crawl, "seen", self.r.scard(k.seen))
+        self.r.hsetnx(k.crawl, "seen", self.r.scard(k.seen))  # (retired again by the sweep: the first count)
         self.r.delete(k.pages, k.entries)  # the learning cache: no step of an ended crawl reads it (issue 22)
         with self.r.pipeline() as p:
             p.rpush(k.ended, 1)
             p.expire(k.ended, 60)  # a wake-up: a follower that looks later reads the state itself
             for key in k.working() if self.finished_ttl > 0 else ():
                 p.expire(key, int(self.finished_ttl))
+            p.hset(k.crawl, "retired", 1)  # (a crawl ended but not retired: the sweep retires it)
             p.execute()
 
     def wait_ended(self, crawl_id: str, timeout: float) -> bool:

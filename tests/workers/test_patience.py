@@ -141,3 +141,38 @@ def test_a_retry_received_before_its_predecessor_ended_stays_held(state):
     assert [json.loads(v)["tag"] for v in r.hvals(key)] == ["tag-b"]
     heal.release_message(r, "t1", 1)
     assert r.hlen(key) == 0
+
+
+def test_a_silent_worker_with_no_connection_left_is_dead_before_the_long_silence(state, redis_server):
+    """(issue 36) A killed worker's connections close with it: silent for `gone_after` s and
+    no connection named after it is dead, even when the sweeper is not steady; a silent one
+    still connected (starved, or behind a Redis pause) waits for the long silence."""
+    r = state.r
+    alive = redis.Redis.from_url(redis_server.url, client_name="alive/1/x")
+    alive.ping()
+    try:
+        while int(r.info("server")["uptime_in_seconds"]) < 2:  # (no judging right after a restart)
+            r.ping()
+        now = heal.beat(r, "gone/1/x")
+        heal.beat(r, "alive/1/x")
+        dead = heal.dead_workers(r, now + 1.1, gone_after=1.0, steady=False)
+        assert "gone/1/x" in dead and "alive/1/x" not in dead
+        assert heal.dead_workers(r, now + 0.5, gone_after=1.0, steady=False) == []
+        assert "alive/1/x" in heal.dead_workers(r, now + heal.DEAD_AFTER + 1, gone_after=1.0)
+    finally:
+        r.zrem(heal.HEARTBEATS, "gone/1/x", "alive/1/x")
+        alive.close()
+
+
+def test_a_queued_page_message_is_read_as_its_page():
+    """workers/orphans.py reads the page a queued message carries (kombu's JSON, base64 body)."""
+    import base64
+
+    from workers import orphans
+
+    body = base64.b64encode(json.dumps([["abcdef123456-c", "http://x.test/p"], {}, {}]).encode()).decode()
+    raw = json.dumps({"body": body, "headers": {"task": "blogharvest.process_url"},
+                      "properties": {"body_encoding": "base64"}})
+    assert orphans.page_of(raw) == ("abcdef123456-c", "http://x.test/p")
+    assert orphans.page_of(raw.replace("process_url", "learn_page")) is None
+    assert orphans.page_of("not json") is None

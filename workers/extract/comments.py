@@ -33,6 +33,7 @@ from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.learn.rules import first_of
+from workers import heal
 from workers.fetch.pages import page_at
 from workers.fetch.rendering import cached_rendering
 
@@ -193,7 +194,8 @@ def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
     done, rule = settled()
     deadline = time.monotonic() + WAIT_SECONDS
     while not done:
-        if st.lock(f"comment-rule:{crawl_id}", LEARN_SECONDS):
+        token = heal.take_lock(st.r, f"comment-rule:{crawl_id}", LEARN_SECONDS)
+        if token:
             try:
                 done, rule = settled()
                 if not done:
@@ -205,7 +207,7 @@ def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
                     st.save_blog(crawl_id, comment_rule_crawl=crawl_id)
                     return rule
             finally:
-                st.r.delete(f"bh:lock:comment-rule:{crawl_id}")
+                heal.release_lock(st.r, f"comment-rule:{crawl_id}", token)
             if done:
                 return rule
         if time.monotonic() > deadline:

@@ -20,7 +20,7 @@ import requests
 from tasks.fetch.http import FetchError, Response, fetch, normalize_url
 from tasks.fetch.robots import RobotsPolicy
 from workers.cache import Recent
-from workers import limits
+from workers import heal, limits
 from workers.fetch.patience import HostBusy
 from workers.settings import Settings
 from workers.state import State
@@ -54,6 +54,16 @@ local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
 local gap = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'holder', '', 'next', string.format('%.6f', now + gap))
 redis.call('PEXPIRE', KEYS[1], math.floor(gap * 1000) + 60000)
+return 1
+"""
+# A turn whose holder died is free at once, not when its lease ends: the holder token begins
+# with the worker's heal id, and a request out for HOLDER_LOOK s has its holder looked at
+# (reclaimed by the sweep, or its connections to Redis gone: workers/heal.py).
+HOLDER_LOOK = 0.5
+_FREE_TURN = """
+if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
+local t = redis.call('TIME')
+redis.call('HSET', KEYS[1], 'holder', '', 'next', string.format('%.6f', tonumber(t[1]) + tonumber(t[2]) / 1e6))
 return 1
 """
 # (issue 20) a task waits at most this long in all for a host's turn; a turn farther away
@@ -112,6 +122,7 @@ class Downloader:
         self._jars = Recent(256)  # crawl id -> its cookie jar
         self._take_turn = state.r.register_script(_TAKE_TURN)
         self._end_turn = state.r.register_script(_END_TURN)
+        self._free_turn = state.r.register_script(_FREE_TURN)
 
     @contextmanager
     def turn(self, host: str, gap: float):
@@ -120,13 +131,18 @@ class Downloader:
         if gap <= 0:
             yield
             return
-        key, token = f"bh:host:{{{host}}}:turn", uuid.uuid4().hex
+        key, token = f"bh:host:{{{host}}}:turn", f"{heal.WORKER_ID} {uuid.uuid4().hex}"
         lease = self.s.request_timeout + 5.0  # fetch() ends by its deadline; a killed holder blocks no longer
         start = time.monotonic()
+        looked = False
         while True:
             wait = float(self._take_turn(keys=[key], args=[token, lease, min(gap, 0.05)]))
             if wait <= 0:
                 break
+            if not looked and time.monotonic() - start > HOLDER_LOOK:  # a request out this long: its holder alive?
+                looked = True
+                if self._free_if_dead(key):
+                    continue
             if time.monotonic() - start + wait > INLINE_WAIT:  # (issue 20) no long sleep in a worker
                 raise HostBusy(host, max(wait, gap, 1.0))
             time.sleep(wait)  # a short politeness gap: until the host's next turn, then ask again
@@ -134,6 +150,18 @@ class Downloader:
             yield
         finally:
             self._end_turn(keys=[key], args=[token, gap])
+
+    def _free_if_dead(self, key: str) -> bool:
+        """Free the host's turn if a dead worker holds it: one the sweep reclaimed, or one whose
+        connections to Redis are gone (a killed process's close with it)."""
+        r = self.state.r
+        holder = r.hget(key, "holder") or ""
+        worker = holder.split(" ", 1)[0]
+        if " " not in holder or worker == heal.WORKER_ID:
+            return False
+        if not heal.is_dead(r, worker) and not heal.gone(r, [worker]):
+            return False
+        return bool(self._free_turn(keys=[key], args=[holder]))
 
     @contextmanager
     def crawl(self, crawl_id: str | None):

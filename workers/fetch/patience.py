@@ -74,11 +74,14 @@ class Remembering:
     process while the step runs, written to Redis only when the step is deferred (`keep`),
     and read back by the step's next run, which so gets at least one request further."""
 
-    def __init__(self, rt, crawl_id: str, scope: str | None = None):
+    def __init__(self, rt, crawl_id: str, scope: str | None = None, eager: bool = False):
         self.downloader, self.r = rt.downloader, rt.state.r
         self.key = Keys(crawl_id).fetched(scope)
         self.kept: dict[str, str] | None = None  # field -> JSON, loaded on first use
         self.stored = False
+        # (issue 36) each fetch written as it comes: a step longer than a worker's life (discovery,
+        # its worker killed every few seconds) gets further each run instead of starting over
+        self.eager = eager
 
     def _load(self) -> dict:
         if self.kept is None:
@@ -97,10 +100,19 @@ class Remembering:
         try:
             resp = self.downloader.get(url, **kw)
         except FetchError as e:
-            self.kept[field] = json.dumps({"error": e.to_dict()})
+            self._note(field, json.dumps({"error": e.to_dict()}))
             raise
-        self.kept[field] = json.dumps(resp.to_dict())
+        self._note(field, json.dumps(resp.to_dict()))
         return resp
+
+    def _note(self, field: str, value: str) -> None:
+        self.kept[field] = value
+        if self.eager:
+            with self.r.pipeline() as p:
+                p.hset(self.key, field, value)
+                p.expire(self.key, REMEMBER_TTL)
+                p.execute()
+            self.stored = True
 
     def keep(self) -> None:
         """The step is deferred: what it fetched goes to Redis for its next run."""
@@ -140,7 +152,8 @@ class _Runtime:
         return getattr(self._rt, name)
 
 
-def remembering(rt, crawl_id: str, scope: str | None = None):
-    """(runtime whose downloader remembers, the memory) for a step run again after HostBusy."""
-    memo = Remembering(rt, crawl_id, scope)
+def remembering(rt, crawl_id: str, scope: str | None = None, eager: bool = False):
+    """(runtime whose downloader remembers, the memory) for a step run again after HostBusy
+    (or, `eager`, after its worker died)."""
+    memo = Remembering(rt, crawl_id, scope, eager)
     return _Runtime(rt, memo), memo
