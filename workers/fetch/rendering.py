@@ -6,20 +6,27 @@
 by headless Chromium (a per-worker pool, tasks/fetch/browser.py) when the crawl needs it.
 `page` does the same for a training page, its need asked here (`need`, as `queue_for`).
 
-Comments by script need no list of widgets: the sample's pages that hint at more
-comments (tasks/extract/comment_signals.py: a count above the comments found, an empty
-comment container, a "load more" control, frames or scripts after the post) are rendered
-once and compared with the page as served; only when rendering shows more does the blog
-render its posts. The "load more" controls found on the rendered sample (by what they
-say) are clicked on every post of that blog. A blog whose pages as served are complete
-renders at most its sample.
+The decision is made on the pages as served first, with no browser: a sample page is
+rendered only where its markup shows a sign that a script draws what the page lacks (the
+feed's text missing from a page that has a script; for comments the signs of
+tasks/extract/comment_signals.py: a count above the comments found with no further page of
+them, an empty comment container, an empty element fed from a data endpoint, a "load more"
+control, a frame or a <noscript> about comments; a page without any script gives none). A
+blog none of whose sample pages shows a sign never starts a browser. Where one does, that
+page is rendered and compared with the page as served; only when rendering shows more does
+the blog render its posts (and then only the posts that show a sign). The "load more"
+controls found on the rendered sample (by what they say) are clicked on every post of that
+blog. A browser started for the sample is quit as soon as the decision is made when the
+crawl renders nothing more, and any browser is quit once it has rendered nothing for
+`BLOGHARVEST_BROWSER_IDLE` seconds.
 
 The decision is stored in the blog's Redis hash, so every worker agrees:
 `js` is "all" (the posts' content is drawn by script: render every page, listings
 included, since their links may be script-drawn too), "posts" (only the comments load
 by script: render post pages), or false. `--js always` is "all", `--js never` false.
 
-Browsers are per worker process: one pool, made on first use, closed when the process
+Browsers are per worker process: one pool, made on first use, its idle sessions quit after
+`BLOGHARVEST_BROWSER_IDLE` seconds (a later render starts one again), closed when the process
 ends (celery's worker_process_shutdown, worker_shutdown, and atexit).
 """
 from __future__ import annotations
@@ -32,7 +39,7 @@ import threading
 from tasks.discover.kinds import HINTED, js_decision, render_need
 from tasks.discover.urls import is_post
 from tasks.fetch.http import FetchError
-from tasks.extract.comment_signals import more_controls, script_signals, shown_count
+from tasks.extract.comment_signals import has_scripts, more_controls, script_signals, shown_count
 from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
@@ -46,7 +53,6 @@ log = logging.getLogger("blogharvest")
 
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
-WEAK = "frames or scripts in the page's body"  # the hint most pages give, comments or not
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
 
 
@@ -66,7 +72,7 @@ def pool(rt=None) -> BrowserPool:
                                 page_load_timeout=s.page_load_timeout, script_timeout=s.script_timeout,
                                 remote_url=s.selenium_remote_url or "", allow_private=s.allow_private,
                                 max_dom_bytes=s.max_page_bytes, max_renderer_bytes=s.max_renderer_bytes,
-                                request_timeout=s.request_timeout,
+                                request_timeout=s.request_timeout, idle_timeout=s.browser_idle,
                                 binary=s.chromium or None, driver=s.chromedriver or None)
         return _pool
 
@@ -78,6 +84,14 @@ def close_pool(*_args, **_kw) -> None:
         p, _pool = _pool, None
     if p is not None:
         p.close()
+
+
+def release_browsers() -> int:
+    """Quit this process's browser sessions that no render is using now (the pool stays: a
+    later render starts a fresh one). The number quit."""
+    with _lock:
+        p = _pool
+    return p.release_idle() if p is not None else 0
 
 
 atexit.register(close_pool)
@@ -107,9 +121,9 @@ def _raw_page(rt, crawl_id: str, url: str) -> Page | None:
 
 
 def script_hints(page: Page) -> list[str]:
-    """tasks.extract.comment_signals.script_signals of a page, on its one parse: the hints its
-    tree gives, then the frames and scripts in the body of its markup (which the parse drops)."""
-    return script_signals(page.root, raw=page.html)
+    """tasks.extract.comment_signals.script_signals of a page, on its one parse (its markup for
+    what the parse drops: scripts, frames' attributes, <noscript>)."""
+    return script_signals(page.root, raw=page.html, url=page.final_url or page.url)
 
 
 NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pages are read as "
@@ -128,8 +142,9 @@ def render_failed(rt, crawl_id: str, url: str, err: RenderError, note: str = "")
 
 
 def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
-    """The feed's text is missing from the page as served and present once rendered."""
-    if not needs_js(page.html, e):
+    """The feed's text is missing from the page as served (which has a script to draw it) and
+    present once rendered."""
+    if not has_scripts(page.html) or not needs_js(page.html, e):
         return False
     try:
         rendered = _render(rt, crawl_id, e["url"])
@@ -142,16 +157,13 @@ def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool
     return False
 
 
-def _comments_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list, weak: list) -> bool:
-    """A sample post whose page hints at script comments, rendered: does the browser see more?
-    Its "load more" controls are learned for the blog, and the post rendered again with them.
-    Scripts and frames alone (most pages have some) are looked at on one sample post only:
-    `weak` holds the URL that was."""
+def _comments_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
+    """A sample post whose page as served shows a sign of script comments, rendered: does the
+    browser see more? Its "load more" controls are learned for the blog, and the post rendered
+    again with them. A page with no sign is not rendered."""
     hints = script_hints(page)
-    if not hints or (all(s.endswith(WEAK) for s in hints) and weak):
+    if not hints:
         return False
-    if all(s.endswith(WEAK) for s in hints):
-        weak.append(e["url"])
     try:
         rendered = _render(rt, crawl_id, e["url"])
         controls = [c for c in more_controls(rendered.root) if c not in DEFAULT_LOAD_MORE]
@@ -202,29 +214,34 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
 
     --js auto looks at a few entries' pages as served: content missing there but present
     once rendered means "all"; comments that a browser sees and the page as served does
-    not (rendered where the page hints at them) mean "posts". At most SAMPLE pages are
-    rendered here (one more when a "load more" control was learned).
+    not (rendered where the page shows a sign of them) mean "posts". At most SAMPLE pages are
+    rendered here (one more when a "load more" control was learned), and only those whose
+    markup shows a sign: where none does, no browser is started. A browser started here is
+    quit at once when the crawl renders nothing more.
     """
     st = rt.state
     forced = _forced(st, crawl_id)
     if forced is not None:
         return forced
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
-    content_votes, script_comments, reasons, weak = 0, False, [], []
+    content_votes, script_comments, reasons = 0, False, []
     for e in sample:
         page = _raw_page(rt, crawl_id, e["url"])
         if page is None:
             continue
         content_votes += _content_vote(rt, crawl_id, e, page, reasons)
         if not script_comments:
-            script_comments = _comments_gain(rt, crawl_id, e, page, reasons, weak)
+            script_comments = _comments_gain(rt, crawl_id, e, page, reasons)
     if content_votes and content_votes * 2 >= len(sample):
         js = "all"
     elif script_comments:
         js = "posts"
     else:
         js = False
-    st.save_blog(crawl_id, js=js, js_reason="; ".join(reasons[:4]) or "the pages as served hold the feed's text")
+    st.save_blog(crawl_id, js=js, js_reason="; ".join(reasons[:4]) or
+                 "the pages as served hold the feed's text and show no sign of comments drawn by script")
+    if not js:
+        release_browsers()  # one started for the sample: this crawl needs it no more
     log.info("crawl %s: --js auto decided %s", crawl_id, js)
     return bool(js)
 
