@@ -79,6 +79,9 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     # renderer memory: one renderer, a bounded V8 heap (the DOM's own memory is watched, see
     # BrowserPool.max_renderer_bytes)
     "--renderer-process-limit=1", "--js-flags=--max-old-space-size=512",
+    # a page left for about:blank is kept alive in the back-forward cache, its renderer too:
+    # one more renderer (20-25 MB) per page rendered until the session is recycled
+    "--disable-back-forward-cache",
 )
 
 _BINARIES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
