@@ -9,7 +9,7 @@ from tasks.fetch.browser import DEFAULT_LOAD_MORE
 from tasks.fetch.html import html_to_text, node_text, parse_html
 from tasks.text.similarity import normalize_text
 
-__all__ = ["needs_js", "has_script_comments", "script_comment_widgets", "page_words"]
+__all__ = ["needs_js", "has_script_comments", "script_comment_widgets", "widget_markers", "page_words"]
 
 _SHINGLE = 3
 PRESENT = 0.5  # share of the feed text's word triples a page must show to "have" it
@@ -128,12 +128,21 @@ def _load_more_comments(root) -> bool:
     return False
 
 
+def widget_markers(raw_html: str | bytes) -> list[str]:
+    """Names of the script-loaded comment systems whose markers the raw markup holds (the
+    marker list alone, no parse: cheap enough for every post page)."""
+    if not raw_html:
+        return []
+    text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html
+    return [name for name, rx in _WIDGETS if rx.search(text)]
+
+
 def script_comment_widgets(raw_html: str | bytes) -> list[str]:
     """Names of the script-loaded comment systems found in a page's raw markup."""
     if not raw_html:
         return []
     text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html
-    found = [name for name, rx in _WIDGETS if rx.search(text)]
+    found = widget_markers(text)
     if _load_more_comments(parse_html(text)):
         found.append("load-more")
     return found

@@ -43,7 +43,7 @@ from tasks.extract.comment_signals import has_scripts, more_controls, script_sig
 from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
-from tasks.fetch.js_need import needs_js, page_words
+from tasks.fetch.js_need import needs_js, page_words, widget_markers
 from workers.archive import post as archive
 from workers.cache import Recent
 from workers.fetch.pages import page_at
@@ -122,8 +122,12 @@ def _raw_page(rt, crawl_id: str, url: str) -> Page | None:
 
 def script_hints(page: Page) -> list[str]:
     """tasks.extract.comment_signals.script_signals of a page, on its one parse (its markup for
-    what the parse drops: scripts, frames' attributes, <noscript>)."""
-    return script_signals(page.root, raw=page.html, url=page.final_url or page.url)
+    what the parse drops: scripts, frames' attributes, <noscript>), and the markers of the
+    comment systems tasks.fetch.js_need knows, in a page that has a script."""
+    signs = script_signals(page.root, raw=page.html, url=page.final_url or page.url)
+    if has_scripts(page.html):
+        signs += [f"markup of a comment system ({name})" for name in widget_markers(page.html)]
+    return signs
 
 
 NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pages are read as "
