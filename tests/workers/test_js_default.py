@@ -30,24 +30,30 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.skipif(bool(_mi
 CLI = [sys.executable, "-m", "workers.cli"]
 
 
-def _browser_names(proc: psutil.Process) -> set:
-    names = set()
+def _browsers(proc: psutil.Process) -> tuple[set, int]:
+    """Names of the browser processes in the tree, and how many browsers (Chromium's main
+    process: no --type, started by chromedriver, not by another of its processes) run at once."""
+    names, mains = set(), 0
     try:
         kids = proc.children(recursive=True)
     except psutil.Error:
-        return names
+        return names, mains
     for k in kids:
         try:
             if "chrom" in k.name().lower():
                 names.add(k.name())
+                cmd = k.cmdline()
+                parent = k.parent()
+                mains += (k.name().startswith("chromium") and not any(a.startswith("--type=") for a in cmd)
+                          and not (parent and parent.name().startswith("chromium")))
         except psutil.Error:
             pass
-    return names
+    return names, mains
 
 
-def crawl_as_readme(url: str, tmp_path: Path) -> tuple[list[dict], list[int], set]:
+def crawl_as_readme(url: str, tmp_path: Path) -> tuple[list[dict], list[int], set, int]:
     """Run the README's command on `url`: (records, browser starts (their pids), names of
-    the browser processes seen in the command's tree)."""
+    the browser processes seen in the command's tree, most browsers seen at once)."""
     starts = tmp_path / "chromium-starts"
     wrapper = tmp_path / "chromium"
     wrapper.write_text(f'#!/bin/sh\necho "$$" >> {starts}\nexec {CHROMIUM} "$@"\n')
@@ -59,12 +65,15 @@ def crawl_as_readme(url: str, tmp_path: Path) -> tuple[list[dict], list[int], se
     proc = subprocess.Popen(CLI + ["crawl", url, "--out", str(out), "--quiet"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seen: set = set()
+    most = [0]
     done = threading.Event()
 
     def watch():
         me = psutil.Process(proc.pid)
         while not done.is_set():
-            seen.update(_browser_names(me))
+            names, mains = _browsers(me)
+            seen.update(names)
+            most[0] = max(most[0], mains)
             done.wait(0.02)
 
     t = threading.Thread(target=watch, daemon=True)
@@ -77,7 +86,7 @@ def crawl_as_readme(url: str, tmp_path: Path) -> tuple[list[dict], list[int], se
     assert proc.returncode == 0, err[-3000:]
     pids = [int(x) for x in starts.read_text().split()] if starts.exists() else []
     records = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
-    return records, pids, seen
+    return records, pids, seen, most[0]
 
 
 @pytest.mark.parametrize("family,options", [("wordpress", {}), ("threaded", {"decoys": True})],
@@ -88,7 +97,7 @@ def test_a_blog_that_needs_no_script_never_starts_a_browser(tmp_path, family, op
     every post with its fields and comments."""
     blog = make_blog(family, 5, 30, **options)
     with FarmServer(blog) as site:
-        records, starts, seen = crawl_as_readme(site.url, tmp_path)
+        records, starts, seen, _ = crawl_as_readme(site.url, tmp_path)
         if options.get("decoys"):
             assert site.hits["/share/share.js"] == 0  # only a browser would have loaded it
     assert starts == [] and seen == set(), (starts, seen)
@@ -98,11 +107,14 @@ def test_a_blog_that_needs_no_script_never_starts_a_browser(tmp_path, family, op
     assert got["comments"] >= 95, got
 
 
-def test_a_blog_with_script_loaded_comments_gets_them_and_no_browser_outlives_the_crawl(tmp_path):
+def test_a_blog_with_script_loaded_comments_gets_them_from_one_browser_that_ends_with_the_crawl(tmp_path):
+    """The embedded workers keep one browser between them (only the first takes the render
+    queue), and it ends with the command."""
     blog = make_blog("widget", 4, 12, lang="de")
     with FarmServer(blog) as site:
-        records, starts, seen = crawl_as_readme(site.url, tmp_path)
+        records, starts, seen, most = crawl_as_readme(site.url, tmp_path)
     assert starts and seen, "the widget's comments need a browser"
+    assert most == 1, f"{most} browsers at once"
     got = score(blog.truth, records)
     assert got["found"] == 100 and got["comments"] >= 98, got
     left = [p for p in starts if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]

@@ -54,6 +54,7 @@ log = logging.getLogger("blogharvest")
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
+NOT_HERE_IDLE = 0.5  # seconds a worker that does not take the render queue keeps an unused browser
 
 
 # ------------------------------------------------------------------ the process's pool
@@ -72,7 +73,8 @@ def pool(rt=None) -> BrowserPool:
                                 page_load_timeout=s.page_load_timeout, script_timeout=s.script_timeout,
                                 remote_url=s.selenium_remote_url or "", allow_private=s.allow_private,
                                 max_dom_bytes=s.max_page_bytes, max_renderer_bytes=s.max_renderer_bytes,
-                                request_timeout=s.request_timeout, idle_timeout=s.browser_idle,
+                                request_timeout=s.request_timeout,
+                                idle_timeout=s.browser_idle if renders_here() else NOT_HERE_IDLE,
                                 binary=s.chromium or None, driver=s.chromedriver or None)
         return _pool
 
@@ -95,11 +97,31 @@ def release_browsers() -> int:
 
 
 atexit.register(close_pool)
+_render_worker = True  # this process's worker consumes the render queue (or no worker runs here)
+
+
+def renders_here() -> bool:
+    """Whether this process keeps a browser between pages: it runs no Celery worker (a test, a
+    tool), or its worker consumes the render queue. A worker that does not (the embedded
+    default's second worker) still renders what a task of its own needs drawn (the --js
+    sample), but quits the browser at once after."""
+    return _render_worker
+
+
+def _note_queues(sender=None, instance=None, **_kw) -> None:
+    global _render_worker
+    try:
+        _render_worker = RENDER_QUEUE in instance.app.amqp.queues.consume_from
+    except AttributeError:  # pragma: no cover - a worker without queues set up
+        _render_worker = True
+
+
 try:  # a worker process that ends quits its browsers
-    from celery.signals import worker_process_shutdown, worker_shutdown
+    from celery.signals import celeryd_after_setup, worker_process_shutdown, worker_shutdown
 
     worker_process_shutdown.connect(close_pool, weak=False)
     worker_shutdown.connect(close_pool, weak=False)
+    celeryd_after_setup.connect(_note_queues, weak=False)
 except ImportError:  # pragma: no cover - celery is a dependency
     pass
 
@@ -244,8 +266,8 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
         js = False
     st.save_blog(crawl_id, js=js, js_reason="; ".join(reasons[:4]) or
                  "the pages as served hold the feed's text and show no sign of comments drawn by script")
-    if not js:
-        release_browsers()  # one started for the sample: this crawl needs it no more
+    if not js or not renders_here():
+        release_browsers()  # one started for the sample: this crawl needs it no more (or not here)
     log.info("crawl %s: --js auto decided %s", crawl_id, js)
     return bool(js)
 
