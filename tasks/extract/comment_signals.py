@@ -206,6 +206,11 @@ def _comment_frame(raw: str) -> str | None:
     return None
 
 
+def speaks_of_comments(text: str) -> bool:
+    """Whether a text names comments, threads, replies (in the languages of _COMMENT_WORDS)."""
+    return bool(_NAMED.search(text or ""))
+
+
 def _noscript_comments(raw: str) -> str | None:
     for inner in _NOSCRIPT.findall(raw):
         text = re.sub(r"<[^>]+>", " ", inner)

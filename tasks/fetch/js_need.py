@@ -9,7 +9,8 @@ from tasks.fetch.browser import DEFAULT_LOAD_MORE
 from tasks.fetch.html import html_to_text, node_text, parse_html
 from tasks.text.similarity import normalize_text
 
-__all__ = ["needs_js", "has_script_comments", "script_comment_widgets", "widget_markers", "page_words"]
+__all__ = ["needs_js", "has_script_comments", "script_comment_widgets", "widget_markers", "page_words",
+           "content_signs", "entry_text"]
 
 _SHINGLE = 3
 PRESENT = 0.5  # share of the feed text's word triples a page must show to "have" it
@@ -41,6 +42,47 @@ def _entry_text(entry: dict) -> str:
             if text:
                 return text
     return normalize_text((entry or {}).get("content_text") or "")
+
+
+def entry_text(entry: dict) -> str:
+    """The text a feed entry gives of its post (content, else summary), or ""."""
+    return _entry_text(entry)
+
+
+FEW_WORDS = 40  # a page showing fewer words than this has little but its template
+_NOSCRIPT = re.compile(r"<noscript\b[^>]*>(.*?)</noscript>", re.I | re.S)
+_CONTENT_NAMES = re.compile(r"(?:^|[\s_-])(?:app|root|main|content|post|article|entry|page|story)(?:$|[\s_-])", re.I)
+_HOLDERS = ("main", "article", "div", "section")
+
+
+def content_signs(raw_html: str | bytes) -> list[str]:
+    """Signs in a page as served that a script draws its content (no feed text to look for):
+    a <noscript> that asks for JavaScript (not for comments), a content container (main, article, or an element
+    named app/root/content/post/entry ...) with no text, a page that shows almost no words.
+    A page without a script that runs gives none."""
+    from tasks.extract.comment_signals import has_scripts, speaks_of_comments
+
+    if not raw_html:
+        return []
+    text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html
+    if not has_scripts(text):
+        return []
+    out = []
+    for inner in _NOSCRIPT.findall(text):
+        said = " ".join(re.sub(r"<[^>]+>", " ", inner).split())
+        if re.search(r"java\s*script|\bJS\b", said, re.I) and not speaks_of_comments(said):  # not a widget's
+            out.append(f"<noscript> asks for JavaScript: {said[:60]!r}")
+            break
+    root = parse_html(text)
+    for el in root.iter(*_HOLDERS):
+        named = el.tag in ("main", "article") or _CONTENT_NAMES.search(f"{el.get('id') or ''} {el.get('class') or ''}")
+        if named and len(_words(node_text(el))) < 3 and el.find(".//img") is None:
+            out.append(f"empty content container <{el.tag} {(el.get('id') or el.get('class') or '').strip()}>")
+            break
+    words = len(_words(node_text(root)))
+    if words < FEW_WORDS:
+        out.append(f"the page shows {words} words")
+    return out
 
 
 def page_words(html) -> list[str]:

@@ -43,7 +43,7 @@ from tasks.extract.comment_signals import has_scripts, more_controls, script_sig
 from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
-from tasks.fetch.js_need import needs_js, page_words, widget_markers
+from tasks.fetch.js_need import content_signs, entry_text, needs_js, page_words, widget_markers
 from workers.archive import post as archive
 from workers.cache import Recent
 from workers.fetch.pages import page_at
@@ -167,10 +167,19 @@ def render_failed(rt, crawl_id: str, url: str, err: RenderError, note: str = "")
     rt.state.add_error(crawl_id, url, "render", f"{err}{note}")
 
 
+CONTENT_GAIN = 2  # an entry without text: rendering must show this many times the words served ...
+CONTENT_MIN_WORDS = 50  # ... and this many more
+
+
 def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
     """The feed's text is missing from the page as served (which has a script to draw it) and
-    present once rendered."""
-    if not has_scripts(page.html) or not needs_js(page.html, e):
+    present once rendered; for an entry without text, the page shows signs that a script draws
+    its content (tasks.fetch.js_need.content_signs) and rendering multiplies its words."""
+    if not has_scripts(page.html):
+        return False
+    if not entry_text(e):
+        return _content_gain(rt, crawl_id, e, page, reasons)
+    if not needs_js(page.html, e):
         return False
     try:
         rendered = _render(rt, crawl_id, e["url"])
@@ -179,6 +188,22 @@ def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool
         return False
     if needs_js(page.html, e, rendered.html):
         reasons.append(f"{e['url']}: the feed's text appears only once rendered")
+        return True
+    return False
+
+
+def _content_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
+    signs = content_signs(page.html)
+    if not signs:
+        return False
+    try:
+        rendered = _render(rt, crawl_id, e["url"])
+    except RenderError as err:
+        render_failed(rt, crawl_id, e["url"], err)
+        return False
+    served, drawn = len(page_words(page.html)), len(page_words(rendered.html))
+    if drawn >= CONTENT_GAIN * served + CONTENT_MIN_WORDS:
+        reasons.append(f"{e['url']}: {'; '.join(signs[:2])}; {served} words served, {drawn} once rendered")
         return True
     return False
 
@@ -250,6 +275,8 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
     if forced is not None:
         return forced
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
+    if not sample:  # entries without text (no feed, or an empty one): the pages' own signs decide
+        sample = [e for e in entries if e.get("url")][:SAMPLE]
     content_votes, script_comments, reasons = 0, False, []
     for e in sample:
         page = _raw_page(rt, crawl_id, e["url"])

@@ -81,6 +81,11 @@ def routes(req):
         return Reply(body=static_post(slug).replace(
             "</main>", '</main><section><h2>Comments</h2><div id="thread-mount"></div></section>'
                        '<script src="/assets/nothing.js"></script>'))
+    if path.startswith("/bare/") and slug in POSTS:  # a script draws the post into an empty <main>
+        return Reply(body=SHELL.replace("{slug}", slug).replace(
+            '<article id="app" data-src="/api/' + slug + '.json"><p class="loading">…</p></article>',
+            '<article id="app" data-src="/api/' + slug + '.json"></article>'
+            '<noscript>This blog needs JavaScript.</noscript>'))
     if path == "/assets/nothing.js":
         return Reply(body="window.done = true;", content_type="application/javascript")
     if path.startswith("/api/") and slug in POSTS:
@@ -146,6 +151,23 @@ def test_a_browser_started_for_the_sample_is_quit_once_decided(rt, site):
     alive = [c for c in psutil.Process().children(recursive=True)
              if c.is_running() and c.status() != psutil.STATUS_ZOMBIE and "chrom" in c.name().lower()]
     assert alive == []
+
+
+def test_entries_without_text_decide_by_the_pages_own_signs(rt, site):
+    """No feed text to look for (no feed, or one without content): a page whose markup shows
+    that a script draws it (an empty content container, a <noscript> asking for JavaScript)
+    is rendered, and the blog renders when rendering multiplies its words; a static blog's
+    pages show no sign, and no browser starts."""
+    rendering.close_pool()
+    cid = rt.state.create_crawl(f"{site.url}static/", None, {"js": "auto"})
+    bare = [{"url": f"{site.url}static/{slug}"} for slug in POSTS]
+    assert rendering.decide(rt, cid, bare) is False
+    assert rendering._pool is None
+    cid = rt.state.create_crawl(f"{site.url}bare/", None, {"js": "auto"})
+    bare = [{"url": f"{site.url}bare/{slug}"} for slug in POSTS]
+    assert rendering.decide(rt, cid, bare) is True
+    blog = rt.state.blog(cid)
+    assert blog["js"] == "all" and "JavaScript" in blog["js_reason"], blog["js_reason"]
 
 
 def test_idle_sessions_are_quit_and_a_later_render_starts_afresh(site):
