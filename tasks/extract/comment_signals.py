@@ -26,17 +26,15 @@ from __future__ import annotations
 import re
 
 from tasks.fetch.html import node_text, parse_html
+from tasks.fetch.js_need import COMMENT_WORDS as _COMMENT_WORDS, has_scripts
 from tasks.learn.comment_blocks import learn_comment_blocks
 
-__all__ = ["script_signals", "more_controls", "shown_count", "has_scripts"]
+__all__ = ["script_signals", "more_controls", "shown_count"]
 
-_COMMENT_WORDS = r"comment|commentaire|comentario|kommentar|reacti|réponse|respuesta|antwort|repl|discussion|thread|talk|respon"
 _COUNT = re.compile(rf"(\d+)\s*(?:{_COMMENT_WORDS})", re.I)
 _NAMED = re.compile(_COMMENT_WORDS, re.I)
 _MORE = re.compile(r"(?<!\w)(more|plus|m[aá]s|mehr|weitere|altri|meer|mais|więcej|show|load|afficher|voir|cargar|"
                    r"mostrar|laden|anzeigen|older|previous|précédents|anteriores|ältere)(?!\w)", re.I)
-_SCRIPT = re.compile(r"<script\b([^>]*)>", re.I)
-_DATA_TYPE = re.compile(r"""\btype\s*=\s*["']?(?:application/(?:ld\+)?json|text/(?:template|x-template|html|plain))""", re.I)
 _FRAME = re.compile(r"<iframe\b([^>]*)>", re.I)
 _NOSCRIPT = re.compile(r"<noscript\b[^>]*>(.*?)</noscript>", re.I | re.S)
 _FRAME_MARKS = re.compile(r"""\b(?:src|id|class|name|title|data-[\w-]+)\s*=\s*(["'])(.*?)\1""", re.I | re.S)
@@ -171,11 +169,6 @@ def _control(root) -> str | None:
     return None
 
 
-def has_scripts(raw: str) -> bool:
-    """Whether the markup holds a script that runs (a JSON or template block is data)."""
-    return any(not _DATA_TYPE.search(attrs) for attrs in _SCRIPT.findall(raw or ""))
-
-
 def script_signals(html, content=None, found: int | None = None, raw: str | None = None,
                    url: str | None = None) -> list[str]:
     """Why a browser may see more comments on this page than its markup holds (empty: no reason).
@@ -204,11 +197,6 @@ def _comment_frame(raw: str) -> str | None:
         if _NAMED.search(marks):
             return f"a frame named for comments ({marks.strip()[:60]})"
     return None
-
-
-def speaks_of_comments(text: str) -> bool:
-    """Whether a text names comments, threads, replies (in the languages of _COMMENT_WORDS)."""
-    return bool(_NAMED.search(text or ""))
 
 
 def _noscript_comments(raw: str) -> str | None:

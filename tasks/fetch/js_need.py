@@ -10,9 +10,14 @@ from tasks.fetch.html import html_to_text, node_text, parse_html
 from tasks.text.similarity import normalize_text
 
 __all__ = ["needs_js", "has_script_comments", "script_comment_widgets", "widget_markers", "page_words",
-           "content_signs", "entry_text"]
+           "content_signs", "entry_text", "has_scripts", "speaks_of_comments", "COMMENT_WORDS"]
 
 _SHINGLE = 3
+# words that name comments, threads, replies (en, fr, es, de ...), in ids, classes and text
+COMMENT_WORDS = r"comment|commentaire|comentario|kommentar|reacti|réponse|respuesta|antwort|repl|discussion|thread|talk|respon"
+_COMMENTS = re.compile(COMMENT_WORDS, re.I)
+_SCRIPT = re.compile(r"<script\b([^>]*)>", re.I)
+_DATA_TYPE = re.compile(r"""\btype\s*=\s*["']?(?:application/(?:ld\+)?json|text/(?:template|x-template|html|plain))""", re.I)
 PRESENT = 0.5  # share of the feed text's word triples a page must show to "have" it
 
 
@@ -44,6 +49,17 @@ def _entry_text(entry: dict) -> str:
     return normalize_text((entry or {}).get("content_text") or "")
 
 
+def has_scripts(raw: str) -> bool:
+    """Whether the markup holds a script that runs (a JSON or template block is data): a page
+    without one has nothing drawn by script."""
+    return any(not _DATA_TYPE.search(attrs) for attrs in _SCRIPT.findall(raw or ""))
+
+
+def speaks_of_comments(text: str) -> bool:
+    """Whether a text names comments, threads, replies (COMMENT_WORDS)."""
+    return bool(_COMMENTS.search(text or ""))
+
+
 def entry_text(entry: dict) -> str:
     """The text a feed entry gives of its post (content, else summary), or ""."""
     return _entry_text(entry)
@@ -60,8 +76,6 @@ def content_signs(raw_html: str | bytes) -> list[str]:
     a <noscript> that asks for JavaScript (not for comments), a content container (main, article, or an element
     named app/root/content/post/entry ...) with no text, a page that shows almost no words.
     A page without a script that runs gives none."""
-    from tasks.extract.comment_signals import has_scripts, speaks_of_comments
-
     if not raw_html:
         return []
     text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html

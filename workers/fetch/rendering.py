@@ -39,11 +39,11 @@ import threading
 from tasks.discover.kinds import HINTED, js_decision, render_need
 from tasks.discover.urls import is_post
 from tasks.fetch.http import FetchError
-from tasks.extract.comment_signals import has_scripts, more_controls, script_signals, shown_count
+from tasks.extract.comment_signals import more_controls, script_signals, shown_count
 from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
-from tasks.fetch.js_need import content_signs, entry_text, needs_js, page_words, widget_markers
+from tasks.fetch.js_need import content_signs, entry_text, has_scripts, needs_js, page_words, widget_markers
 from workers.archive import post as archive
 from workers.cache import Recent
 from workers.fetch.pages import page_at
