@@ -4,10 +4,13 @@
     python bench/peers.py --blogs 20 --posts 30               many blogs at once
     python bench/peers.py --only blogharvest                   just us (and Redis figures)
     python bench/peers.py --variant "--workers 1"             also blogharvest with one worker
+    python bench/peers.py --variant "--js never"              also without any rendering (a variant only)
+    python bench/peers.py --family widget --only blogharvest   a blog whose comments load by script
 
 The peers, each a whole process started afresh (start-up and shutdown count):
-- blogharvest: `python -m workers.cli crawl URL... --out F` as a user runs it, with no
-  REDIS_URL: the embedded default (its own redis-server and worker processes);
+- blogharvest: `python -m workers.cli crawl URL... --out F` as the README runs it (default
+  options, `--js auto` included), with no REDIS_URL: the embedded default (its own
+  redis-server, worker processes, and Chromium if the crawl starts one);
 - trafilatura: its focused crawler (trafilatura.spider.focused_crawler, SLEEP_TIME 0)
   lists the site's pages, then trafilatura.downloads fetches them (4 threads) and
   trafilatura.extract reads each (metadata and comments on);
@@ -16,9 +19,12 @@ The peers, each a whole process started afresh (start-up and shutdown count):
 
 Printed per peer: posts found (pages whose path is a post of the farm blog and that
 gave a document), wall seconds, posts/s, CPU seconds of the whole process tree (user +
-sys, from wait4: every descendant is counted when it is reaped), peak RSS of the whole
-process tree (psutil, sampled every 50 ms: workers and the embedded redis-server
-included), and the ratios blogharvest / peer. For blogharvest also: start-up (from the
+sys, from wait4: every descendant is counted when it is reaped), peak PSS of the whole
+process tree (psutil's memory_full_info, sampled every 50 ms: workers, the embedded
+redis-server and any browser included; PSS splits shared pages between the processes
+that map them, so the tree's sum is what it takes), and the ratios blogharvest / peer.
+For blogharvest also: the browser processes (chromium, chromedriver) seen in its tree at
+any sample, with their peak PSS together; start-up (from the
 command's start until a worker starts the first crawl, its `started` time) + shutdown
 (from the last crawl's `finished` time to the command's exit), and the
 embedded Redis's `used_memory` after the crawl ended (its AOF reloaded in a fresh
@@ -151,8 +157,13 @@ def peer_main(name: str, urls: list[str], out: str) -> int:
 
 # ------------------------------------------------------------------ measuring a process tree
 
-def _tree_rss(proc) -> tuple[int, list]:
-    """RSS of the process tree, and its members as (command, RSS)."""
+BROWSER = ("chrom",)  # process names of a browser (chromium, chrome, chromedriver)
+
+
+def _tree_mem(proc) -> tuple[int, list]:
+    """PSS of the process tree (shared pages split between the processes that map them, so
+    a browser's many processes and the workers' shared libraries are not counted twice),
+    and its members as (command, name, PSS)."""
     import psutil
 
     try:
@@ -164,26 +175,30 @@ def _tree_rss(proc) -> tuple[int, list]:
     for q in members:
         try:
             cmd = q.cmdline()
-            parts.append((" ".join(c.rsplit("/", 1)[-1] for c in cmd[:4]), q.memory_info().rss))
+            parts.append((" ".join(c.rsplit("/", 1)[-1] for c in cmd[:4]), q.name(), q.memory_full_info().pss))
         except psutil.Error:
             pass
-    return sum(r for _, r in parts), parts
+    return sum(m for _, _, m in parts), parts
 
 
 def measure(cmd: list[str], env: dict) -> dict:
-    """Run `cmd` to its end: wall seconds, CPU seconds of its tree, peak RSS of its tree."""
+    """Run `cmd` to its end: wall seconds, CPU seconds of its tree, peak PSS of its tree, the
+    browser processes that appeared in it at any sample (and their peak PSS together)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    peak, members = 0, []
+    peak, members, browsers, browser_peak = 0, [], set(), 0
     done = threading.Event()
 
     def sample():
-        nonlocal peak, members
+        nonlocal peak, members, browser_peak
         while not done.is_set():
-            rss, parts = _tree_rss(proc)
-            if rss > peak:
-                peak, members = rss, parts
+            pss, parts = _tree_mem(proc)
+            if pss > peak:
+                peak, members = pss, parts
+            seen = [(n, m) for _, n, m in parts if any(b in n.lower() for b in BROWSER)]
+            browsers.update(n for n, _ in seen)
+            browser_peak = max(browser_peak, sum(m for _, m in seen))
             done.wait(0.05)
 
     t = threading.Thread(target=sample, daemon=True)
@@ -197,8 +212,8 @@ def measure(cmd: list[str], env: dict) -> dict:
     if proc.returncode:
         sys.stderr.write(err.decode(errors="replace")[-3000:])
         raise SystemExit(f"{cmd[:4]} exited with {proc.returncode}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_rss": peak, "end": time.time(),
-            "members": members}
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_pss": peak, "end": time.time(),
+            "members": [(c, m) for c, _, m in members], "browsers": sorted(browsers), "browser_pss": browser_peak}
 
 
 def _posts_of(urls, sites) -> int:
@@ -240,7 +255,7 @@ def run_blogharvest(sites, tmp: Path, extra: list[str]) -> dict:
     env.pop("REDIS_URL", None)
     began = time.time()
     m = measure([sys.executable, "-m", "workers.cli", "crawl", *[s["url"] for s in sites], "--out", str(out),
-                 "--quiet", "--js", "never", *extra], env)
+                 "--quiet", *extra], env)
     urls = [json.loads(line)["url"] for line in out.read_text().splitlines() if line.strip()]
     m["posts"] = _posts_of(urls, sites)
     red = _redis_after(home)
@@ -274,9 +289,13 @@ def one_round(a, sites) -> dict:
             r = rows[name]
             r["posts_per_s"] = r["posts"] / r["wall"]
             print(f"  {name:24} posts {r['posts']:>5}  wall {r['wall']:7.1f} s  {r['posts_per_s']:7.1f} posts/s  "
-                  f"CPU {r['cpu']:7.1f} s  peak RSS {r['peak_rss'] / 2**20:6.0f} MB", flush=True)
+                  f"CPU {r['cpu']:7.1f} s  peak PSS {r['peak_pss'] / 2**20:6.0f} MiB", flush=True)
+            if name.startswith("blogharvest"):
+                print(f"      browser processes: " + (f"{', '.join(r['browsers'])} (peak PSS together "
+                      f"{r['browser_pss'] / 2**20:.0f} MiB)" if r["browsers"] else "none at any sample"), flush=True)
             if len(r["members"]) > 1:
-                print("      at the peak: " + "; ".join(f"{c} {m / 2**20:.0f} MB" for c, m in r["members"]), flush=True)
+                print("      at the peak (PSS): " + "; ".join(f"{c} {m / 2**20:.0f} MiB" for c, m in r["members"]),
+                      flush=True)
     return rows
 
 
@@ -289,11 +308,12 @@ def report(a, sites, rounds: list[dict]) -> None:
         vals = sorted(r[name][key] for r in rounds if name in r and key in r[name])
         return vals[len(vals) // 2] if vals else None
 
-    print(f"{'peer':24} {'posts':>6} {'wall s':>8} {'posts/s':>8} {'CPU s':>7} {'peak RSS MB':>12}")
+    print(f"{'peer':24} {'posts':>6} {'wall s':>8} {'posts/s':>8} {'CPU s':>7} {'peak PSS MiB':>13}  browser")
     names = list(a.only or PEERS) + [f"blogharvest {v}" for v in a.variant]
     for n in names:
         print(f"{n:24} {med(n, 'posts'):>6} {med(n, 'wall'):>8.1f} {med(n, 'posts_per_s'):>8.1f} "
-              f"{med(n, 'cpu'):>7.1f} {med(n, 'peak_rss') / 2**20:>12.0f}")
+              f"{med(n, 'cpu'):>7.1f} {med(n, 'peak_pss') / 2**20:>13.0f}  "
+              f"{'-' if not n.startswith('blogharvest') else ('started' if any(r[n]['browsers'] for r in rounds if n in r) else 'never')}")
     if "blogharvest" in names:
         for n in names:
             if n.startswith("blogharvest"):
@@ -302,17 +322,22 @@ def report(a, sites, rounds: list[dict]) -> None:
             speed = sorted(r["blogharvest"]["posts_per_s"] / r[n]["posts_per_s"] for r in rounds if r[n]["posts"])
             cpu = sorted((r[n]["cpu"] / max(1, r[n]["posts"])) / (r["blogharvest"]["cpu"] / max(1, r["blogharvest"]["posts"]))
                          for r in rounds)
-            rss = sorted(r["blogharvest"]["peak_rss"] / r[n]["peak_rss"] for r in rounds)
+            pss = sorted(r["blogharvest"]["peak_pss"] / r[n]["peak_pss"] for r in rounds)
             if speed:
                 print(f"blogharvest / {n}: posts/s {speed[len(speed) // 2]:.2f}x "
                       f"(rounds {', '.join(f'{s:.2f}' for s in speed)}); CPU per post {cpu[len(cpu) // 2]:.2f}x less; "
-                      f"peak RSS {rss[len(rss) // 2]:.2f}x")
+                      f"peak PSS {pss[len(pss) // 2]:.2f}x (rounds {', '.join(f'{x:.2f}' for x in pss)})")
         for v in a.variant:
             n = f"blogharvest {v}"
             speed = sorted(r["blogharvest"]["posts_per_s"] / r[n]["posts_per_s"] for r in rounds)
-            rss = sorted(r["blogharvest"]["peak_rss"] / r[n]["peak_rss"] for r in rounds)
+            pss = sorted(r["blogharvest"]["peak_pss"] / r[n]["peak_pss"] for r in rounds)
             print(f"blogharvest / blogharvest {v}: posts/s {speed[len(speed) // 2]:.2f}x, "
-                  f"peak RSS {rss[len(rss) // 2]:.2f}x")
+                  f"peak PSS {pss[len(pss) // 2]:.2f}x")
+            for peer in [x for x in names if not x.startswith("blogharvest")]:
+                ratios = sorted(r[n]["peak_pss"] / r[peer]["peak_pss"] for r in rounds)
+                fast = sorted(r[n]["posts_per_s"] / r[peer]["posts_per_s"] for r in rounds if r[peer]["posts"])
+                print(f"  (variant) blogharvest {v} / {peer}: posts/s "
+                      f"{fast[len(fast) // 2]:.2f}x, peak PSS {ratios[len(ratios) // 2]:.2f}x" if fast else "")
         over = med("blogharvest", "overhead")
         if over is not None:
             print(f"blogharvest start-up + shutdown: {over:.1f} s ({med('blogharvest', 'startup'):.1f} s until a "

@@ -79,11 +79,17 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
     memo.forget()
     if plan["learn"]:
         rt.state.set_phase(crawl_id, "learn")
-        header = [learn_page.si(crawl_id, e["url"]) for e in plan["entries"]]
+        # a training page a browser draws is learned where the browsers are (the render queue)
+        header = [_on_its_queue(learn_page.si(crawl_id, e["url"]), rendering.queue_for(rt, crawl_id, e["url"]))
+                  for e in plan["entries"]]
         chord(header)(reduce_rules.s(crawl_id))
     else:
         pipeline.start_traversal(rt, crawl_id, None, send=send_page)
     return crawl_id
+
+
+def _on_its_queue(sig, queue: str | None):
+    return sig.set(queue=queue) if queue else sig
 
 
 def _checked_crawl_args(rt, url, since, crawl_id, options):

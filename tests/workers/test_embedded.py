@@ -225,3 +225,18 @@ def test_workers_started_before_their_redis_connect_when_it_answers(tmp_path):
             assert pool.procs[0].returncode == 0
     finally:
         pool.stop()
+
+
+def test_only_the_first_embedded_worker_takes_the_render_queue():
+    """One browser in the embedded tree: the render queue (pages a browser draws) goes to the
+    first worker only; a pool told nothing gives every worker the queues it was given."""
+    from workers.embedded import RENDER_WORKERS, WorkerProcesses
+    from workers.settings import DEFAULT_QUEUE, RENDER_QUEUE, WORKER_QUEUES
+
+    pool = WorkerProcesses("redis://127.0.0.1:1/0", n=3, render_workers=RENDER_WORKERS)
+    queues = [pool.queues_of(pool.node_name(i)).split(",") for i in range(3)]
+    assert RENDER_WORKERS == 1
+    assert RENDER_QUEUE in queues[0] and DEFAULT_QUEUE in queues[0]
+    assert queues[1] == queues[2] == [DEFAULT_QUEUE]
+    plain = WorkerProcesses("redis://127.0.0.1:1/0", n=2)
+    assert [plain.queues_of(plain.node_name(i)) for i in range(2)] == [WORKER_QUEUES] * 2

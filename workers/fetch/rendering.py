@@ -6,20 +6,27 @@
 by headless Chromium (a per-worker pool, tasks/fetch/browser.py) when the crawl needs it.
 `page` does the same for a training page, its need asked here (`need`, as `queue_for`).
 
-Comments by script need no list of widgets: the sample's pages that hint at more
-comments (tasks/extract/comment_signals.py: a count above the comments found, an empty
-comment container, a "load more" control, frames or scripts after the post) are rendered
-once and compared with the page as served; only when rendering shows more does the blog
-render its posts. The "load more" controls found on the rendered sample (by what they
-say) are clicked on every post of that blog. A blog whose pages as served are complete
-renders at most its sample.
+The decision is made on the pages as served first, with no browser: a sample page is
+rendered only where its markup shows a sign that a script draws what the page lacks (the
+feed's text missing from a page that has a script; for comments the signs of
+tasks/extract/comment_signals.py: a count above the comments found with no further page of
+them, an empty comment container, an empty element fed from a data endpoint, a "load more"
+control, a frame or a <noscript> about comments; a page without any script gives none). A
+blog none of whose sample pages shows a sign never starts a browser. Where one does, that
+page is rendered and compared with the page as served; only when rendering shows more does
+the blog render its posts (and then only the posts that show a sign). The "load more"
+controls found on the rendered sample (by what they say) are clicked on every post of that
+blog. A browser started for the sample is quit as soon as the decision is made when the
+crawl renders nothing more, and any browser is quit once it has rendered nothing for
+`BLOGHARVEST_BROWSER_IDLE` seconds.
 
 The decision is stored in the blog's Redis hash, so every worker agrees:
 `js` is "all" (the posts' content is drawn by script: render every page, listings
 included, since their links may be script-drawn too), "posts" (only the comments load
 by script: render post pages), or false. `--js always` is "all", `--js never` false.
 
-Browsers are per worker process: one pool, made on first use, closed when the process
+Browsers are per worker process: one pool, made on first use, its idle sessions quit after
+`BLOGHARVEST_BROWSER_IDLE` seconds (a later render starts one again), closed when the process
 ends (celery's worker_process_shutdown, worker_shutdown, and atexit).
 """
 from __future__ import annotations
@@ -36,7 +43,7 @@ from tasks.extract.comment_signals import more_controls, script_signals, shown_c
 from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
-from tasks.fetch.js_need import needs_js, page_words
+from tasks.fetch.js_need import content_signs, entry_text, has_scripts, needs_js, page_words, widget_markers
 from workers.archive import post as archive
 from workers.cache import Recent
 from workers.fetch.pages import page_at
@@ -46,8 +53,8 @@ log = logging.getLogger("blogharvest")
 
 SAMPLE = 3  # feed entries whose pages decide --js auto
 WIDGET_MIN_WORDS = 20  # words a comment widget must add once rendered to make a blog render its posts
-WEAK = "frames or scripts in the page's body"  # the hint most pages give, comments or not
 RENDER_CACHE = "rendered:"  # prefix of rendered training pages in the crawl's page cache
+NOT_HERE_IDLE = 0.5  # seconds a worker that does not take the render queue keeps an unused browser
 
 
 # ------------------------------------------------------------------ the process's pool
@@ -67,6 +74,7 @@ def pool(rt=None) -> BrowserPool:
                                 remote_url=s.selenium_remote_url or "", allow_private=s.allow_private,
                                 max_dom_bytes=s.max_page_bytes, max_renderer_bytes=s.max_renderer_bytes,
                                 request_timeout=s.request_timeout,
+                                idle_timeout=s.browser_idle if renders_here() else NOT_HERE_IDLE,
                                 binary=s.chromium or None, driver=s.chromedriver or None)
         return _pool
 
@@ -80,12 +88,40 @@ def close_pool(*_args, **_kw) -> None:
         p.close()
 
 
+def release_browsers() -> int:
+    """Quit this process's browser sessions that no render is using now (the pool stays: a
+    later render starts a fresh one). The number quit."""
+    with _lock:
+        p = _pool
+    return p.release_idle() if p is not None else 0
+
+
 atexit.register(close_pool)
+_render_worker = True  # this process's worker consumes the render queue (or no worker runs here)
+
+
+def renders_here() -> bool:
+    """Whether this process keeps a browser between pages: it runs no Celery worker (a test, a
+    tool), or its worker consumes the render queue. A worker that does not (the embedded
+    default's second worker) still renders what a task of its own needs drawn (the --js
+    sample), but quits the browser at once after."""
+    return _render_worker
+
+
+def _note_queues(sender=None, instance=None, **_kw) -> None:
+    global _render_worker
+    try:
+        _render_worker = RENDER_QUEUE in instance.app.amqp.queues.consume_from
+    except AttributeError:  # pragma: no cover - a worker without queues set up
+        _render_worker = True
+
+
 try:  # a worker process that ends quits its browsers
-    from celery.signals import worker_process_shutdown, worker_shutdown
+    from celery.signals import celeryd_after_setup, worker_process_shutdown, worker_shutdown
 
     worker_process_shutdown.connect(close_pool, weak=False)
     worker_shutdown.connect(close_pool, weak=False)
+    celeryd_after_setup.connect(_note_queues, weak=False)
 except ImportError:  # pragma: no cover - celery is a dependency
     pass
 
@@ -107,9 +143,13 @@ def _raw_page(rt, crawl_id: str, url: str) -> Page | None:
 
 
 def script_hints(page: Page) -> list[str]:
-    """tasks.extract.comment_signals.script_signals of a page, on its one parse: the hints its
-    tree gives, then the frames and scripts in the body of its markup (which the parse drops)."""
-    return script_signals(page.root, raw=page.html)
+    """tasks.extract.comment_signals.script_signals of a page, on its one parse (its markup for
+    what the parse drops: scripts, frames' attributes, <noscript>), and the markers of the
+    comment systems tasks.fetch.js_need knows, in a page that has a script."""
+    signs = script_signals(page.root, raw=page.html, url=page.final_url or page.url)
+    if has_scripts(page.html):
+        signs += [f"markup of a comment system ({name})" for name in widget_markers(page.html)]
+    return signs
 
 
 NO_BROWSER = ("rendering is off: no Chromium or chromedriver on this machine; pages are read as "
@@ -127,8 +167,18 @@ def render_failed(rt, crawl_id: str, url: str, err: RenderError, note: str = "")
     rt.state.add_error(crawl_id, url, "render", f"{err}{note}")
 
 
+CONTENT_GAIN = 2  # an entry without text: rendering must show this many times the words served ...
+CONTENT_MIN_WORDS = 50  # ... and this many more
+
+
 def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
-    """The feed's text is missing from the page as served and present once rendered."""
+    """The feed's text is missing from the page as served (which has a script to draw it) and
+    present once rendered; for an entry without text, the page shows signs that a script draws
+    its content (tasks.fetch.js_need.content_signs) and rendering multiplies its words."""
+    if not has_scripts(page.html):
+        return False
+    if not entry_text(e):
+        return _content_gain(rt, crawl_id, e, page, reasons)
     if not needs_js(page.html, e):
         return False
     try:
@@ -142,16 +192,29 @@ def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool
     return False
 
 
-def _comments_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list, weak: list) -> bool:
-    """A sample post whose page hints at script comments, rendered: does the browser see more?
-    Its "load more" controls are learned for the blog, and the post rendered again with them.
-    Scripts and frames alone (most pages have some) are looked at on one sample post only:
-    `weak` holds the URL that was."""
-    hints = script_hints(page)
-    if not hints or (all(s.endswith(WEAK) for s in hints) and weak):
+def _content_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
+    signs = content_signs(page.html)
+    if not signs:
         return False
-    if all(s.endswith(WEAK) for s in hints):
-        weak.append(e["url"])
+    try:
+        rendered = _render(rt, crawl_id, e["url"])
+    except RenderError as err:
+        render_failed(rt, crawl_id, e["url"], err)
+        return False
+    served, drawn = len(page_words(page.html)), len(page_words(rendered.html))
+    if drawn >= CONTENT_GAIN * served + CONTENT_MIN_WORDS:
+        reasons.append(f"{e['url']}: {'; '.join(signs[:2])}; {served} words served, {drawn} once rendered")
+        return True
+    return False
+
+
+def _comments_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
+    """A sample post whose page as served shows a sign of script comments, rendered: does the
+    browser see more? Its "load more" controls are learned for the blog, and the post rendered
+    again with them. A page with no sign is not rendered."""
+    hints = script_hints(page)
+    if not hints:
+        return False
     try:
         rendered = _render(rt, crawl_id, e["url"])
         controls = [c for c in more_controls(rendered.root) if c not in DEFAULT_LOAD_MORE]
@@ -202,29 +265,36 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
 
     --js auto looks at a few entries' pages as served: content missing there but present
     once rendered means "all"; comments that a browser sees and the page as served does
-    not (rendered where the page hints at them) mean "posts". At most SAMPLE pages are
-    rendered here (one more when a "load more" control was learned).
+    not (rendered where the page shows a sign of them) mean "posts". At most SAMPLE pages are
+    rendered here (one more when a "load more" control was learned), and only those whose
+    markup shows a sign: where none does, no browser is started. A browser started here is
+    quit at once when the crawl renders nothing more.
     """
     st = rt.state
     forced = _forced(st, crawl_id)
     if forced is not None:
         return forced
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
-    content_votes, script_comments, reasons, weak = 0, False, [], []
+    if not sample:  # entries without text (no feed, or an empty one): the pages' own signs decide
+        sample = [e for e in entries if e.get("url")][:SAMPLE]
+    content_votes, script_comments, reasons = 0, False, []
     for e in sample:
         page = _raw_page(rt, crawl_id, e["url"])
         if page is None:
             continue
         content_votes += _content_vote(rt, crawl_id, e, page, reasons)
         if not script_comments:
-            script_comments = _comments_gain(rt, crawl_id, e, page, reasons, weak)
+            script_comments = _comments_gain(rt, crawl_id, e, page, reasons)
     if content_votes and content_votes * 2 >= len(sample):
         js = "all"
     elif script_comments:
         js = "posts"
     else:
         js = False
-    st.save_blog(crawl_id, js=js, js_reason="; ".join(reasons[:4]) or "the pages as served hold the feed's text")
+    st.save_blog(crawl_id, js=js, js_reason="; ".join(reasons[:4]) or
+                 "the pages as served hold the feed's text and show no sign of comments drawn by script")
+    if not js or not renders_here():
+        release_browsers()  # one started for the sample: this crawl needs it no more (or not here)
     log.info("crawl %s: --js auto decided %s", crawl_id, js)
     return bool(js)
 

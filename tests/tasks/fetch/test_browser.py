@@ -198,6 +198,26 @@ def test_sessions_recycled_after_max_pages(site):
                    for pid in live)  # close() leaves no browser behind
 
 
+@pytest.mark.browser
+@pytest.mark.skipif(bool(_missing), reason=f"headless browser tests need {', '.join(_missing)}")
+def test_a_session_does_not_grow_a_renderer_per_page(site):
+    """The pages a session has rendered leave no renderer behind (the back-forward cache kept
+    each one alive: 20-25 MB a page until the session was recycled)."""
+    import psutil
+
+    def alive(p):
+        return [x for x in p.browser_pids() if psutil.pid_exists(x)
+                and psutil.Process(x).status() != psutil.STATUS_ZOMBIE]
+
+    with BrowserPool(size=1, max_pages=50, page_load_timeout=4, script_timeout=4, remote_url="") as p:
+        counts = []
+        for i in range(6):
+            p.render(site.url + f"page/{i}")
+            counts.append(len(alive(p)))
+        assert p.started == 1
+    assert counts[-1] <= counts[1], counts
+
+
 # --------------------------------------------------------------------------- pure decisions
 
 def test_needs_js_without_a_rendering():

@@ -77,6 +77,17 @@ def routes(req):
         return Reply(body=SHELL.replace("{slug}", slug))
     if path.startswith("/static/") and slug in POSTS:
         return Reply(body=static_post(slug))
+    if path.startswith("/sign/") and slug in POSTS:  # a sign of script comments, and a script that adds none
+        return Reply(body=static_post(slug).replace(
+            "</main>", '</main><section><h2>Comments</h2><div id="thread-mount"></div></section>'
+                       '<script src="/assets/nothing.js"></script>'))
+    if path.startswith("/bare/") and slug in POSTS:  # a script draws the post into an empty <main>
+        return Reply(body=SHELL.replace("{slug}", slug).replace(
+            '<article id="app" data-src="/api/' + slug + '.json"><p class="loading">…</p></article>',
+            '<article id="app" data-src="/api/' + slug + '.json"></article>'
+            '<noscript>This blog needs JavaScript.</noscript>'))
+    if path == "/assets/nothing.js":
+        return Reply(body="window.done = true;", content_type="application/javascript")
     if path.startswith("/api/") and slug in POSTS:
         return Reply(body=json.dumps(POSTS[slug]), content_type="application/json", delay=0.3)
     if path == "/api/comments":
@@ -122,6 +133,56 @@ def test_auto_never_renders_a_static_blog(rt, site):
     assert rendering.page(rt, cid, es[0]["url"], page) is page
     assert rendering._pool is None  # no browser was even started
     assert site.hits["/api/p0.json"] == 0
+
+
+def test_a_browser_started_for_the_sample_is_quit_once_decided(rt, site):
+    """Pages that show a sign of script comments (an empty comment mount and a script) make
+    --js auto render its sample; rendering shows nothing more, so the crawl renders nothing
+    and the browser is quit before decide returns: no session left, its processes gone."""
+    import psutil
+
+    rendering.close_pool()
+    cid, es = crawl(rt, site, "sign", "auto")
+    assert rendering.decide(rt, cid, es) is False
+    assert site.hits["/assets/nothing.js"] >= 1  # the sample was rendered
+    assert "rendering showed nothing more" in rt.state.blog(cid)["js_reason"]
+    pool = rendering._pool
+    assert pool.started >= 1 and pool.session_ids() == [] and pool.browser_pids() == []
+    alive = [c for c in psutil.Process().children(recursive=True)
+             if c.is_running() and c.status() != psutil.STATUS_ZOMBIE and "chrom" in c.name().lower()]
+    assert alive == []
+
+
+def test_entries_without_text_decide_by_the_pages_own_signs(rt, site):
+    """No feed text to look for (no feed, or one without content): a page whose markup shows
+    that a script draws it (an empty content container, a <noscript> asking for JavaScript)
+    is rendered, and the blog renders when rendering multiplies its words; a static blog's
+    pages show no sign, and no browser starts."""
+    rendering.close_pool()
+    cid = rt.state.create_crawl(f"{site.url}static/", None, {"js": "auto"})
+    bare = [{"url": f"{site.url}static/{slug}"} for slug in POSTS]
+    assert rendering.decide(rt, cid, bare) is False
+    assert rendering._pool is None
+    cid = rt.state.create_crawl(f"{site.url}bare/", None, {"js": "auto"})
+    bare = [{"url": f"{site.url}bare/{slug}"} for slug in POSTS]
+    assert rendering.decide(rt, cid, bare) is True
+    blog = rt.state.blog(cid)
+    assert blog["js"] == "all" and "JavaScript" in blog["js_reason"], blog["js_reason"]
+
+
+def test_idle_sessions_are_quit_and_a_later_render_starts_afresh(site):
+    from tasks.fetch.browser import BrowserPool
+    from tests.conftest import wait_for
+
+    with BrowserPool(allow_private=True, idle_timeout=1.0) as pool:
+        assert "Harbour lantern 0" in pool.render(f"{site.url}static/p0")["html"]
+        first = pool.session_ids()
+        assert len(first) == 1
+        wait_for(lambda: pool.session_ids() == [], 30, "the idle session to be quit")
+        assert pool.browser_pids() == []
+        assert "Harbour lantern 1" in pool.render(f"{site.url}static/p1")["html"]
+        assert pool.session_ids() not in ([], first) and pool.started == 2
+        assert pool.release_idle() == 1 and pool.session_ids() == []
 
 
 def test_auto_renders_a_javascript_blog_and_it_extracts_like_the_static_one(rt, site):

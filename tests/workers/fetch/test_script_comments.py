@@ -1,7 +1,8 @@
 """--js auto with no list of widgets, through real workers and headless Chromium: a blog whose
 comments an unknown script widget loads behind its own "load more" control gets every comment
-with the default --js auto; a blog whose static pages are complete (with scripts and a frame
-that make its sample worth a look) renders at most its sample."""
+with the default --js auto; a blog whose static pages are complete renders nothing when its
+scripts and frame have nothing to do with comments, and at most its sample when an empty
+element named for comments makes it worth a look."""
 from __future__ import annotations
 
 import os
@@ -31,11 +32,15 @@ def test_unknown_widget_behind_load_more_with_default_js(crawl, seed, lang):
     assert score(blog.truth, records)["comments"] >= 98
 
 
-def test_complete_static_comments_render_at_most_the_sample(crawl):
-    blog = make_blog("threaded", 3, 14, lang="es", decoys=True)
+@pytest.mark.parametrize("mount", [False, True], ids=["scripts-only", "empty-comment-mount"])
+def test_complete_static_comments_render_at_most_the_sample(crawl, mount):
+    blog = make_blog("threaded", 3, 14, lang="es", decoys=True, mount=mount)
     with FarmServer(blog) as site:
         info, records = crawl(site.url)
         renders = site.hits["/share/share.js"]  # only a browser loads it
     assert info["state"] == "done", info
-    assert 0 < renders <= SAMPLE_BOUND
+    if mount:
+        assert 0 < renders <= SAMPLE_BOUND
+    else:
+        assert renders == 0  # scripts and a frame alone are no sign: no browser
     assert score(blog.truth, records)["comments"] >= 95
