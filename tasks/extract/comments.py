@@ -18,7 +18,7 @@ from lxml import etree
 
 from tasks.learn.comment_nodes import (
     HAS, MIN_SIMILARITY, SUB, clean_shown_author, date_value, depth, elements, first,
-    in_region, is_ancestor, match_comments, similarity)
+    in_region, is_ancestor, match_comments, own_matches, said_text, shown_name, similarity)
 from tasks.fetch.html import node_text
 from tasks.learn.comment_rules import group_rules, learn_comment_rule, relative_rules
 from tasks.learn.fields import clean_author
@@ -218,13 +218,14 @@ def comment_kind(el) -> str:
     return "comment"
 
 
-def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str) -> dict | None:
-    """One comment from its container by the rule (None when it says nothing)."""
-    text_node = first(c, rule.get("text") or ".")
-    text = node_text(text_node) if text_node is not None else ""
+def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, nested: set) -> dict | None:
+    """One comment from its container by the rule (None when it says nothing); the author is
+    the first line of the name node (not a reply note under it), the text all of its own."""
+    text, _ = said_text(c, rule, nested)
     if not text:
         return None
-    author = clean_shown_author(node_text(first(c, rule.get("author"))), rule) if rule.get("author") else ""
+    name_node = next(iter(own_matches(c, rule["author"], nested)), None) if rule.get("author") else None
+    author = clean_shown_author(shown_name(name_node), rule) if name_node is not None else ""
     date_node = first(c, rule.get("date")) if rule.get("date") else None
     published = date_value(date_node) if date_node is not None else None  # never the post's date
     link = _permalink(c, date_node, containers, base_url)
@@ -273,7 +274,8 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
     containers = elements(apply_rule(root, rule["container"]))
     if rule.get("text") and rule["text"] != ".":  # a container without a text is not a comment
         containers = [c for c in containers if first(c, rule["text"]) is not None]
-    out = [c for c in (_read(c, rule, containers, base_url, post_url) for c in containers) if c]
+    nested = set(containers)
+    out = [c for c in (_read(c, rule, containers, base_url, post_url, nested) for c in containers) if c]
     _unique_ids(out, post_url)
     _link_replies(out)
     for c in out:

@@ -189,4 +189,111 @@ def clean_shown_author(text: str, rule: dict) -> str:
         text = text[len(p):]
     if s and text.endswith(s):
         text = text[:-len(s)]
-    return clean_author(text)
+    if "@" in text and not re.search(r"\(@\w+\)", text):  # an e-mail, not a shown (@handle)
+        return clean_author(text)
+    return normalize_text(text).strip(" ,;|-–—:")
+
+
+# ---------------------------------------------------------------- reading a comment
+
+_LINE_TAGS = frozenset("br p div li ul ol dl dt dd h1 h2 h3 h4 h5 h6 blockquote section article header footer "
+                       "table tr figure hr pre address".split())
+
+
+def lines(node) -> list[str]:
+    """The node's text as a reader sees its lines: broken at <br> and at block elements."""
+    if node is None or isinstance(node, str) or not isinstance(node.tag, str):
+        return [normalize_text(node)] if isinstance(node, str) and normalize_text(node) else []
+    parts: list[str] = []
+
+    def walk(el):
+        if el.text:
+            parts.append(el.text)
+        for k in el:
+            if isinstance(k.tag, str):
+                brk = k.tag in _LINE_TAGS
+                if brk:
+                    parts.append("\n")
+                walk(k)
+                if brk:
+                    parts.append("\n")
+            if k.tail:
+                parts.append(k.tail)
+
+    walk(node)
+    return [t for t in (normalize_text(x) for x in "".join(parts).split("\n")) if t]
+
+
+def shown_name(node) -> str:
+    """A comment's name as its name node shows it: the node's first line (a reply note, "In
+    reply to X", or a date under the name in the same node is not part of it)."""
+    found = lines(node)
+    return found[0] if found else ""
+
+
+def outermost(nodes: list) -> list:
+    """The nodes not inside another of them, in document order."""
+    chosen = set(nodes)
+    out = []
+    for n in nodes:
+        p, inside = n.getparent(), False
+        while p is not None and not inside:
+            inside = p in chosen
+            p = p.getparent()
+        if not inside:
+            out.append(n)
+    return out
+
+
+def own_matches(container, rule: str | None, nested: set) -> list:
+    """The elements `rule` selects in `container` that belong to this comment: not inside a
+    nested comment (a reply, one of `nested`), not inside each other."""
+    if not rule:
+        return []
+    if rule == ".":
+        return [container]
+    try:
+        found = elements(container.xpath(rule))
+    except Exception:
+        return []
+    out = []
+    for n in found:
+        p, mine = n, True
+        while p is not None and p is not container:
+            if p in nested:
+                mine = False
+                break
+            p = p.getparent()
+        if mine:
+            out.append(n)
+    return outermost(out)
+
+
+def said_text(container, rule: dict, nested: set) -> tuple[str, list]:
+    """(text, nodes) of what a comment says: every node of its text rule that is its own when
+    the rule reads several ("text_all": a comment in several paragraphs), else the first."""
+    if rule.get("text_all"):
+        nodes = own_matches(container, rule.get("text"), nested)
+    else:
+        n = first(container, rule.get("text") or ".")
+        nodes = [n] if n is not None and not isinstance(n, str) else []
+    return " ".join(t for t in (text_without(n, nested) for n in nodes) if t), nodes
+
+
+def text_without(node, nested: set) -> str:
+    """The node's text without the nested comments (replies) inside it."""
+    if not nested or not any(d in nested for d in node.iterdescendants()):
+        return node_text(node)
+    parts: list[str] = []
+
+    def walk(el):
+        if el.text:
+            parts.append(el.text)
+        for k in el:
+            if isinstance(k.tag, str) and k not in nested:
+                walk(k)
+            if k.tail:
+                parts.append(k.tail)
+
+    walk(node)
+    return normalize_text(" ".join(parts))
