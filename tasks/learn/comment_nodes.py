@@ -213,15 +213,15 @@ def lines(node) -> list[str]:
             if isinstance(k.tag, str):
                 brk = k.tag in _LINE_TAGS
                 if brk:
-                    parts.append("\n")
+                    parts.append("\x00")
                 walk(k)
                 if brk:
-                    parts.append("\n")
+                    parts.append("\x00")
             if k.tail:
                 parts.append(k.tail)
 
     walk(node)
-    return [t for t in (normalize_text(x) for x in "".join(parts).split("\n")) if t]
+    return [t for t in (normalize_text(x) for x in "".join(parts).split("\x00")) if t]
 
 
 def shown_name(node) -> str:

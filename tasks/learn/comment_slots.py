@@ -120,13 +120,14 @@ def _name_score(containers: list, nested: set):
         if len(got) < MIN_PRESENT * len(nodes):
             return 0.0
         names = [shown_name(n) for n in got]
-        if sum(map(is_name, names)) < 0.8 * len(names) or any(_holds_said(n) for n in got[:20]):
+        named = sum(map(is_name, names)) / len(names)
+        if named < 0.8 or any(_holds_said(n) for n in got[:20]):
             return 0.0
         distinct = len(set(names)) / len(names)
         if len(names) > 2 and distinct < 0.3:
             return 0.0  # the same word in every block: a button, a label
         hint = sum(map(_hinted, got)) / len(got)
-        return len(got) / len(nodes) + distinct + 0.5 * hint - 0.5 * _affix_share(names)
+        return len(got) / len(nodes) * named + distinct + 0.5 * hint - 0.5 * _affix_share(names)
     return score
 
 
