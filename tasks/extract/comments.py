@@ -4,7 +4,7 @@ A comment feed (wfw:commentRss, Atom replies, Blogger's and WordPress's per-post
 gives exact comments but often only the newest few; the page shows them all. A rule
 ({"container", "author", "date", "text"}, XPath strings) reads them off the page: learned
 from a comment feed (tasks.learn.comment_rules), from the repeated blocks of several posts
-(tasks.learn.comment_blocks), or a known platform markup. Replies: a comment is the reply
+(tasks.learn.comment_blocks, found by their structure alone). Replies: a comment is the reply
 of the nearest earlier comment whose thread element (the comment's container or its
 parent) encloses it at a greater depth. Pure functions: text in, plain data out.
 """
@@ -17,37 +17,18 @@ import urllib.parse
 from lxml import etree
 
 from tasks.learn.comment_nodes import (
-    HAS, MIN_SIMILARITY, SUB, clean_shown_author, date_value, depth, elements, first,
-    in_region, is_ancestor, match_comments, own_matches, said_text, shown_name, similarity)
-from tasks.fetch.html import node_text
+    MIN_SIMILARITY, clean_shown_author, date_value, depth, elements, first,
+    in_region, is_ancestor, lines, match_comments, own_matches, said_text, shown_name, similarity)
 from tasks.learn.comment_rules import group_rules, learn_comment_rule, relative_rules
 from tasks.learn.fields import clean_author
 from tasks.learn.rules import apply_rule
 from tasks.text.similarity import normalize_text
 
 __all__ = ["feed_comments", "learn_comment_rule", "extract_comments", "match_comments", "merge_comments",
-           "comment_id", "comment_page_links", "comment_feed_links", "similarity", "KNOWN_RULES", "MIN_SIMILARITY",
+           "comment_id", "comment_page_links", "comment_feed_links", "similarity", "MIN_SIMILARITY",
            "group_rules", "relative_rules"]
 
 SAME_COMMENT = 0.8  # a page comment and a feed comment merged into one from this similarity on
-
-# Comment markup of the common platforms, tried (in order) when a blog has no learned
-# rule and no comment feed to learn one from.
-KNOWN_RULES: tuple[dict, ...] = (
-    {"container": "//*[contains(@itemtype, 'schema.org/Comment')]",
-     "author": ".//*[@itemprop='author']", "date": ".//*[@itemprop='dateCreated' or @itemprop='datePublished']",
-     "text": ".//*[@itemprop='text']"},
-    {"container": f"//*[{HAS.format('comment-body')}][.//*[{HAS.format('comment-content')}]]",
-     "author": f".//*[{HAS.format('fn')}]", "date": ".//time",
-     "text": f".//*[{HAS.format('comment-content')}]"},
-    {"container": f"//*[{HAS.format('comment-block')}]", "author": f".//*[{HAS.format('user')}]",
-     "date": f".//*[{HAS.format('datetime')}]", "text": f".//*[{HAS.format('comment-content')}]"},
-    {"container": f"//*[self::li or self::div or self::article][{HAS.format('comment')}]",
-     "author": f".//*[{SUB.format('author')} or {SUB.format('user')} or @itemprop='author']",
-     "date": f".//time | .//*[{SUB.format('date')}]",
-     "text": f".//*[{SUB.format('comment-text')} or {SUB.format('comment-content')} or "
-             f"{HAS.format('text')} or {HAS.format('content')} or {SUB.format('message')}]"},
-)
 
 _COMMENT_PAGE = re.compile(r"/comment-page-\d+/?$|[?&](?:cpage|commentPage|comment_page|comments_page)=\d+", re.I)
 _COMMENT_PAGE_HINT = re.compile(r"comment|cpage", re.I)
@@ -226,6 +207,8 @@ def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, 
         return None
     name_node = next(iter(own_matches(c, rule["author"], nested)), None) if rule.get("author") else None
     author = clean_shown_author(shown_name(name_node), rule) if name_node is not None else ""
+    if not author and rule.get("source") == "blocks":
+        return None  # a block with no name is no comment (the rule was learned on named ones)
     date_node = first(c, rule.get("date")) if rule.get("date") else None
     published = date_value(date_node) if date_node is not None else None  # never the post's date
     link = _permalink(c, date_node, containers, base_url)
@@ -233,7 +216,8 @@ def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, 
     cid = (comment_id(link, post_url) if link else None) or \
         (f"{post_url}#{anchor}" if anchor else None) or _content_id(post_url, author, published, text)
     return {"id": cid, "url": link, "author": author or None, "published": published,
-            "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c}
+            "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c,
+            "_notes": lines(name_node)[1:] if name_node is not None else []}
 
 
 def _unique_ids(out: list[dict], post_url: str) -> None:
@@ -258,6 +242,18 @@ def _link_replies(out: list[dict]) -> None:
             if depths[id(d)] < depths[id(el)] and (is_ancestor(d, el) or (thread is not None and is_ancestor(thread, el))):
                 c["parent"] = out[j]["id"]
                 break
+        if c["parent"] is None and c["_notes"]:
+            c["parent"] = _noted_parent(out[:k], c["_notes"])
+
+
+def _noted_parent(earlier: list[dict], notes: list[str]) -> str | None:
+    """A flat reply whose name line notes whom it answers ("In reply to Ann", "@Ann"): the
+    nearest earlier comment by that name."""
+    for c in reversed(earlier):
+        name = c.get("author")
+        if name and any(re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", n) for n in notes):
+            return c["id"]
+    return None
 
 
 def extract_comments(root, rule: dict, base_url: str | None = None, post_url: str | None = None) -> list[dict]:
@@ -279,7 +275,7 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
     _unique_ids(out, post_url)
     _link_replies(out)
     for c in out:
-        del c["_el"]
+        del c["_el"], c["_notes"]
     return out
 
 

@@ -18,8 +18,7 @@ still in the feed window (only then is its comment count known). So:
   blog has none (the sample had no comments to learn from).
 - a blog with no comment feed to learn from settles on the repeated comment blocks its
   first posts agree on (tasks.learn.comment_blocks), the posts' content located by the
-  blog's content rule; a post read by no rule tries the known platform markups, then the
-  blocks of its own page.
+  blog's content rule; a post read by no rule tries the blocks of its own page.
 """
 from __future__ import annotations
 
@@ -97,15 +96,6 @@ def _share(found: list[dict], feed: list[dict]) -> float:
         return 1.0
     _, pairs = C.match_comments([c["content_text"] for c in found], [c["content_text"] for c in feed])
     return sum(1 for _, _, w in pairs if w >= C.MIN_SIMILARITY) / len(feed)
-
-
-def _known_rule(pages, post_url: str) -> dict | None:
-    """The first known platform markup that finds comments (no feed to learn from)."""
-    for rule in C.KNOWN_RULES:
-        found = _extract(pages[:1], rule, post_url)
-        if found and all(c["content_text"] for c in found):
-            return rule
-    return None
 
 
 # ------------------------------------------------------------------ the blog's rule
@@ -255,10 +245,8 @@ def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root
 
 
 def _rule_of_page(rt, crawl_id: str, url: str, pages, root) -> dict | None:
-    """A post read by no rule and without a comment feed: the known platform markups, else the
-    repeated comment blocks after its content."""
-    return _known_rule(pages, url) or \
-        learn_comment_blocks([(root, content_node(root, rt.state.blog(crawl_id).get("rules")))])
+    """A post read by no rule and without a comment feed: the comment blocks after its content."""
+    return learn_comment_blocks([(root, content_node(root, rt.state.blog(crawl_id).get("rules")))])
 
 
 def _read_by_own_rule(rt, crawl_id: str, url: str, pages, feed: list[dict], found: list[dict],
