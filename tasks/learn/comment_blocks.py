@@ -31,7 +31,7 @@ from collections import Counter
 from tasks.fetch.html import node_text
 from tasks.learn.comment_nodes import elements, own_matches, said_text, shown_name
 from tasks.learn.comment_rules import group_rules
-from tasks.learn.comment_slots import SKIP, is_date_text, is_name, is_said, learn_slots
+from tasks.learn.comment_slots import SKIP, TABLE, is_date_text, is_name, is_said, learn_slots
 from tasks.learn.rules import apply_rule
 
 __all__ = ["learn_comment_blocks", "looks_like_comment", "COMMENT_MARK"]
@@ -99,7 +99,7 @@ def _after(content):
 def _proposers(root, after) -> list:
     out = []
     for el in root.iter():
-        if isinstance(el.tag, str) and el.tag not in SKIP and after(el) and looks_like_comment(el):
+        if isinstance(el.tag, str) and el.tag not in SKIP and el.tag not in TABLE and after(el) and looks_like_comment(el):
             out.append(el)
             if len(out) >= MAX_PROPOSERS:
                 break

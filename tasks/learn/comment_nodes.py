@@ -191,7 +191,7 @@ def clean_shown_author(text: str, rule: dict) -> str:
         text = text[:-len(s)]
     if "@" in text and not re.search(r"\(@\w+\)", text):  # an e-mail, not a shown (@handle)
         return clean_author(text)
-    return normalize_text(text).strip(" ,;|-–—:")
+    return normalize_text(text).strip(" ,;|:")
 
 
 # ---------------------------------------------------------------- reading a comment

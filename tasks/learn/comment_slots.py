@@ -31,6 +31,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 NAME_HINT = re.compile(r"author|name|user|nick|fn\b|who|cite|vcard", re.I)
 SKIP = frozenset({"html", "body", "head", "script", "style", "form", "nav", "input", "textarea", "button",
                   "select", "option", "label", "img", "svg"})
+TABLE = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"})  # data, not comments
 
 
 def words(t: str) -> int:
@@ -124,7 +125,7 @@ def _name_score(containers: list, nested: set):
         if named < 0.8 or any(_holds_said(n) for n in got[:20]):
             return 0.0
         distinct = len(set(names)) / len(names)
-        if len(names) > 2 and distinct < 0.3:
+        if len(names) > 2 and Counter(names).most_common(1)[0][1] >= 0.9 * len(names):
             return 0.0  # the same word in every block: a button, a label
         hint = sum(map(_hinted, got)) / len(got)
         return len(got) / len(nodes) * named + distinct + 0.5 * hint - 0.5 * _affix_share(names)
