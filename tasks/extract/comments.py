@@ -314,12 +314,14 @@ def _paired_by_text(page: list[dict], feed: list[dict], pair: dict[int, int]) ->
 
 
 def _completed(c: dict, f: dict) -> dict:
-    """A page comment completed by its feed comment: the feed's author, date and text win;
-    the feed's id and link stand in where the page shows no permalink."""
+    """A page comment confirmed and completed by its feed comment: what the page shows wins (the
+    name as the page prints it, in the blog's language), the feed fills what it lacks (a
+    name, a date, a text the page cuts short); the feed's id and link stand in where the
+    page shows no permalink."""
     c = dict(c)
-    c["author"] = f.get("author") or c.get("author")
+    c["author"] = c.get("author") or f.get("author")
     c["published"] = f.get("published") or c.get("published")
-    if f.get("content_text"):
+    if f.get("content_text") and len(c.get("content_text") or "") < 0.8 * len(f["content_text"]):
         c["content_text"] = f["content_text"]
     if not c.get("url") and f.get("id"):
         c["id"] = f["id"]
@@ -341,7 +343,7 @@ def _relink_parents(out: list[dict], pair: dict[int, int], feed: list[dict], fin
 def merge_comments(page: list[dict], feed: list[dict]) -> list[dict]:
     """One list of a post's comments from its pages and its comment feed, whatever share of
     them the feed lists: the page's comments in page order, each completed by its feed
-    comment (exact author, date and text), then the feed comments no page showed, oldest
+    comment (its exact date; a name or text the page lacks), then the feed comments no page showed, oldest
     first. A page and a feed comment are one when their ids are equal, or (maximum weight
     matching) their texts are alike (SAME_COMMENT, or MIN_SIMILARITY by the same author)."""
     if not feed:

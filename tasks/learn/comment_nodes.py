@@ -200,8 +200,9 @@ _LINE_TAGS = frozenset("br p div li ul ol dl dt dd h1 h2 h3 h4 h5 h6 blockquote 
                        "table tr figure hr pre address".split())
 
 
-def lines(node) -> list[str]:
-    """The node's text as a reader sees its lines: broken at <br> and at block elements."""
+def lines(node, skip: set | frozenset = frozenset()) -> list[str]:
+    """The node's text as a reader sees its lines: broken at <br> and at block elements
+    (`skip`: elements left out, the replies nested in a comment)."""
     if node is None or isinstance(node, str) or not isinstance(node.tag, str):
         return [normalize_text(node)] if isinstance(node, str) and normalize_text(node) else []
     parts: list[str] = []
@@ -210,7 +211,7 @@ def lines(node) -> list[str]:
         if el.text:
             parts.append(el.text)
         for k in el:
-            if isinstance(k.tag, str):
+            if isinstance(k.tag, str) and k not in skip:
                 brk = k.tag in _LINE_TAGS
                 if brk:
                     parts.append("\x00")
@@ -281,19 +282,5 @@ def said_text(container, rule: dict, nested: set) -> tuple[str, list]:
 
 
 def text_without(node, nested: set) -> str:
-    """The node's text without the nested comments (replies) inside it."""
-    if not nested or not any(d in nested for d in node.iterdescendants()):
-        return node_text(node)
-    parts: list[str] = []
-
-    def walk(el):
-        if el.text:
-            parts.append(el.text)
-        for k in el:
-            if isinstance(k.tag, str) and k not in nested:
-                walk(k)
-            if k.tail:
-                parts.append(k.tail)
-
-    walk(node)
-    return normalize_text(" ".join(parts))
+    """The node's text, its lines joined by a space, without the nested comments (replies)."""
+    return " ".join(lines(node, nested))
