@@ -24,17 +24,18 @@ applies it. Pure functions over lxml roots.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import urllib.parse
 from collections import Counter
 
 from tasks.fetch.html import node_text
-from tasks.learn.comment_nodes import elements, own_matches, said_text, shown_name
+from tasks.learn.comment_nodes import elements, own_matches, said_text, shown_name, text_without
 from tasks.learn.comment_rules import group_rules
 from tasks.learn.comment_slots import SKIP, TABLE, is_date_text, is_name, is_said, learn_slots
 from tasks.learn.rules import apply_rule
 
-__all__ = ["learn_comment_blocks", "looks_like_comment", "COMMENT_MARK"]
+__all__ = ["learn_comment_blocks", "looks_like_comment", "theme_texts", "fingerprint", "COMMENT_MARK"]
 
 COMMENT_LIKE = 0.8  # share of a rule's nodes that must hold a name and a text
 MAX_PROPOSERS = 150  # elements per page proposing rules
@@ -123,6 +124,16 @@ def _pure(nodes: list, like) -> int:
     return out
 
 
+def _one_kind(nodes: list) -> bool:
+    """Blocks of one kind: where every block has classes, some class is shared by most of them
+    (comment odd / comment even); rows of different classes (author, link, licence) are the
+    parts of one box, not a list."""
+    if len(nodes) < 2 or not all((n.get("class") or "").strip() for n in nodes):
+        return True
+    tokens = Counter(t for n in nodes for t in set(n.get("class").split()))
+    return tokens.most_common(1)[0][1] >= 0.6 * len(nodes)
+
+
 # ---------------------------------------------------------------- candidates
 
 def _candidates(pages) -> list[tuple[str, list]]:
@@ -149,7 +160,7 @@ def _candidates(pages) -> list[tuple[str, list]]:
                 nodes = []
             per_page.append(nodes)
             total += len(nodes)
-        if not total:
+        if not total or not _one_kind([n for nodes in per_page for n in nodes]):
             continue
         key = frozenset(id(n) for nodes in per_page for n in nodes)
         if key in seen and len(seen[key][0]) <= len(rule):
@@ -200,13 +211,15 @@ def _links_away(nodes, page) -> bool:
     return False
 
 
-def _read(c, slots: dict, nested: set, page) -> tuple[str, str, bool]:
-    """(name, text, links elsewhere) of one block as the extraction will read it."""
+def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, bool]:
+    """(name, text, not a comment) of one block as the extraction will read it: not one when
+    it links to another post or its text is printed on other posts (`theme`)."""
     name_node = next(iter(own_matches(c, slots["author"], nested)), None)
     name = shown_name(name_node)
     text, text_nodes = said_text(c, slots, nested)
     away = _links_away([name_node], page) or (text_nodes and _away_text(text_nodes, page))
-    return name, text, bool(away)
+    printed = bool(theme) and any(fingerprint(text_without(n, nested)) in theme for n in text_nodes)
+    return name, text, bool(away or printed)
 
 
 def _away_text(nodes, page) -> bool:
@@ -215,7 +228,7 @@ def _away_text(nodes, page) -> bool:
     return linked > 0.5 * max(1, sum(len(node_text(n)) for n in nodes))
 
 
-def _judge(pages, per_page: list[list]):
+def _judge(pages, per_page: list[list], theme=frozenset()):
     """(good, bad, slots) of a candidate: its blocks read with the slots they agree on."""
     containers = [n for nodes in per_page for n in nodes]
     slots = learn_slots(containers)
@@ -225,7 +238,7 @@ def _judge(pages, per_page: list[list]):
     read = []
     for (root, _), nodes in zip(pages, per_page):
         page = urllib.parse.urlsplit(root.base) if getattr(root, "base", None) else None
-        read.append([_read(c, slots, nested, page) for c in nodes])
+        read.append([_read(c, slots, nested, page, theme) for c in nodes])
     on_pages = Counter(t for comments in read for t in {t for _, t, _ in comments if t})
     good = bad = 0
     for comments in read:
@@ -261,12 +274,37 @@ def _kind(rule: str) -> int:
     return int(rule.count("//") == 1 and "/" not in rule[2:] and "[" in rule)
 
 
-def learn_comment_blocks(pages) -> dict | None:
-    """The comment rule the posts `pages` ([(root, content element or None)]) agree on, or None."""
+def fingerprint(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:10]
+
+
+def theme_texts(pages, most: int = 600) -> list[str]:
+    """Fingerprints of the texts printed after the content on several of these posts (widgets,
+    footers, labels): kept with a blog none of whose sample posts shows comments, so that a
+    post read alone does not take them for its comments."""
+    count: Counter = Counter()
+    for root, content in pages:
+        if root is None:
+            continue
+        after = _after(content)
+        found = set()
+        for el in root.iter():
+            if isinstance(el.tag, str) and el.tag not in SKIP and after(el):
+                t = text_without(el, frozenset())
+                if 2 <= len(t) <= 2000:
+                    found.add(fingerprint(t))
+        count.update(found)
+    return sorted(k for k, n in count.most_common() if n >= 2)[:most]
+
+
+def learn_comment_blocks(pages, theme=()) -> dict | None:
+    """The comment rule the posts `pages` ([(root, content element or None)]) agree on, or None;
+    `theme`: theme_texts of other posts of the blog (their blocks are not comments)."""
     prepared = [(root, _after(content)) for root, content in pages if root is not None]
+    theme = frozenset(theme or ())
     best, best_key = None, None
     for rule, per_page in _candidates(prepared):
-        good, bad, slots = _judge(prepared, per_page)
+        good, bad, slots = _judge(prepared, per_page, theme)
         if not slots or good <= 2 * bad or not _enough(per_page, good):
             continue
         key = (good - 2 * bad, -bad, _kind(rule), -len(rule))

@@ -30,7 +30,7 @@ from tasks.extract import comments as C
 from tasks.discover.feeds import FeedError, parse_comment_feed
 from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
-from tasks.learn.comment_blocks import learn_comment_blocks
+from tasks.learn.comment_blocks import learn_comment_blocks, theme_texts
 from tasks.learn.rules import first_of
 from workers.fetch.pages import page_at
 from workers.fetch.rendering import cached_rendering
@@ -133,7 +133,9 @@ def content_node(root, rules: dict | None):
 
 
 def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
-    """The rule the repeated comment blocks of the blog's first posts agree on."""
+    """The rule the repeated comment blocks of the blog's first posts agree on; when they show
+    none, the texts their theme prints on every post are kept (`comment_theme`) for the posts
+    read alone."""
     blog = rt.state.blog(crawl_id)
     urls = (blog.get("entry_urls") or [])[:BLOCK_SAMPLE]
     pages = []
@@ -144,7 +146,9 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     rule = learn_comment_blocks(pages) if pages else None
     if rule:
         log.info("comment rule from the repeated blocks of %d posts: %s", len(pages), rule)
-    return (rule, urls[0]) if rule else (None, None)
+        return rule, urls[0]
+    rt.state.save_blog(crawl_id, comment_theme=theme_texts(pages) if len(pages) >= 2 else [])
+    return None, None
 
 
 def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | None]:
@@ -227,7 +231,7 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
     feed = _post_feed(rt, crawl_id, url, entry, page, root)
     pages = [(page.final_url, root)]
     if rule is None and not feed:
-        rule = _rule_of_page(rt, crawl_id, url, pages, root)
+        rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
         if rule is None:
             return []
     if rule is not None or len(feed) >= MIN_FEED_TO_LEARN:
@@ -244,9 +248,11 @@ def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root
     return _feed(rt, crawl_id, url, feed_url) if feed_url else None
 
 
-def _rule_of_page(rt, crawl_id: str, url: str, pages, root) -> dict | None:
-    """A post read by no rule and without a comment feed: the comment blocks after its content."""
-    return learn_comment_blocks([(root, content_node(root, rt.state.blog(crawl_id).get("rules")))])
+def _rule_of_page(rt, crawl_id: str, url: str, pages, root, blog: dict | None) -> dict | None:
+    """A post read by no rule and without a comment feed: the comment blocks after its content
+    (none printed by the theme on the sample posts)."""
+    blog = blog if blog is not None and blog.get("comment_rule_crawl") == crawl_id else rt.state.blog(crawl_id)
+    return learn_comment_blocks([(root, content_node(root, blog.get("rules")))], theme=blog.get("comment_theme"))
 
 
 def _read_by_own_rule(rt, crawl_id: str, url: str, pages, feed: list[dict], found: list[dict],

@@ -120,8 +120,9 @@ THEMES = {"wp27-ja": (wp27_ja, "ja", False), "twentyten-pt": (twentyten_pt, "pt"
 # ---------------------------------------------------------------- the page around them
 
 def _shell(i: int, lang: str, comments_html: str, rng) -> str:
-    """A post page: header, the post, related posts with excerpts, the comments, then a sidebar
-    with a tag cloud and recent comments (excerpts, links to other posts)."""
+    """A post page: header, the post, a box of labelled rows (author, link, licence), related
+    posts with excerpts, the comments, then a sidebar with a tag cloud and recent comments
+    (excerpts, links to other posts)."""
     words = TEXTS[lang]
     related = "".join(f'<li><a href="/2012/0{k + 1}/post-{(i + k) % 9}/">{rng.choice(words)[:18]}</a>'
                       f'<p>{rng.choice(words)} {rng.choice(words)}</p></li>' for k in range(3))
@@ -135,7 +136,11 @@ def _shell(i: int, lang: str, comments_html: str, rng) -> str:
             f'<div id="header"><h1><a href="/">Blog</a></h1><p class="description">A blog about things and more things</p></div>'
             f'<div id="container"><div id="content"><div class="post" id="post-{i}"><h2 class="entry-title">Post number {i}</h2>'
             f'<div class="entry-meta">2012-03-{1 + i % 27:02d}</div><div class="entry-content"><p>{html.escape(body)}</p>'
-            f'<p>{html.escape(body[::-1])}</p></div></div>'
+            f'<p>{html.escape(body[::-1])}</p></div>'
+            f'<div class="post-info"><div class="row"><span class="label">Author</span><span>Blog Owner</span></div>'
+            f'<div class="row"><span class="label">Link</span><span>http://blog.example/2012/03/post-{i}/</span></div>'
+            f'<div class="row"><span class="label">License</span><span>All posts are published under the CC BY 4.0 '
+            f'licence; please name the source when you copy them.</span></div></div></div>'
             f'<div class="related"><h3>Related</h3><ul>{related}</ul></div>{comments_html}'
             f'<div id="respond"><h3>Leave a Reply</h3><form><textarea name="comment"></textarea><input type="submit"/></form></div>'
             f'</div></div><div id="sidebar"><div class="widget tag-cloud"><h3>Tags</h3>{tags}</div>'

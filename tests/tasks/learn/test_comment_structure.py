@@ -10,7 +10,7 @@ import pytest
 
 from tasks.extract.comments import extract_comments
 from tasks.fetch.html import node_text, parse_html
-from tasks.learn.comment_blocks import learn_comment_blocks
+from tasks.learn.comment_blocks import learn_comment_blocks, theme_texts
 from tasks.text.similarity import dice, normalize_text
 from tests.tasks.learn import comment_themes as themes
 
@@ -106,3 +106,30 @@ def test_a_blog_without_comments_gives_none(shared_dir):
     assert learn_comment_blocks([(r, None) for r in pages]) is None
     for r in pages:
         assert learn_comment_blocks([(r, None)]) is None
+
+
+REPRINT = """<div class="reprint" id="reprint-statement">
+<div class="reprint__author"><span class="reprint-meta"><i>{a}:</i></span><span class="reprint-info"><a href="/about">blinkfox</a></span></div>
+<div class="reprint__type"><span class="reprint-meta"><i>{l}:</i></span><span class="reprint-info"><a href="{url}">{url}</a></span></div>
+<div class="reprint__notice"><span class="reprint-meta"><i>{c}:</i></span><span class="reprint-info">本博客所有文章除特別声明外，均采用
+<a href="https://creativecommons.org/licenses/by/4.0/deed.zh">CC BY 4.0</a> 许可协议。转载请注明来源 <a href="/about">blinkfox</a> !</span></div>
+</div>"""
+
+
+def _reprint_post(i: int) -> tuple:
+    url = f"https://blinkfox.github.io/2018/09/{10 + i}/post-{i}/"
+    page = (f'<html><body><article><h1>Post {i}</h1><div class="post-body"><p>{"正文内容。" * (20 + i)}</p></div><hr/>'
+            + REPRINT.format(a="文章作者", l="文章链接", c="版权声明", url=url)
+            + '</article><footer><p>© 2018 blinkfox</p></footer></body></html>')
+    root = parse_html(page, url)
+    return root, root.find(".//div[@class='post-body']")
+
+
+def test_a_box_of_labelled_rows_is_no_list_of_comments():
+    """A Hexo theme's reprint box after every post (author, link, licence: a label and a value
+    each) is one box of rows of three kinds, and the same on every post."""
+    pages = [_reprint_post(i) for i in range(4)]
+    assert learn_comment_blocks(pages) is None
+    assert learn_comment_blocks(pages[:1]) is None
+    theme = theme_texts(pages[1:])
+    assert theme and learn_comment_blocks(pages[:1], theme=theme) is None
