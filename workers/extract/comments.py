@@ -41,7 +41,7 @@ MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
 MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
-BLOCK_SAMPLE = 6  # posts whose repeated blocks settle the rule of a blog without comment feeds
+BLOCK_SAMPLE = 8  # posts whose repeated blocks settle the rule of a blog without comment feeds
 LEARN_SECONDS = 120  # the settling worker's lock; past it another worker takes over
 WAIT_SECONDS = 150  # a worker waits this long at most for the rule to be settled
 
@@ -132,12 +132,21 @@ def content_node(root, rules: dict | None):
     return found[0] if found and not isinstance(found[0], str) else None
 
 
+def _commented_first(rt, crawl_id: str, urls: list[str]) -> list[str]:
+    """The entries whose feed counts comments first (most first), then those it does not
+    count, then those it says have none: the posts that show blocks to agree on."""
+    raw = rt.state.r.hmget(rt.keys(crawl_id).entries, urls) if urls else []
+    counts = [(json.loads(e) if e else {}).get("comment_count") for e in raw]
+    order = sorted(range(len(urls)), key=lambda i: (0, -counts[i]) if counts[i] else (1 if counts[i] is None else 2, 0))
+    return [urls[i] for i in order]
+
+
 def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     """The rule the repeated comment blocks of the blog's first posts agree on; when they show
     none, the texts their theme prints on every post are kept (`comment_theme`) for the posts
     read alone."""
     blog = rt.state.blog(crawl_id)
-    urls = (blog.get("entry_urls") or [])[:BLOCK_SAMPLE]
+    urls = _commented_first(rt, crawl_id, blog.get("entry_urls") or [])[:BLOCK_SAMPLE]
     pages = []
     for u in urls:
         page = _sample_page(rt, crawl_id, u)
@@ -228,17 +237,18 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
     hash when the caller read it (State.page_context)."""
     root = page.root if root is None else root
     rule = blog_rule(rt, crawl_id, blog)
+    blog_has = rule is not None
     feed = _post_feed(rt, crawl_id, url, entry, page, root)
     pages = [(page.final_url, root)]
-    if rule is None and not feed:
+    if rule is None and len(feed or ()) < MIN_FEED_TO_LEARN:  # the page's own blocks; a feed of one confirms them
         rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
-        if rule is None:
+        if rule is None and not feed:
             return []
     if rule is not None or len(feed) >= MIN_FEED_TO_LEARN:
         pages = _comment_pages(rt, crawl_id, url, page, root)
     found = _extract(pages, rule, url) if rule else []
     if feed and len(feed) >= MIN_FEED_TO_LEARN and _share(found, feed) < MIN_SHARE:
-        found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=rule is None)
+        found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=not blog_has)
     return C.merge_comments(found, feed or [])
 
 
