@@ -83,7 +83,7 @@ def _best(rules: list[str], score) -> str | None:
     best, best_key = None, None
     for rule in rules:
         s = score(rule)
-        key = (round(s, 4), -len(rule))
+        key = (round(s, 4), "@" in rule, -len(rule))  # a tie: the rule naming the node by its marks
         if s > 0 and (best_key is None or key > best_key):
             best, best_key = rule, key
     return best
@@ -156,9 +156,10 @@ def _text_score(containers: list, nested: set, avoid: list[list]):
     """Present share x mean length of the text read whole, 0 for a rule whose nodes hold the
     name or the date (`avoid`: those nodes per block) or repeat from block to block."""
     def score(rule):
-        texts, present = [], 0
+        texts, present, single = [], 0, True
         for c, keep_out in zip(containers, avoid):
             nodes = own_matches(c, rule, nested)
+            single = single and len(nodes) <= 1
             if any(n is a or is_ancestor(n, a) or is_ancestor(a, n) for n in nodes for a in keep_out if a is not None):
                 return 0.0
             t = " ".join(text_without(n, nested) for n in nodes).strip()
@@ -168,7 +169,9 @@ def _text_score(containers: list, nested: set, avoid: list[list]):
         if present < MIN_PRESENT * len(containers) or len(set(texts)) < 0.8 * len(texts):
             return 0.0
         chrome = _affix_share(texts)  # "Reply" / "Like" printed after every text: not what was said
-        return present / len(containers) * sum(map(len, texts)) / len(texts) * (1 - 0.5 * chrome)
+        # one node holding the whole text (comment-content) over its paragraphs, which a
+        # comment written without <p> lacks
+        return present / len(containers) * sum(map(len, texts)) / len(texts) * (1 - 0.5 * chrome) * (1.01 if single else 1)
     return score
 
 
