@@ -32,7 +32,7 @@ from collections import Counter
 from tasks.fetch.html import node_text
 from tasks.learn.comment_nodes import elements, own_matches, said_text, shown_name, text_without
 from tasks.learn.comment_rules import group_rules
-from tasks.learn.comment_slots import SKIP, TABLE, is_date_text, is_name, is_said, learn_slots
+from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots
 from tasks.learn.rules import apply_rule
 
 __all__ = ["learn_comment_blocks", "looks_like_comment", "theme_texts", "fingerprint", "COMMENT_MARK"]
@@ -100,7 +100,8 @@ def _after(content):
 def _proposers(root, after) -> list:
     out = []
     for el in root.iter():
-        if isinstance(el.tag, str) and el.tag not in SKIP and el.tag not in TABLE and after(el) and looks_like_comment(el):
+        if isinstance(el.tag, str) and el.tag not in SKIP and el.tag not in NOT_BLOCKS and after(el) \
+                and looks_like_comment(el) and not any(a.tag in NOT_BLOCKS for a in el.iterancestors()):
             out.append(el)
             if len(out) >= MAX_PROPOSERS:
                 break
@@ -186,46 +187,55 @@ def _stem(path: str) -> str:
     return path.rstrip("/")
 
 
-def _elsewhere(a, page) -> bool:
-    """A link to another post of the blog (not to this page, its comment pages or an anchor
-    in it, not to the blog's home or a top-level page such as an author's about page)."""
+def _target(a, page) -> str | None:
+    """Where a link leads when that is not a comment's business: "#" for an anchor in this
+    page (a table of contents), the address of another page of the blog (a post, a listing);
+    None for this page, its comment pages, the blog's home and other sites."""
     href = (a.get("href") or "").strip()
-    if not href or href.startswith(("#", "javascript:", "mailto:")) or page is None:
-        return False
+    if href.startswith("#") and len(href) > 1:
+        return "#"
+    if not href or href.startswith(("javascript:", "mailto:")) or page is None:
+        return None
     u = urllib.parse.urlsplit(urllib.parse.urljoin(page.geturl(), href))
     if u.netloc != page.netloc:
-        return False
+        return None
     path, here = _stem(urllib.parse.unquote(u.path)), _stem(urllib.parse.unquote(page.path))
-    if path == here or (here and path.startswith(here)):
-        return False
-    return bool(u.fragment) or len([s for s in path.split("/") if s]) >= 2 or path.endswith((".html", ".htm"))
+    if not path or path == here or (here and path.startswith(here)):
+        return None
+    return path
 
 
-def _links_away(nodes, page) -> bool:
-    for n in nodes:
-        if n is None:
-            continue
-        for a in [*n.iter("a"), *(x for x in n.iterancestors("a"))]:
-            if _elsewhere(a, page):
-                return True
-    return False
+def _links(node, page) -> list[str]:
+    """The targets of the links in a node or around it."""
+    if node is None:
+        return []
+    found = [_target(a, page) for a in [*node.iter("a"), *node.iterancestors("a")]]
+    return [t for t in found if t]
 
 
-def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, bool]:
-    """(name, text, not a comment) of one block as the extraction will read it: not one when
-    it links to another post or its text is printed on other posts (`theme`)."""
+def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, list, bool]:
+    """(name, text, where the name links, not a comment) of one block as the extraction reads
+    it: not one when its text is mostly links within the blog or printed on other posts."""
     name_node = next(iter(own_matches(c, slots["author"], nested)), None)
     name = shown_name(name_node)
     text, text_nodes = said_text(c, slots, nested)
-    away = _links_away([name_node], page) or (text_nodes and _away_text(text_nodes, page))
+    linked = sum(_linked(n, page) for n in text_nodes)
+    away = linked > 0.5 * max(1, len(text))
     printed = bool(theme) and any(fingerprint(text_without(n, nested)) in theme for n in text_nodes)
-    return name, text, bool(away or printed)
+    return name, text, _links(name_node, page), bool(away or printed)
 
 
-def _away_text(nodes, page) -> bool:
-    """Most of the text is the words of links to other posts."""
-    linked = sum(len(node_text(a)) for n in nodes for a in n.iter("a") if _elsewhere(a, page))
-    return linked > 0.5 * max(1, sum(len(node_text(n)) for n in nodes))
+def _linked(node, page) -> int:
+    """Characters of a node's text that are the words of links within the blog."""
+    if any(_target(a, page) for a in node.iterancestors("a")):
+        return len(node_text(node))
+    return sum(len(node_text(a)) for a in node.iter("a") if _target(a, page))
+
+
+def _name_away(targets: list[str], shared: Counter) -> bool:
+    """A name that links to an anchor of this page, or to another page of the blog that no
+    other block's name links to (a post's title; not the blog owner's about page)."""
+    return any(t == "#" or shared[t] < 2 for t in targets)
 
 
 def _judge(pages, per_page: list[list], theme=frozenset()):
@@ -239,11 +249,13 @@ def _judge(pages, per_page: list[list], theme=frozenset()):
     for (root, _), nodes in zip(pages, per_page):
         page = urllib.parse.urlsplit(root.base) if getattr(root, "base", None) else None
         read.append([_read(c, slots, nested, page, theme) for c in nodes])
-    on_pages = Counter(t for comments in read for t in {t for _, t, _ in comments if t})
+    on_pages = Counter(t for comments in read for t in {t for _, t, _, _ in comments if t})
+    shared = Counter(t for comments in read for _, _, targets, _ in comments for t in set(targets))
     good = bad = 0
     for comments in read:
-        for name, text, away in comments:
-            if away or not is_name(name) or not text or text == name or (len(pages) > 1 and on_pages[text] > 1):
+        for name, text, targets, away in comments:
+            if away or _name_away(targets, shared) or not is_name(name) or not text or text == name \
+                    or (len(pages) > 1 and on_pages[text] > 1):
                 bad += 1
             else:
                 good += 1

@@ -31,7 +31,8 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 NAME_HINT = re.compile(r"author|name|user|nick|fn\b|who|cite|vcard", re.I)
 SKIP = frozenset({"html", "body", "head", "script", "style", "form", "nav", "input", "textarea", "button",
                   "select", "option", "label", "img", "svg"})
-TABLE = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"})  # data, not comments
+# data and code, never a comment (nor inside one as a block)
+NOT_BLOCKS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "pre", "code"})
 
 
 def words(t: str) -> int:
