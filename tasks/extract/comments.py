@@ -17,7 +17,7 @@ import urllib.parse
 from lxml import etree
 
 from tasks.learn.comment_nodes import (
-    MIN_SIMILARITY, clean_shown_author, date_value, depth, elements, first,
+    MIN_SIMILARITY, REST, clean_shown_author, date_value, depth, elements, first,
     in_region, is_ancestor, lines, match_comments, own_matches, said_text, shown_name, similarity)
 from tasks.learn.comment_rules import group_rules, learn_comment_rule, relative_rules
 from tasks.learn.fields import clean_author
@@ -268,7 +268,7 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
         return []
     post_url = post_url or re.sub(r"comment-page-\d+/?$", "", (base_url or "").split("#")[0])
     containers = elements(apply_rule(root, rule["container"]))
-    if rule.get("text") and rule["text"] != ".":  # a container without a text is not a comment
+    if rule.get("text") and rule["text"] not in (".", REST):  # a container without a text is not a comment
         containers = [c for c in containers if first(c, rule["text"]) is not None]
     nested = set(containers)
     out = [c for c in (_read(c, rule, containers, base_url, post_url, nested) for c in containers) if c]

@@ -30,6 +30,7 @@ import urllib.parse
 from collections import Counter
 
 from tasks.fetch.html import node_text
+from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import elements, own_matches, said_text, shown_name, text_without
 from tasks.learn.comment_rules import group_rules
 from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots
@@ -48,13 +49,19 @@ COMMENT_MARK = re.compile(r"comment|komment|coment|reac|repl|respon|répon|antwo
 # ---------------------------------------------------------------- shapes
 
 def _leaves(el) -> list:
-    """(node, text) of the element's descendants that show text of their own."""
+    """(node, text) of the element's descendants that show text of their own, and of the
+    elements whose text is loose between their children (a text after the name line)."""
     out = []
-    for d in el.iterdescendants():
-        if isinstance(d.tag, str) and d.tag not in SKIP and ((d.text or "").strip() or d.tag == "br"):
+    for d in el.iter():
+        if not isinstance(d.tag, str) or d.tag in SKIP:
+            continue
+        if d is not el and ((d.text or "").strip() or d.tag == "br"):
             t = node_text(d)
             if t:
-                out.append((d, t))
+                out.append((d, t, False))
+        loose = normalize_text(" ".join(k.tail or "" for k in d if isinstance(k.tag, str)))
+        if loose:
+            out.append((d, loose, True))
     return out
 
 
@@ -67,14 +74,14 @@ def _shape(el, strong: bool) -> bool:
     if not (2 <= len(whole) <= BLOCK_CHARS) or el.find(".//textarea") is not None:
         return False
     leaves = _leaves(el)
-    names = [d for d, t in leaves if is_name(shown_name(d))][:6]
+    names = [d for d, t, loose in leaves if not loose and is_name(shown_name(d))][:6]
     if not names:
         return False
-    for d, t in leaves:
+    for d, t, loose in leaves:
         if not (is_said(t) if strong else len(t) >= 2 and not is_date_text(t)):
             continue
         for n in names:
-            if n is not d and not _related(n, d) and shown_name(n) != t:
+            if n is not d and (loose or not _related(n, d)) and shown_name(n) != t:
                 return True
     return False
 
@@ -131,6 +138,8 @@ def _one_kind(nodes: list) -> bool:
     parts of one box, not a list."""
     if len(nodes) < 2 or not all((n.get("class") or "").strip() for n in nodes):
         return True
+    if len({n.get("class") for n in nodes}) < len(nodes):
+        return True  # a kind repeated (comment, comment, reply)
     tokens = Counter(t for n in nodes for t in set(n.get("class").split()))
     return tokens.most_common(1)[0][1] >= 0.6 * len(nodes)
 
@@ -164,8 +173,8 @@ def _candidates(pages) -> list[tuple[str, list]]:
         if not total or not _one_kind([n for nodes in per_page for n in nodes]):
             continue
         key = frozenset(id(n) for nodes in per_page for n in nodes)
-        if key in seen and len(seen[key][0]) <= len(rule):
-            continue  # the same blocks: the shortest rule names them
+        if key in seen and (-_kind(seen[key][0]), len(seen[key][0])) <= (-_kind(rule), len(rule)):
+            continue  # the same blocks: a rule naming what they are, else the shortest, names them
         for i, nodes in enumerate(per_page):
             for n in nodes:
                 texts.setdefault(n, (i, node_text(n)))

@@ -270,9 +270,45 @@ def own_matches(container, rule: str | None, nested: set) -> list:
     return outermost(out)
 
 
+REST = "rest"  # the text rule of a comment whose text is loose in its block, beside the name line
+
+
+def _child_holding(container, node):
+    """The child of `container` that holds `node` (or is it)."""
+    while node is not None and node.getparent() is not container:
+        node = node.getparent()
+    return node
+
+
+def _chrome(el) -> bool:
+    """A control or a link line (a "Reply to Ann" button), not something said: all its words
+    are in links or buttons, and there are few of them."""
+    t = node_text(el)
+    if not t or len(t) > 60:
+        return False
+    inside = sum(len(node_text(a)) for a in el.iter("a", "button"))
+    return inside >= len(t) - 2
+
+
+def rest_text(container, rule: dict, nested) -> str:
+    """What a comment says when no element holds it: the block's lines without the parts that
+    hold its name and date (its header), its controls and its replies."""
+    skip = set(nested)
+    for field in ("author", "date"):
+        node = next(iter(own_matches(container, rule.get(field), nested)), None) if rule.get(field) else None
+        top = _child_holding(container, node) if node is not None else None
+        if top is not None:
+            skip.add(top)
+    skip.update(k for k in container if isinstance(k.tag, str) and _chrome(k))
+    return " ".join(lines(container, skip))
+
+
 def said_text(container, rule: dict, nested: set) -> tuple[str, list]:
     """(text, nodes) of what a comment says: every node of its text rule that is its own when
-    the rule reads several ("text_all": a comment in several paragraphs), else the first."""
+    the rule reads several ("text_all": a comment in several paragraphs), else the first;
+    the block's loose lines for the rule REST."""
+    if rule.get("text") == REST:
+        return rest_text(container, rule, nested), [container]
     if rule.get("text_all"):
         nodes = own_matches(container, rule.get("text"), nested)
     else:

@@ -19,7 +19,8 @@ import re
 from collections import Counter
 
 from tasks.fetch.html import node_text
-from tasks.learn.comment_nodes import DATE_ATTRS, date_value, is_ancestor, own_matches, shown_name, text_without
+from tasks.learn.comment_nodes import (
+    DATE_ATTRS, REST, date_value, is_ancestor, own_matches, rest_text, shown_name, text_without)
 from tasks.learn.comment_rules import relative_rules
 
 __all__ = ["learn_slots", "is_name", "is_said", "words", "is_date_text", "own_nodes"]
@@ -153,12 +154,18 @@ def _date_score(containers: list, nested: set, name_rule: str | None):
 
 # ---------------------------------------------------------------- the text
 
-def _text_score(containers: list, nested: set, avoid: list[list]):
+def _text_score(containers: list, nested: set, avoid: list[list], name_rule: str, date_rule: str | None):
     """Present share x mean length of the text read whole, 0 for a rule whose nodes hold the
     name or the date (`avoid`: those nodes per block) or repeat from block to block."""
     def score(rule):
         texts, present, single = [], 0, True
         for c, keep_out in zip(containers, avoid):
+            if rule == REST:
+                t = rest_text(c, {"author": name_rule, "date": date_rule}, nested)
+                if t:
+                    present += 1
+                    texts.append(t)
+                continue
             nodes = own_matches(c, rule, nested)
             single = single and len(nodes) <= 1
             if any(n is a or is_ancestor(n, a) or is_ancestor(a, n) for n in nodes for a in keep_out if a is not None):
@@ -172,7 +179,9 @@ def _text_score(containers: list, nested: set, avoid: list[list]):
         chrome = _affix_share(texts)  # "Reply" / "Like" printed after every text: not what was said
         # one node holding the whole text (comment-content) over its paragraphs, which a
         # comment written without <p> lacks
-        return present / len(containers) * sum(map(len, texts)) / len(texts) * (1 - 0.5 * chrome) * (1.01 if single else 1)
+        loose = 0.9 if rule == REST else 1  # an element holding the text, where there is one
+        return present / len(containers) * sum(map(len, texts)) / len(texts) * (1 - 0.5 * chrome) * \
+            (1.01 if single else 1) * loose
     return score
 
 
@@ -205,8 +214,8 @@ def learn_slots(containers: list) -> dict | None:
         _date_score(containers, nested, name_rule))
     avoid = [[next(iter(own_matches(c, r, nested)), None) for r in (name_rule, date_rule) if r] for c in containers]
     text_rule = _best(_votes(containers, lambda c: sorted(
-        (d for d in own[c] if len(node_text(d)) >= 2), key=lambda d: -len(node_text(d)))[:6]),
-        _text_score(containers, nested, avoid))
+        (d for d in own[c] if len(node_text(d)) >= 2), key=lambda d: -len(node_text(d)))[:6]) + [REST],
+        _text_score(containers, nested, avoid, name_rule, date_rule))
     if text_rule is None:
         return None
     names = [shown_name(next(iter(own_matches(c, name_rule, nested)), None)) for c in containers]
