@@ -41,6 +41,7 @@ __all__ = ["learn_comment_blocks", "looks_like_comment", "theme_texts", "fingerp
 COMMENT_LIKE = 0.8  # share of a rule's nodes that must hold a name and a text
 MAX_PROPOSERS = 150  # elements per page proposing rules
 TOP = 12  # candidate rules completed with slots and judged
+INLINE = frozenset("a abbr b bdi cite code em font i kbd label mark q s small span strong sub sup time u".split())
 BLOCK_CHARS = 20000  # a block larger than this is a section of the page, not a comment
 COMMENT_MARK = re.compile(r"comment|komment|coment|reac|repl|respon|répon|antwort|discus|thread|talk|"
                           r"댓글|コメント|评论|留言|تعليق", re.I)
@@ -107,8 +108,9 @@ def _after(content):
 def _proposers(root, after) -> list:
     out = []
     for el in root.iter():
-        if isinstance(el.tag, str) and el.tag not in SKIP and el.tag not in NOT_BLOCKS and after(el) \
-                and looks_like_comment(el) and not any(a.tag in NOT_BLOCKS for a in el.iterancestors()):
+        if isinstance(el.tag, str) and el.tag not in SKIP and el.tag not in NOT_BLOCKS and el.tag not in INLINE \
+                and after(el) and looks_like_comment(el) and not any(a.tag in NOT_BLOCKS or a.tag == "p"
+                                                                     for a in el.iterancestors()):
             out.append(el)
             if len(out) >= MAX_PROPOSERS:
                 break
@@ -282,11 +284,17 @@ def _marked(el, levels: int = 4) -> bool:
     return False
 
 
-def _enough(per_page: list[list], good: int) -> bool:
-    """Blocks repeated on some post, or a lone block the markup calls a comment."""
-    if any(len(nodes) >= 2 for nodes in per_page):
+def _enough(per_page: list[list], good: int, blind: bool) -> bool:
+    """Blocks repeated on some post, or a lone block the markup calls a comment; on a post
+    read alone (no other post to tell the theme's rows from comments) or where the post's
+    content is not known (`blind`: its lists could be taken), blocks the markup calls comments."""
+    nodes = [n for ns in per_page for n in ns]
+    marked = sum(map(_marked, nodes)) >= COMMENT_LIKE * len(nodes)
+    if (len(per_page) == 1 or blind) and not marked:
+        return False
+    if any(len(ns) >= 2 for ns in per_page):
         return good >= 2
-    return good >= 1 and all(_marked(n) for nodes in per_page for n in nodes)
+    return good >= 1 and marked
 
 
 def _kind(rule: str) -> int:
@@ -322,11 +330,12 @@ def learn_comment_blocks(pages, theme=()) -> dict | None:
     """The comment rule the posts `pages` ([(root, content element or None)]) agree on, or None;
     `theme`: theme_texts of other posts of the blog (their blocks are not comments)."""
     prepared = [(root, _after(content)) for root, content in pages if root is not None]
+    blind = all(content is None for root, content in pages if root is not None)
     theme = frozenset(theme or ())
     best, best_key = None, None
     for rule, per_page in _candidates(prepared):
         good, bad, slots = _judge(prepared, per_page, theme)
-        if not slots or good <= 2 * bad or not _enough(per_page, good):
+        if not slots or good <= 2 * bad or not _enough(per_page, good, blind):
             continue
         key = (good - 2 * bad, -bad, _kind(rule), -len(rule))
         if best_key is None or key > best_key:

@@ -32,6 +32,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 NAME_HINT = re.compile(r"author|name|user|nick|fn\b|who|cite|vcard", re.I)
 SKIP = frozenset({"html", "body", "head", "script", "style", "form", "nav", "input", "textarea", "button",
                   "select", "option", "label", "img", "svg"})
+CODE = frozenset({"code", "pre", "kbd", "samp", "var"})  # never a name
 # data and code, never a comment (nor inside one as a block)
 NOT_BLOCKS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "pre", "code"})
 
@@ -205,7 +206,7 @@ def learn_slots(containers: list) -> dict | None:
     the sample posts), or None when they show no name or no text."""
     nested = set(containers)
     own = {c: own_nodes(c, nested) for c in containers}
-    name_rule = _best(_votes(containers, lambda c: [d for d in own[c] if is_name(shown_name(d))][:8]),
+    name_rule = _best(_votes(containers, lambda c: [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))][:8]),
                       _name_score(containers, nested))
     if name_rule is None:
         return None
