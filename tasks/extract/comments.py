@@ -230,16 +230,40 @@ def _unique_ids(out: list[dict], post_url: str) -> None:
             c["id"], c["url"] = _content_id(post_url, c["author"], c["published"], c["content_text"]), None
 
 
+THREAD_LEVELS = 4  # ancestors of a comment's element searched for its thread element
+
+
+def _threads(out: list[dict], depths: dict) -> dict:
+    """id(comment element) -> its thread elements: the element and its ancestors (a few
+    levels) that hold no other comment as high as it (li > div.comment, then li > ul of
+    replies; never the list of all comments)."""
+    els = [c["_el"] for c in out]
+    owner = {}
+    for e in els:
+        for a in e.iterancestors():
+            owner.setdefault(a, []).append(e)
+    found = {}
+    for e in els:
+        up, node = [e], e.getparent()
+        for _ in range(THREAD_LEVELS):
+            if node is None or any(o is not e and depths[id(o)] <= depths[id(e)] for o in owner.get(node, ())):
+                break
+            up.append(node)
+            node = node.getparent()
+        found[id(e)] = up
+    return found
+
+
 def _link_replies(out: list[dict]) -> None:
-    """A comment answers the nearest earlier one whose element or thread element (its
-    parent) encloses it at a smaller depth."""
+    """A comment answers the nearest earlier one whose element or thread element encloses
+    it at a smaller depth; else the one its name line notes."""
     depths = {id(c["_el"]): depth(c["_el"]) for c in out}
+    threads = _threads(out, depths)
     for k, c in enumerate(out):
         el = c["_el"]
         for j in range(k - 1, -1, -1):
             d = out[j]["_el"]
-            thread = d.getparent()
-            if depths[id(d)] < depths[id(el)] and (is_ancestor(d, el) or (thread is not None and is_ancestor(thread, el))):
+            if depths[id(d)] < depths[id(el)] and any(is_ancestor(t, el) for t in threads[id(d)]):
                 c["parent"] = out[j]["id"]
                 break
         if c["parent"] is None and c["_notes"]:

@@ -33,7 +33,7 @@ from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import elements, own_matches, said_text, shown_name, text_without
 from tasks.learn.comment_rules import group_rules
-from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots
+from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, run_of
 from tasks.learn.rules import apply_rule
 
 __all__ = ["learn_comment_blocks", "looks_like_comment", "theme_texts", "fingerprint", "COMMENT_MARK"]
@@ -68,13 +68,17 @@ def _leaves(el) -> list:
 
 def _shape(el, strong: bool) -> bool:
     """A name on its own (a node whose first line is name-like) and, apart from it, a text:
-    one that says something (`strong`, for proposing) or any text that is not a date."""
+    one that says something (`strong`, for proposing) or any text that is not a date; in
+    the element, or in the run of siblings it heads."""
     if not isinstance(el.tag, str) or el.tag in SKIP:
         return False
-    whole = node_text(el)
-    if not (2 <= len(whole) <= BLOCK_CHARS) or el.find(".//textarea") is not None:
+    run = run_of(el)
+    whole = sum(len(node_text(n)) for n in run)
+    if not (2 <= whole <= BLOCK_CHARS) or any(n.find(".//textarea") is not None for n in run):
         return False
-    leaves = _leaves(el)
+    leaves = [x for n in run for x in _leaves(n)]
+    if len(run) > 1:
+        leaves += [(n, node_text(n), False) for n in run if node_text(n)]
     names = [d for d, t, loose in leaves if not loose and is_name(shown_name(d))][:6]
     if not names:
         return False
@@ -148,8 +152,9 @@ def _one_kind(nodes: list) -> bool:
 
 # ---------------------------------------------------------------- candidates
 
-def _candidates(pages) -> list[tuple[str, list]]:
-    """(rule, nodes per page) of the rules worth judging, best structure first."""
+def _candidates(pages) -> list[tuple[str, list, int]]:
+    """(rule, nodes per page, blocks that are one comment each) of the rules worth judging,
+    best structure first."""
     memo: dict = {}
 
     def like(el):
@@ -188,7 +193,7 @@ def _candidates(pages) -> list[tuple[str, list]]:
         own = [n for nodes in per_page for n in nodes if len(pages) == 1 or printed[texts[n][1]] == 1]
         ranked.append(((_pure(own, like), len(own), -len(rule)), rule, per_page))
     ranked.sort(key=lambda x: x[0], reverse=True)
-    return [(rule, per_page) for _, rule, per_page in ranked[:TOP]]
+    return [(rule, per_page, rank[0]) for rank, rule, per_page in ranked[:TOP]]
 
 
 # ---------------------------------------------------------------- judging what a rule reads
@@ -273,7 +278,7 @@ def _judge(pages, per_page: list[list], theme=frozenset()):
     return good, bad, slots
 
 
-def _marked(el, levels: int = 4) -> bool:
+def _marked(el, levels: int = 8) -> bool:
     node = el
     for _ in range(levels):
         if node is None:
@@ -333,11 +338,11 @@ def learn_comment_blocks(pages, theme=()) -> dict | None:
     blind = all(content is None for root, content in pages if root is not None)
     theme = frozenset(theme or ())
     best, best_key = None, None
-    for rule, per_page in _candidates(prepared):
+    for rule, per_page, pure in _candidates(prepared):
         good, bad, slots = _judge(prepared, per_page, theme)
         if not slots or good <= 2 * bad or not _enough(per_page, good, blind):
             continue
-        key = (good - 2 * bad, -bad, _kind(rule), -len(rule))
+        key = (good - 2 * bad, pure, -bad, _kind(rule), -len(rule))
         if best_key is None or key > best_key:
             best_key = key
             best = {"container": rule, **slots, "source": "blocks",

@@ -61,9 +61,39 @@ def is_said(t: str) -> bool:
     return len(t) >= SAID_CHARS and words(t) >= SAID_WORDS and not (len(t) < 80 and is_date_text(t))
 
 
+RUN_MAX = 6  # siblings after a run's head that belong to it at most
+
+
+def _sig(el) -> tuple:
+    return el.tag, (el.get("class") or "").split()[:1]
+
+
+def run_of(el) -> list:
+    """A comment made of a run of siblings (Blogger's dt name, dd text, dd footer; a heading
+    and its paragraphs): the element and the siblings after it up to the next one like it,
+    when such heads repeat; else the element alone."""
+    parent = el.getparent()
+    if parent is None or not isinstance(el.tag, str) or len(node_text(el)) > NAME_CHARS + 20:
+        return [el]  # a head is a name line, not a comment of its own
+    sig = _sig(el)
+    out = [el]
+    for k in el.itersiblings():
+        if not isinstance(k.tag, str):
+            continue
+        if _sig(k) == sig:
+            return out if len(out) > 1 else [el]
+        out.append(k)
+        if len(out) > RUN_MAX + 1:
+            return [el]
+    # the last run of the list: as long as the runs before it, when they repeat
+    prev = [k for k in el.itersiblings(preceding=True) if isinstance(k.tag, str) and _sig(k) == sig]
+    return out[:max(2, len(run_of(prev[0])))] if prev and len(out) > 1 else [el]
+
+
 def own_nodes(container, containers: set) -> list:
-    """The block's descendants that are not inside a nested block (a reply), in page order."""
-    out, stack = [], list(container)
+    """The block's descendants (and its run's siblings, theirs) that are not inside a nested
+    block (a reply), in page order."""
+    out, stack = [], list(container) + [k for k in run_of(container)[1:]]
     while stack:
         d = stack.pop(0)
         if not isinstance(d.tag, str) or d in containers or d.tag in SKIP:
@@ -79,7 +109,7 @@ def _votes(containers: list, field_nodes) -> list[str]:
     for c in containers[:12]:
         for d in field_nodes(c):
             rules += relative_rules(c, d)
-    return list(dict.fromkeys(r for r in rules if r != "." and "sibling::" not in r))
+    return list(dict.fromkeys(r for r in rules if r != "."))
 
 
 def _best(rules: list[str], score) -> str | None:
@@ -206,7 +236,8 @@ def learn_slots(containers: list) -> dict | None:
     the sample posts), or None when they show no name or no text."""
     nested = set(containers)
     own = {c: own_nodes(c, nested) for c in containers}
-    name_rule = _best(_votes(containers, lambda c: [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))][:8]),
+    name_rule = _best(_votes(containers, lambda c: [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))][:8])
+                      + (["."] if any(len(run_of(c)) > 1 for c in containers[:12]) else []),
                       _name_score(containers, nested))
     if name_rule is None:
         return None

@@ -113,8 +113,31 @@ def blogger_fr(cs: list[dict]) -> str:
             f'<div class="comment-thread toplevel-thread"><ol id="top-ra">{body}</ol></div></div></div>')
 
 
+def blogger_classic_en(cs: list[dict]) -> str:
+    """Blogger's classic template: a run of siblings per comment, dt (avatar, name, "said..."),
+    dd.comment-body, dd.comment-footer (the time)."""
+    items = "".join(f'<dt class="comment-author" id="c{c["id"]}"><a name="c{c["id"]}"></a>'
+                    f'<div class="avatar-image-container"><img src="/b.png" alt=""/></div>'
+                    f'<a href="https://www.blogger.com/profile/{c["id"]}" rel="nofollow">{c["author"]}</a> said...</dt>'
+                    f'<dd class="comment-body"><p>' + "<br /><br />".join(c["paras"]) + "</p></dd>"
+                    f'<dd class="comment-footer"><span class="comment-timestamp"><a href="#c{c["id"]}" title="comment permalink">'
+                    f'7:{c["day"]:02d} AM</a></span></dd>' for c in cs)
+    return f'<div class="comments" id="comments"><h4>{len(cs)} comments:</h4><dl id="comments-block">{items}</dl></div>'
+
+
+def loose_en(cs: list[dict]) -> str:
+    """A Jekyll theme's static comments: the text loose in the block after the name line,
+    replies nested in a ul."""
+    def item(c, children):
+        return (f'<li><div class="comment"><div class="inner"><p><a href=""><span class="author">{c["author"]}</span></a> • '
+                f'<time>Jun {c["day"]:02d}, 2013</time></p>\n' + " ".join(c["paras"]) + "</div></div>"
+                + (f"<ul>{children}</ul>" if children else "") + "</li>")
+    return f'<section class="comments"><h1>Comments</h1><div id="comments"><ul>{_tree(cs, item)}</ul></div></section>'
+
+
 THEMES = {"wp27-ja": (wp27_ja, "ja", False), "twentyten-pt": (twentyten_pt, "pt", True),
-          "kubrick-en": (kubrick_en, "en", False), "blogger-fr": (blogger_fr, "fr", True)}
+          "kubrick-en": (kubrick_en, "en", False), "blogger-fr": (blogger_fr, "fr", True),
+          "blogger-classic-en": (blogger_classic_en, "en", False), "loose-en": (loose_en, "en", True)}
 
 
 # ---------------------------------------------------------------- the page around them
