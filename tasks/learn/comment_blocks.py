@@ -31,7 +31,8 @@ from collections import Counter
 
 from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
-from tasks.learn.comment_nodes import elements, own_matches, said_text, shown_name, text_without
+from tasks.learn.comment_nodes import (
+    elements, names_page, own_matches, page_titles, said_text, shown_name, text_without)
 from tasks.learn.comment_rules import group_rules
 from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, run_of
 from tasks.learn.rules import apply_rule
@@ -264,7 +265,9 @@ def _judge(pages, per_page: list[list], theme=frozenset()):
     read = []
     for (root, _), nodes in zip(pages, per_page):
         page = urllib.parse.urlsplit(root.base) if getattr(root, "base", None) else None
-        read.append([_read(c, slots, nested, page, theme) for c in nodes])
+        titles = page_titles(root)
+        read.append([(n, t, g, a or names_page(n, titles)) for n, t, g, a in
+                     (_read(c, slots, nested, page, theme) for c in nodes)])
     on_pages = Counter(t for comments in read for t in {t for _, t, _, _ in comments if t})
     shared = Counter(t for comments in read for _, _, targets, _ in comments for t in set(targets))
     good = bad = 0

@@ -320,3 +320,21 @@ def said_text(container, rule: dict, nested: set) -> tuple[str, list]:
 def text_without(node, nested: set) -> str:
     """The node's text, its lines joined by a space, without the nested comments (replies)."""
     return " ".join(lines(node, nested))
+
+
+def page_titles(root) -> frozenset:
+    """What a page calls itself (its h1 and h2 headings, its <title> and that title's first part,
+    the post's, not the blog's name after it), folded: a block named so is the post (or a
+    post of a listing), not a comment."""
+    found = set()
+    for e in root.iter("title", "h1", "h2"):
+        t = node_text(e).casefold()
+        if t:
+            found.add(t)
+            if e.tag == "title":
+                found.add(re.split(r"\s[|\-–—:·»]\s", t)[0].strip())
+    return frozenset(found)
+
+
+def names_page(name: str, titles) -> bool:
+    return len(name) >= 4 and len(name.split()) >= 2 and name.casefold() in titles
