@@ -5,18 +5,22 @@ name, often a date, and a longer text, after the post; replies repeat the same s
 level down. No theme is named here: the blocks are found by their structure, and several
 posts of the blog agree on them.
 
-1. every element after the post's content holding a name and something said proposes
+1. every element after the post's content holding a name and something said (in it, loose
+   beside its name line, or in the run of siblings it heads: a dt name, its dd text) proposes
    group rules (tasks.learn.comment_rules.group_rules); a rule is a candidate where at
-   least COMMENT_LIKE of the nodes it returns after the content hold a name and a text;
+   least COMMENT_LIKE of the nodes it returns after the content hold a name and a text,
+   and they are of one kind (not rows of different classes: a box of labelled values);
 2. the candidates selecting the most blocks that are one comment each (distinct node
    sets, the shortest rule for each) are completed with their slots
    (tasks.learn.comment_slots) and judged by what they read: a comment is good when it
-   has a name and a text; it is not one when its name or text links to another post (a
-   list of related or recent posts, a recent-comments widget), when its text is printed
-   on other posts too (a sidebar), or when it has no name;
-3. the rule with the most good comments (after twice its bad ones) wins. A lone block is
-   enough only where the blog's markup calls it a comment, reply or response (a weak
-   signal, never the method) and it is not the same on every post.
+   has a name and a text; it is not one when its name or text links to another post or
+   to an anchor of the page (related or recent posts, a recent-comments widget, a table
+   of contents), when its text is printed on other posts too (a sidebar), when it is named
+   as the page (the post itself, or a post of a listing), or when it has no name;
+3. the rule with the most good comments (after twice its bad ones), then the most blocks
+   that are one comment each, wins. A lone block, and blocks on a post read alone or
+   whose content is unknown, are enough only where the blog's markup calls them comments,
+   replies or responses (a weak signal beside the structure, never the method).
 
 The rule has the shape of a feed-learned one ({"container", "author", "date", "text"}, and
 "text_all": the text is every own node of the text rule) and tasks.extract.comments

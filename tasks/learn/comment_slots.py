@@ -69,7 +69,7 @@ def _sig(el) -> tuple:
 
 
 def run_of(el) -> list:
-    """A comment made of a run of siblings (Blogger's dt name, dd text, dd footer; a heading
+    """A comment made of a run of siblings (a dt name, a dd text, a dd footer; a heading
     and its paragraphs): the element and the siblings after it up to the next one like it,
     when such heads repeat; else the element alone."""
     parent = el.getparent()
