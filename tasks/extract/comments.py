@@ -201,7 +201,7 @@ def comment_kind(el) -> str:
 
 
 def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, nested: set,
-          titles: str = "") -> dict | None:
+          titles=frozenset()) -> dict | None:
     """One comment from its container by the rule (None when it says nothing); the author is
     the first line of the name node (not a reply note under it), the text all of its own."""
     text, _ = said_text(c, rule, nested)
@@ -297,7 +297,7 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
     if rule.get("text") and rule["text"] not in (".", REST):  # a container without a text is not a comment
         containers = [c for c in containers if first(c, rule["text"]) is not None]
     nested = set(containers)
-    titles = page_titles(root) if rule.get("source") == "blocks" else ""
+    titles = page_titles(root, nested) if rule.get("source") == "blocks" else frozenset()
     out = [c for c in (_read(c, rule, containers, base_url, post_url, nested, titles) for c in containers) if c]
     _unique_ids(out, post_url)
     _link_replies(out)

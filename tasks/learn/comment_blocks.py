@@ -269,7 +269,7 @@ def _judge(pages, per_page: list[list], theme=frozenset()):
     read = []
     for (root, _), nodes in zip(pages, per_page):
         page = urllib.parse.urlsplit(root.base) if getattr(root, "base", None) else None
-        titles = page_titles(root)
+        titles = page_titles(root, nested)
         read.append([(n, t, g, a or names_page(n, titles)) for n, t, g, a in
                      (_read(c, slots, nested, page, theme) for c in nodes)])
     on_pages = Counter(t for comments in read for t in {t for _, t, _, _ in comments if t})

@@ -322,17 +322,17 @@ def text_without(node, nested: set) -> str:
     return " ".join(lines(node, nested))
 
 
-def page_titles(root) -> frozenset:
-    """What a page calls itself (its h1 and h2 headings, its <title> and that title's first part,
-    the post's, not the blog's name after it), folded: a block named so is the post (or a
+def page_titles(root, blocks=frozenset()) -> frozenset:
+    """What a page calls itself (its <title>, its headings down to h4 outside the comment
+    `blocks`: the post's title is one of them), folded: a block named so is the post (or a
     post of a listing), not a comment."""
     found = set()
-    for e in root.iter("title", "h1", "h2"):
+    for e in root.iter("title", "h1", "h2", "h3", "h4"):
+        if e in blocks or any(a in blocks for a in e.iterancestors()):
+            continue
         t = node_text(e).casefold()
         if t:
             found.add(t)
-            if e.tag == "title":
-                found.add(re.split(r"\s[|\-–—:·»]\s", t)[0].strip())
     return frozenset(found)
 
 

@@ -26,7 +26,7 @@ TEXTS = {
            "Could you say more about the second step? I got lost there.", "Great post, bookmarked for later.",
            "I think there is a typo in the last code sample.", "Nice to see this explained so plainly."],
 }
-NAMES = {"ja": ["山田太郎", "さくら", "通りすがり", "たなか", "ゆうき"], "pt": ["Cassio", "Maria Souza", "João P.", "Ana", "Rodrigo Lima"],
+NAMES = {"ja": ["山田太郎", "さくら", "通りすがり", "たなか", "Taro Yamada"], "pt": ["Cassio", "Maria Souza", "João P.", "Ana", "Rodrigo Lima"],
          "fr": ["Anonyme", "Claire", "Jean-Marc D.", "Sophie", "Luc"], "en": ["Philipp", "ansh bansal", "Hassan Ali", "Kim", "Roland"]}
 OWNER = {"ja": "管理人", "pt": "Autor do Blog", "fr": "Le blogueur", "en": "Yasoob"}
 
