@@ -319,7 +319,7 @@ def fingerprint(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:10]
 
 
-def theme_texts(pages, most: int = 600) -> list[str]:
+def theme_texts(pages, most: int = 300) -> list[str]:
     """Fingerprints of the texts printed after the content on several of these posts (widgets,
     footers, labels): kept with a blog none of whose sample posts shows comments, so that a
     post read alone does not take them for its comments."""
