@@ -4,7 +4,7 @@ A comment feed (wfw:commentRss, Atom replies, Blogger's and WordPress's per-post
 gives exact comments but often only the newest few; the page shows them all. A rule
 ({"container", "author", "date", "text"}, XPath strings) reads them off the page: learned
 from a comment feed (tasks.learn.comment_rules), from the repeated blocks of several posts
-(tasks.learn.comment_blocks), or a known platform markup. Replies: a comment is the reply
+(tasks.learn.comment_blocks, found by their structure alone). Replies: a comment is the reply
 of the nearest earlier comment whose thread element (the comment's container or its
 parent) encloses it at a greater depth. Pure functions: text in, plain data out.
 """
@@ -17,37 +17,19 @@ import urllib.parse
 from lxml import etree
 
 from tasks.learn.comment_nodes import (
-    HAS, MIN_SIMILARITY, SUB, clean_shown_author, date_value, depth, elements, first,
-    in_region, is_ancestor, match_comments, similarity)
-from tasks.fetch.html import node_text
+    MIN_SIMILARITY, REST, clean_shown_author, date_value, depth, elements, first,
+    in_region, is_ancestor, lines, match_comments, names_page, own_matches, page_titles, said_text, shown_name,
+    similarity)
 from tasks.learn.comment_rules import group_rules, learn_comment_rule, relative_rules
 from tasks.learn.fields import clean_author
 from tasks.learn.rules import apply_rule
 from tasks.text.similarity import normalize_text
 
 __all__ = ["feed_comments", "learn_comment_rule", "extract_comments", "match_comments", "merge_comments",
-           "comment_id", "comment_page_links", "comment_feed_links", "similarity", "KNOWN_RULES", "MIN_SIMILARITY",
+           "comment_id", "comment_page_links", "comment_feed_links", "similarity", "MIN_SIMILARITY",
            "group_rules", "relative_rules"]
 
 SAME_COMMENT = 0.8  # a page comment and a feed comment merged into one from this similarity on
-
-# Comment markup of the common platforms, tried (in order) when a blog has no learned
-# rule and no comment feed to learn one from.
-KNOWN_RULES: tuple[dict, ...] = (
-    {"container": "//*[contains(@itemtype, 'schema.org/Comment')]",
-     "author": ".//*[@itemprop='author']", "date": ".//*[@itemprop='dateCreated' or @itemprop='datePublished']",
-     "text": ".//*[@itemprop='text']"},
-    {"container": f"//*[{HAS.format('comment-body')}][.//*[{HAS.format('comment-content')}]]",
-     "author": f".//*[{HAS.format('fn')}]", "date": ".//time",
-     "text": f".//*[{HAS.format('comment-content')}]"},
-    {"container": f"//*[{HAS.format('comment-block')}]", "author": f".//*[{HAS.format('user')}]",
-     "date": f".//*[{HAS.format('datetime')}]", "text": f".//*[{HAS.format('comment-content')}]"},
-    {"container": f"//*[self::li or self::div or self::article][{HAS.format('comment')}]",
-     "author": f".//*[{SUB.format('author')} or {SUB.format('user')} or @itemprop='author']",
-     "date": f".//time | .//*[{SUB.format('date')}]",
-     "text": f".//*[{SUB.format('comment-text')} or {SUB.format('comment-content')} or "
-             f"{HAS.format('text')} or {HAS.format('content')} or {SUB.format('message')}]"},
-)
 
 _COMMENT_PAGE = re.compile(r"/comment-page-\d+/?$|[?&](?:cpage|commentPage|comment_page|comments_page)=\d+", re.I)
 _COMMENT_PAGE_HINT = re.compile(r"comment|cpage", re.I)
@@ -218,13 +200,17 @@ def comment_kind(el) -> str:
     return "comment"
 
 
-def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str) -> dict | None:
-    """One comment from its container by the rule (None when it says nothing)."""
-    text_node = first(c, rule.get("text") or ".")
-    text = node_text(text_node) if text_node is not None else ""
+def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, nested: set,
+          titles=frozenset()) -> dict | None:
+    """One comment from its container by the rule (None when it says nothing); the author is
+    the first line of the name node (not a reply note under it), the text all of its own."""
+    text, _ = said_text(c, rule, nested)
     if not text:
         return None
-    author = clean_shown_author(node_text(first(c, rule.get("author"))), rule) if rule.get("author") else ""
+    name_node = next(iter(own_matches(c, rule["author"], nested)), None) if rule.get("author") else None
+    author = clean_shown_author(shown_name(name_node), rule) if name_node is not None else ""
+    if rule.get("source") == "blocks" and (not author or names_page(author, titles)):
+        return None  # a block with no name, or named as the page (the post itself), is no comment
     date_node = first(c, rule.get("date")) if rule.get("date") else None
     published = date_value(date_node) if date_node is not None else None  # never the post's date
     link = _permalink(c, date_node, containers, base_url)
@@ -232,7 +218,8 @@ def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str) 
     cid = (comment_id(link, post_url) if link else None) or \
         (f"{post_url}#{anchor}" if anchor else None) or _content_id(post_url, author, published, text)
     return {"id": cid, "url": link, "author": author or None, "published": published,
-            "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c}
+            "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c,
+            "_notes": lines(name_node)[1:] if name_node is not None else []}
 
 
 def _unique_ids(out: list[dict], post_url: str) -> None:
@@ -245,18 +232,54 @@ def _unique_ids(out: list[dict], post_url: str) -> None:
             c["id"], c["url"] = _content_id(post_url, c["author"], c["published"], c["content_text"]), None
 
 
+THREAD_LEVELS = 4  # ancestors of a comment's element searched for its thread element
+
+
+def _threads(out: list[dict], depths: dict) -> dict:
+    """id(comment element) -> its thread elements: the element and its ancestors (a few
+    levels) that hold no other comment as high as it (li > div.comment, then li > ul of
+    replies; never the list of all comments)."""
+    els = [c["_el"] for c in out]
+    owner = {}
+    for e in els:
+        for a in e.iterancestors():
+            owner.setdefault(a, []).append(e)
+    found = {}
+    for e in els:
+        up, node = [e], e.getparent()
+        for _ in range(THREAD_LEVELS):
+            if node is None or any(o is not e and depths[id(o)] <= depths[id(e)] for o in owner.get(node, ())):
+                break
+            up.append(node)
+            node = node.getparent()
+        found[id(e)] = up
+    return found
+
+
 def _link_replies(out: list[dict]) -> None:
-    """A comment answers the nearest earlier one whose element or thread element (its
-    parent) encloses it at a smaller depth."""
+    """A comment answers the nearest earlier one whose element or thread element encloses
+    it at a smaller depth; else the one its name line notes."""
     depths = {id(c["_el"]): depth(c["_el"]) for c in out}
+    threads = _threads(out, depths)
     for k, c in enumerate(out):
         el = c["_el"]
         for j in range(k - 1, -1, -1):
             d = out[j]["_el"]
-            thread = d.getparent()
-            if depths[id(d)] < depths[id(el)] and (is_ancestor(d, el) or (thread is not None and is_ancestor(thread, el))):
+            if depths[id(d)] < depths[id(el)] and any(is_ancestor(t, el) for t in threads[id(d)]):
                 c["parent"] = out[j]["id"]
                 break
+        if c["parent"] is None and c["_notes"]:
+            c["parent"] = _noted_parent(out[:k], c["_notes"])
+
+
+def _noted_parent(earlier: list[dict], notes: list[str]) -> str | None:
+    """A flat reply whose name line notes whom it answers ("In reply to Ann", "@Ann"): the
+    nearest earlier comment by that name."""
+    for c in reversed(earlier):
+        name = c.get("author")
+        if name and any(re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", n) for n in notes):
+            return c["id"]
+    return None
 
 
 def extract_comments(root, rule: dict, base_url: str | None = None, post_url: str | None = None) -> list[dict]:
@@ -271,13 +294,15 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
         return []
     post_url = post_url or re.sub(r"comment-page-\d+/?$", "", (base_url or "").split("#")[0])
     containers = elements(apply_rule(root, rule["container"]))
-    if rule.get("text") and rule["text"] != ".":  # a container without a text is not a comment
+    if rule.get("text") and rule["text"] not in (".", REST):  # a container without a text is not a comment
         containers = [c for c in containers if first(c, rule["text"]) is not None]
-    out = [c for c in (_read(c, rule, containers, base_url, post_url) for c in containers) if c]
+    nested = set(containers)
+    titles = page_titles(root, nested) if rule.get("source") == "blocks" else frozenset()
+    out = [c for c in (_read(c, rule, containers, base_url, post_url, nested, titles) for c in containers) if c]
     _unique_ids(out, post_url)
     _link_replies(out)
     for c in out:
-        del c["_el"]
+        del c["_el"], c["_notes"]
     return out
 
 
@@ -316,12 +341,14 @@ def _paired_by_text(page: list[dict], feed: list[dict], pair: dict[int, int]) ->
 
 
 def _completed(c: dict, f: dict) -> dict:
-    """A page comment completed by its feed comment: the feed's author, date and text win;
-    the feed's id and link stand in where the page shows no permalink."""
+    """A page comment confirmed and completed by its feed comment: what the page shows wins (the
+    name as the page prints it, in the blog's language), the feed fills what it lacks (a
+    name, a date, a text the page cuts short); the feed's id and link stand in where the
+    page shows no permalink."""
     c = dict(c)
-    c["author"] = f.get("author") or c.get("author")
+    c["author"] = c.get("author") or f.get("author")
     c["published"] = f.get("published") or c.get("published")
-    if f.get("content_text"):
+    if f.get("content_text") and len(c.get("content_text") or "") < 0.8 * len(f["content_text"]):
         c["content_text"] = f["content_text"]
     if not c.get("url") and f.get("id"):
         c["id"] = f["id"]
@@ -343,7 +370,7 @@ def _relink_parents(out: list[dict], pair: dict[int, int], feed: list[dict], fin
 def merge_comments(page: list[dict], feed: list[dict]) -> list[dict]:
     """One list of a post's comments from its pages and its comment feed, whatever share of
     them the feed lists: the page's comments in page order, each completed by its feed
-    comment (exact author, date and text), then the feed comments no page showed, oldest
+    comment (its exact date; a name or text the page lacks), then the feed comments no page showed, oldest
     first. A page and a feed comment are one when their ids are equal, or (maximum weight
     matching) their texts are alike (SAME_COMMENT, or MIN_SIMILARITY by the same author)."""
     if not feed:

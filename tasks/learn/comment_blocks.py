@@ -1,83 +1,115 @@
 """A blog's comment rule with no comment feed: the repeated blocks after the posts' content.
 
-Comments are the one part of a post page made of many sibling subtrees of one shape, each
-with a short name (the author), often a date, and a longer text; replies repeat the same
-shape one level down (li > ol > li). The paper matches such blocks against a feed; with
-no feed we let several posts agree instead:
+Comments are the part of a post page made of sibling blocks of one shape, each with a short
+name, often a date, and a longer text, after the post; replies repeat the same shape one
+level down. No theme is named here: the blocks are found by their structure, and several
+posts of the blog agree on them.
 
-1. every element after the post's content that looks like a comment (a short and a longer
-   text in it) proposes group rules (tasks.learn.comment_rules.group_rules);
-2. a rule is kept where at least COMMENT_LIKE of the nodes it returns look like comments,
-   all after the content, and it returns several on some post; the rule with the most
-   nodes that are one comment each (no comment-like block below them left out), then the
-   most nodes, then found on the most posts, wins;
-3. slots inside the container, voted over every container of every post: the text (the
-   longest text, without the name), the author (a short text, not a date, that differs
-   between comments: a "Reply" button does not), the date (a node a date parses from).
+1. every element after the post's content holding a name and something said (in it, loose
+   beside its name line, or in the run of siblings it heads: a dt name, its dd text) proposes
+   group rules (tasks.learn.comment_rules.group_rules); a rule is a candidate where at
+   least COMMENT_LIKE of the nodes it returns after the content hold a name and a text,
+   and they are of one kind (not rows of different classes: a box of labelled values);
+2. the candidates selecting the most blocks that are one comment each (distinct node
+   sets, the shortest rule for each) are completed with their slots
+   (tasks.learn.comment_slots) and judged by what they read: a comment is good when it
+   has a name and a text; it is not one when its name or text links to another post or
+   to an anchor of the page (related or recent posts, a recent-comments widget, a table
+   of contents), when its text is printed on other posts too (a sidebar), when it is named
+   as the page (the post itself, or a post of a listing), or when it has no name;
+3. the rule with the most good comments (after twice its bad ones), then the most blocks
+   that are one comment each, wins. A lone block, and blocks on a post read alone or
+   whose content is unknown, are enough only where the blog's markup calls them comments,
+   replies or responses (a weak signal beside the structure, never the method).
 
-The result has the shape of a feed-learned rule ({"container", "author", "date", "text"},
-plus "author_prefix"/"author_suffix" when every name is printed inside the same words),
-and tasks.extract.comments applies it. Pure functions over lxml roots.
+The rule has the shape of a feed-learned one ({"container", "author", "date", "text"}, and
+"text_all": the text is every own node of the text rule) and tasks.extract.comments
+applies it. Pure functions over lxml roots.
 """
 from __future__ import annotations
 
+import hashlib
 import re
+import urllib.parse
 from collections import Counter
 
-from tasks.learn.comment_nodes import DATE_ATTRS, date_value, elements, first, is_ancestor
 from tasks.fetch.html import node_text
-from tasks.learn.comment_rules import group_rules, relative_rules
+from tasks.text.similarity import normalize_text
+from tasks.learn.comment_nodes import (
+    elements, names_page, own_matches, page_titles, said_text, shown_name, text_without)
+from tasks.learn.comment_rules import group_rules
+from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, run_of
 from tasks.learn.rules import apply_rule
 
-__all__ = ["learn_comment_blocks", "looks_like_comment"]
+__all__ = ["learn_comment_blocks", "looks_like_comment", "theme_texts", "fingerprint", "COMMENT_MARK"]
 
-COMMENT_LIKE = 0.8  # share of a rule's nodes that must look like comments
-MAX_PROPOSERS = 120  # comment-like elements per page proposing rules
-MIN_PRESENT = 0.6  # share of containers in which a slot must be found
-NAME_CHARS, NAME_WORDS = 60, 6
-TEXT_MIN = 12  # characters of a comment's text, at least
-NAME_HINT = re.compile(r"author|name|user|nick|fn\b|who|by|cite", re.I)
-_SKIP = {"html", "body", "head", "script", "style", "form", "nav", "input", "textarea", "button",
-         "select", "option", "label"}
+COMMENT_LIKE = 0.8  # share of a rule's nodes that must hold a name and a text
+MAX_PROPOSERS = 150  # elements per page proposing rules
+TOP = 12  # candidate rules completed with slots and judged
+INLINE = frozenset("a abbr b bdi cite code em font i kbd label mark q s small span strong sub sup time u".split())
+BLOCK_CHARS = 20000  # a block larger than this is a section of the page, not a comment
+COMMENT_MARK = re.compile(r"comment|komment|coment|reac|repl|respon|répon|antwort|discus|thread|talk|"
+                          r"댓글|コメント|评论|留言|تعليق", re.I)
 
 
 # ---------------------------------------------------------------- shapes
 
-def _texts(el) -> list:
-    """Descendant elements with text of their own (their direct text or tail-free leaves)."""
-    return [d for d in el.iter() if isinstance(d.tag, str) and d is not el and d.tag not in _SKIP
-            and (d.text or "").strip()]
+def _leaves(el) -> list:
+    """(node, text) of the element's descendants that show text of their own, and of the
+    elements whose text is loose between their children (a text after the name line)."""
+    out = []
+    for d in el.iter():
+        if not isinstance(d.tag, str) or d.tag in SKIP:
+            continue
+        if d is not el and ((d.text or "").strip() or d.tag == "br"):
+            t = node_text(d)
+            if t:
+                out.append((d, t, False))
+        loose = normalize_text(" ".join(k.tail or "" for k in d if isinstance(k.tag, str)))
+        if loose:
+            out.append((d, loose, True))
+    return out
 
 
-def _is_name(t: str) -> bool:
-    return 0 < len(t) <= NAME_CHARS and len(t.split()) <= NAME_WORDS and not t.isdigit()
+def _shape(el, strong: bool) -> bool:
+    """A name on its own (a node whose first line is name-like) and, apart from it, a text:
+    one that says something (`strong`, for proposing) or any text that is not a date; in
+    the element, or in the run of siblings it heads."""
+    if not isinstance(el.tag, str) or el.tag in SKIP:
+        return False
+    run = run_of(el)
+    whole = sum(len(node_text(n)) for n in run)
+    if not (2 <= whole <= BLOCK_CHARS) or any(n.find(".//textarea") is not None for n in run):
+        return False
+    leaves = [x for n in run for x in _leaves(n)]
+    if len(run) > 1:
+        leaves += [(n, node_text(n), False) for n in run if node_text(n)]
+    names = [d for d, t, loose in leaves if not loose and is_name(shown_name(d))][:6]
+    if not names:
+        return False
+    for d, t, loose in leaves:
+        if not (is_said(t) if strong else len(t) >= 2 and not is_date_text(t)):
+            continue
+        for n in names:
+            if n is not d and (loose or not _related(n, d)) and shown_name(n) != t:
+                return True
+    return False
+
+
+def _related(a, b) -> bool:
+    return any(x is b for x in a.iterancestors()) or any(x is a for x in b.iterancestors())
 
 
 def looks_like_comment(el) -> bool:
-    """A short text (a name) and a longer one that is not a date (what was said) below
-    it, and a bounded size."""
-    if not isinstance(el.tag, str) or el.tag in _SKIP:
-        return False
-    whole = node_text(el)
-    if not (TEXT_MIN <= len(whole) <= 20000) or el.find(".//textarea") is not None:
-        return False
-    names, texts = [], []
-    for d in _texts(el):
-        t = node_text(d)
-        if _is_name(t):
-            names.append(d)
-        if len(t) >= TEXT_MIN * 2 and len(t.split()) >= 4 and not (len(t) < 80 and date_value_text(t)):
-            texts.append(d)
-    return any(not (n is t or is_ancestor(n, t) or is_ancestor(t, n)) for n in names[:6] for t in texts[:6])
+    """A name and something said in it, of a comment's size."""
+    return _shape(el, strong=True)
 
 
 def _after(content):
     """A test: is an element after the post's content (not around it, not inside it)."""
     if content is None:
         return lambda el: True
-    order = {}
-    for i, el in enumerate(content.getroottree().getroot().iter()):
-        order[el] = i
+    order = {el: i for i, el in enumerate(content.getroottree().getroot().iter())}
     last = max((order.get(d, 0) for d in content.iter()), default=0)
     return lambda el: order.get(el, -1) > last
 
@@ -85,17 +117,13 @@ def _after(content):
 def _proposers(root, after) -> list:
     out = []
     for el in root.iter():
-        if isinstance(el.tag, str) and after(el) and looks_like_comment(el):
+        if isinstance(el.tag, str) and el.tag not in SKIP and el.tag not in NOT_BLOCKS and el.tag not in INLINE \
+                and after(el) and looks_like_comment(el) and not any(a.tag in NOT_BLOCKS or a.tag == "p"
+                                                                     for a in el.iterancestors()):
             out.append(el)
             if len(out) >= MAX_PROPOSERS:
                 break
     return out
-
-
-def _holds(nodes: list, after, like) -> bool:
-    if not nodes or not all(after(n) for n in nodes):
-        return False
-    return sum(1 for n in nodes if like(n)) >= COMMENT_LIKE * len(nodes)
 
 
 def _pure(nodes: list, like) -> int:
@@ -115,165 +143,215 @@ def _pure(nodes: list, like) -> int:
     return out
 
 
-def _container_rule(pages) -> tuple[str, list] | None:
-    """(rule, containers of every page) of the rule most posts agree on."""
+def _one_kind(nodes: list) -> bool:
+    """Blocks of one kind: where every block has classes, some class is shared by most of them
+    (comment odd / comment even); rows of different classes (author, link, licence) are the
+    parts of one box, not a list."""
+    if len(nodes) < 2 or not all((n.get("class") or "").strip() for n in nodes):
+        return True
+    if len({n.get("class") for n in nodes}) < len(nodes):
+        return True  # a kind repeated (comment, comment, reply)
+    tokens = Counter(t for n in nodes for t in set(n.get("class").split()))
+    return tokens.most_common(1)[0][1] >= 0.6 * len(nodes)
+
+
+# ---------------------------------------------------------------- candidates
+
+def _candidates(pages) -> list[tuple[str, list, int]]:
+    """(rule, nodes per page, blocks that are one comment each) of the rules worth judging,
+    best structure first."""
     memo: dict = {}
 
     def like(el):
         if el not in memo:
-            memo[el] = looks_like_comment(el)
+            memo[el] = _shape(el, strong=False)
         return memo[el]
 
-    candidates = Counter()
+    proposed = Counter()
     for root, after in pages:
         for el in _proposers(root, after):
             for r in group_rules(el):
-                candidates[r] += 1
-    best, best_key, best_nodes = None, None, None
-    for rule in candidates:
-        got, held, most = [], 0, 0
+                proposed[r] += 1
+    seen: dict = {}
+    texts: dict = {}  # node -> its text, and how many pages print each text
+    for rule in proposed:
+        per_page, total = [], 0
         for root, after in pages:
-            nodes = elements(apply_rule(root, rule))
-            if _holds(nodes, after, like):
-                held += 1
-                most = max(most, len(nodes))
-                got += nodes
-        if most < 2:
-            continue  # never repeated on a page: a block of the theme, not a list of comments
-        key = (_pure(got, like), len(got), held, -len(rule))
-        if best_key is None or key > best_key:
-            best, best_key, best_nodes = rule, key, got
-    return (best, best_nodes) if best else None
-
-
-# ---------------------------------------------------------------- slots
-
-def _own(container, containers: set) -> list:
-    """The container's descendants that are not inside a nested comment (a reply)."""
-    out, stack = [], list(container)
-    while stack:
-        d = stack.pop(0)
-        if not isinstance(d.tag, str) or d in containers or d.tag in _SKIP:
+            nodes = [n for n in elements(apply_rule(root, rule)) if after(n)]
+            if nodes and sum(map(like, nodes)) < COMMENT_LIKE * len(nodes):
+                nodes = []
+            per_page.append(nodes)
+            total += len(nodes)
+        if not total or not _one_kind([n for nodes in per_page for n in nodes]):
             continue
-        out.append(d)
-        stack = list(d) + stack
-    return out
+        key = frozenset(id(n) for nodes in per_page for n in nodes)
+        if key in seen and (-_kind(seen[key][0]), len(seen[key][0])) <= (-_kind(rule), len(rule)):
+            continue  # the same blocks: a rule naming what they are, else the shortest, names them
+        for i, nodes in enumerate(per_page):
+            for n in nodes:
+                texts.setdefault(n, (i, node_text(n)))
+        seen[key] = (rule, per_page)
+    on_pages = Counter(t for t in {texts[n] for n in texts})  # (page, text) once each
+    printed = Counter(t for _, t in on_pages)  # text -> pages printing it
+    ranked = []
+    for rule, per_page in seen.values():  # blocks printed on several posts are the theme's
+        own = [n for nodes in per_page for n in nodes if len(pages) == 1 or printed[texts[n][1]] == 1]
+        ranked.append(((_pure(own, like), len(own), -len(rule)), rule, per_page))
+    ranked.sort(key=lambda x: x[0], reverse=True)
+    return [(rule, per_page, rank[0]) for rank, rule, per_page in ranked[:TOP]]
 
 
-def _votes(containers: list, field_nodes) -> list[str]:
-    """Relative rules proposed by the first containers' candidate nodes for a slot."""
-    rules = []
-    for c in containers[:12]:
-        for d in field_nodes(c):
-            rules += relative_rules(c, d)
-    return list(dict.fromkeys(r for r in rules if r != "."))
+# ---------------------------------------------------------------- judging what a rule reads
+
+def _stem(path: str) -> str:
+    path = re.sub(r"(index)?\.s?html?$", "", path)
+    return path.rstrip("/")
 
 
-def _slot(containers: list, rules: list[str], score) -> str | None:
-    best, best_key = None, None
-    for rule in rules:
-        s = score([first(c, rule) for c in containers])
-        key = (round(s, 4), -len(rule))
-        if s > 0 and (best_key is None or key > best_key):
-            best, best_key = rule, key
-    return best
+def _target(a, page) -> str | None:
+    """Where a link leads when that is not a comment's business: "#" for an anchor in this
+    page (a table of contents), the address of another page of the blog (a post, a listing);
+    None for this page, its comment pages, the blog's home and other sites."""
+    href = (a.get("href") or "").strip()
+    if href.startswith("#") and len(href) > 1:
+        return "#"
+    if not href or href.startswith(("javascript:", "mailto:")) or page is None:
+        return None
+    u = urllib.parse.urlsplit(urllib.parse.urljoin(page.geturl(), href))
+    if u.netloc != page.netloc:
+        return None
+    path, here = _stem(urllib.parse.unquote(u.path)), _stem(urllib.parse.unquote(page.path))
+    if not path or path == here or (here and path.startswith(here)):
+        return None
+    return path
 
 
-def _present(nodes) -> list:
-    return [n for n in nodes if n is not None and not isinstance(n, str)]
+def _links(node, page) -> list[str]:
+    """The targets of the links in a node or around it."""
+    if node is None:
+        return []
+    found = [_target(a, page) for a in [*node.iter("a"), *node.iterancestors("a")]]
+    return [t for t in found if t]
 
 
-def _text_score(containers: set):
-    def score(nodes):
-        got = _present(nodes)
-        if len(got) < MIN_PRESENT * len(nodes) or any(n in containers for n in got):
-            return 0.0
-        texts = [node_text(n) for n in got]
-        if len(set(texts)) < 0.8 * len(texts):
-            return 0.0
-        nested = sum(1 for n in got if any(is_ancestor(n, c) for c in containers))
-        return len(got) / len(nodes) * sum(map(len, texts)) / len(texts) * (0.2 if nested else 1.0)
-    return score
+def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, list, bool]:
+    """(name, text, where the name links, not a comment) of one block as the extraction reads
+    it: not one when its text is mostly links within the blog or printed on other posts."""
+    name_node = next(iter(own_matches(c, slots["author"], nested)), None)
+    name = shown_name(name_node)
+    text, text_nodes = said_text(c, slots, nested)
+    linked = sum(_linked(n, page) for n in text_nodes)
+    away = linked > 0.5 * max(1, len(text))
+    printed = bool(theme) and any(fingerprint(text_without(n, nested)) in theme for n in text_nodes)
+    return name, text, _links(name_node, page), bool(away or printed)
 
 
-def _author_score(text_nodes: list):
-    def score(nodes):
-        got = [(n, t) for n, t in zip(nodes, text_nodes) if n is not None and not isinstance(n, str)]
-        names = [node_text(n) for n, _ in got]
-        if len(got) < MIN_PRESENT * len(nodes) or sum(map(_is_name, names)) < 0.6 * len(names):
-            return 0.0
-        if any(t is not None and (n is t or is_ancestor(n, t) or is_ancestor(t, n)) for n, t in got):
-            return 0.0
-        if sum(1 for x in names if date_value_text(x)) > len(names) / 2:
-            return 0.0
-        distinct = len(set(names)) / len(names)
-        if len(names) > 2 and distinct < 0.3:
-            return 0.0  # the same word under every comment: a button, a label
-        hint = sum(1 for n, _ in got if _hinted(n)) / len(got)
-        return len(got) / len(nodes) + distinct + hint
-    return score
+def _linked(node, page) -> int:
+    """Characters of a node's text that are the words of links within the blog."""
+    if any(_target(a, page) for a in node.iterancestors("a")):
+        return len(node_text(node))
+    return sum(len(node_text(a)) for a in node.iter("a") if _target(a, page))
 
 
-def _hinted(n) -> bool:
-    for x in (n, n.getparent()):
-        if x is not None and (NAME_HINT.search(x.get("class") or "") or x.tag in ("cite", "b", "strong")
-                              or x.get("itemprop") == "author" or x.get("rel") == "author"):
+def _name_away(targets: list[str], shared: Counter) -> bool:
+    """A name that links to an anchor of this page, or to another page of the blog that no
+    other block's name links to (a post's title; not the blog owner's about page)."""
+    return any(t == "#" or shared[t] < 2 for t in targets)
+
+
+def _judge(pages, per_page: list[list], theme=frozenset()):
+    """(good, bad, slots) of a candidate: its blocks read with the slots they agree on."""
+    containers = [n for nodes in per_page for n in nodes]
+    slots = learn_slots(containers)
+    if not slots:
+        return 0, len(containers), None
+    nested = set(containers)
+    read = []
+    for (root, _), nodes in zip(pages, per_page):
+        page = urllib.parse.urlsplit(root.base) if getattr(root, "base", None) else None
+        titles = page_titles(root, nested)
+        read.append([(n, t, g, a or names_page(n, titles)) for n, t, g, a in
+                     (_read(c, slots, nested, page, theme) for c in nodes)])
+    on_pages = Counter(t for comments in read for t in {t for _, t, _, _ in comments if t})
+    shared = Counter(t for comments in read for _, _, targets, _ in comments for t in set(targets))
+    good = bad = 0
+    for comments in read:
+        for name, text, targets, away in comments:
+            if away or _name_away(targets, shared) or not is_name(name) or not text or text == name \
+                    or (len(pages) > 1 and on_pages[text] > 1):
+                bad += 1
+            else:
+                good += 1
+    return good, bad, slots
+
+
+def _marked(el, levels: int = 8) -> bool:
+    node = el
+    for _ in range(levels):
+        if node is None:
+            return False
+        if COMMENT_MARK.search(f"{node.get('id') or ''} {node.get('class') or ''}"):
             return True
+        node = node.getparent()
     return False
 
 
-def date_value_text(t: str) -> bool:
-    from tasks.text.dates import parse_date
-    return bool(re.search(r"\d", t)) and parse_date(t) is not None
+def _enough(per_page: list[list], good: int, blind: bool) -> bool:
+    """Blocks repeated on some post, or a lone block the markup calls a comment; on a post
+    read alone (no other post to tell the theme's rows from comments) or where the post's
+    content is not known (`blind`: its lists could be taken), blocks the markup calls comments."""
+    nodes = [n for ns in per_page for n in ns]
+    marked = sum(map(_marked, nodes)) >= COMMENT_LIKE * len(nodes)
+    if (len(per_page) == 1 or blind) and not marked:
+        return False
+    if any(len(ns) >= 2 for ns in per_page):
+        return good >= 2
+    return good >= 1 and marked
 
 
-def _date_score(nodes) -> float:
-    """Share of containers with a date, a little more for a node that is only the date
-    (a machine attribute, a short text) than for a line that holds it among other words."""
-    got = [n for n in _present(nodes) if date_value(n)]
-    if len(got) < MIN_PRESENT * len(nodes):
-        return 0.0
-    machine = sum(1 for n in got if any(n.get(a) for a in DATE_ATTRS)) / len(got)
-    length = sum(len(node_text(n)) for n in got) / len(got)
-    return len(got) / len(nodes) + 0.2 * machine + 0.1 / (1 + length / 20)
+def _kind(rule: str) -> int:
+    """1 for a rule naming blocks by what they are (one step: a tag and a class token or a
+    semantic attribute), which replies share; 0 for a path under one list (the top level)."""
+    return int(rule.count("//") == 1 and "/" not in rule[2:] and "[" in rule)
 
 
-def _affixes(names: list[str]) -> dict:
-    """Words printed around every name ("Ann said:", "Par Ann")."""
-    out = {}
-    words = [n.split() for n in names if n]
-    if len(words) < 3:
-        return out
-    for key, pick in (("author_suffix", -1), ("author_prefix", 0)):
-        common = Counter(w[pick] for w in words if len(w) > 1)
-        if common:
-            word, n = common.most_common(1)[0]
-            if n >= 0.9 * len(words) and len(set(" ".join(w) for w in words)) > 1:
-                out[key] = word
-    return out
+def fingerprint(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:10]
 
 
-def learn_comment_blocks(pages) -> dict | None:
-    """The comment rule the posts `pages` ([(root, content element or None)]) agree on, or None."""
+def theme_texts(pages, most: int = 300) -> list[str]:
+    """Fingerprints of the texts printed after the content on several of these posts (widgets,
+    footers, labels): kept with a blog none of whose sample posts shows comments, so that a
+    post read alone does not take them for its comments."""
+    count: Counter = Counter()
+    for root, content in pages:
+        if root is None:
+            continue
+        after = _after(content)
+        found = set()
+        for el in root.iter():
+            if isinstance(el.tag, str) and el.tag not in SKIP and after(el):
+                t = text_without(el, frozenset())
+                if 2 <= len(t) <= 2000:
+                    found.add(fingerprint(t))
+        count.update(found)
+    return sorted(k for k, n in count.most_common() if n >= 2)[:most]
+
+
+def learn_comment_blocks(pages, theme=()) -> dict | None:
+    """The comment rule the posts `pages` ([(root, content element or None)]) agree on, or None;
+    `theme`: theme_texts of other posts of the blog (their blocks are not comments)."""
     prepared = [(root, _after(content)) for root, content in pages if root is not None]
-    found = _container_rule(prepared)
-    if found is None:
-        return None
-    rule, containers = found
-    cset = set(containers)
-    own = {c: _own(c, cset) for c in containers}
-    text_rule = _slot(containers, _votes(containers, lambda c: sorted(
-        (d for d in own[c] if len(node_text(d)) >= TEXT_MIN), key=lambda d: -len(node_text(d)))[:4]),
-        _text_score(cset))
-    if text_rule is None:
-        return None
-    text_nodes = [first(c, text_rule) for c in containers]
-    author_rule = _slot(containers, _votes(containers, lambda c: [d for d in own[c] if _is_name(node_text(d))][:8]),
-                        _author_score(text_nodes))
-    date_rule = _slot(containers, _votes(containers, lambda c: sorted(
-        (d for d in own[c] if date_value(d)), key=lambda d: len(node_text(d)))[:4]), _date_score)
-    out = {"container": rule, "author": author_rule, "date": date_rule, "text": text_rule, "source": "blocks",
-           "matched": len(containers)}
-    if author_rule:
-        out.update(_affixes([node_text(first(c, author_rule)) for c in containers]))
-    return out
+    blind = all(content is None for root, content in pages if root is not None)
+    theme = frozenset(theme or ())
+    best, best_key = None, None
+    for rule, per_page, pure in _candidates(prepared):
+        good, bad, slots = _judge(prepared, per_page, theme)
+        if not slots or good <= 2 * bad or not _enough(per_page, good, blind):
+            continue
+        key = (good - 2 * bad, pure, -bad, _kind(rule), -len(rule))
+        if best_key is None or key > best_key:
+            best_key = key
+            best = {"container": rule, **slots, "source": "blocks",
+                    "matched": sum(len(nodes) for nodes in per_page)}
+    return best

@@ -189,4 +189,152 @@ def clean_shown_author(text: str, rule: dict) -> str:
         text = text[len(p):]
     if s and text.endswith(s):
         text = text[:-len(s)]
-    return clean_author(text)
+    if "@" in text and not re.search(r"\(@\w+\)", text):  # an e-mail, not a shown (@handle)
+        return clean_author(text)
+    return normalize_text(text).strip(" ,;|:")
+
+
+# ---------------------------------------------------------------- reading a comment
+
+_LINE_TAGS = frozenset("br p div li ul ol dl dt dd h1 h2 h3 h4 h5 h6 blockquote section article header footer "
+                       "table tr figure hr pre address".split())
+
+
+def lines(node, skip: set | frozenset = frozenset()) -> list[str]:
+    """The node's text as a reader sees its lines: broken at <br> and at block elements
+    (`skip`: elements left out, the replies nested in a comment)."""
+    if node is None or isinstance(node, str) or not isinstance(node.tag, str):
+        return [normalize_text(node)] if isinstance(node, str) and normalize_text(node) else []
+    parts: list[str] = []
+
+    def walk(el):
+        if el.text:
+            parts.append(el.text)
+        for k in el:
+            if isinstance(k.tag, str) and k not in skip:
+                brk = k.tag in _LINE_TAGS
+                if brk:
+                    parts.append("\x00")
+                walk(k)
+                if brk:
+                    parts.append("\x00")
+            if k.tail:
+                parts.append(k.tail)
+
+    walk(node)
+    return [t for t in (normalize_text(x) for x in "".join(parts).split("\x00")) if t]
+
+
+def shown_name(node) -> str:
+    """A comment's name as its name node shows it: the node's first line (a reply note, "In
+    reply to X", or a date under the name in the same node is not part of it)."""
+    found = lines(node)
+    return found[0] if found else ""
+
+
+def outermost(nodes: list) -> list:
+    """The nodes not inside another of them, in document order."""
+    chosen = set(nodes)
+    out = []
+    for n in nodes:
+        p, inside = n.getparent(), False
+        while p is not None and not inside:
+            inside = p in chosen
+            p = p.getparent()
+        if not inside:
+            out.append(n)
+    return out
+
+
+def own_matches(container, rule: str | None, nested: set) -> list:
+    """The elements `rule` selects in `container` that belong to this comment: not inside a
+    nested comment (a reply, one of `nested`), not inside each other."""
+    if not rule:
+        return []
+    if rule == ".":
+        return [container]
+    try:
+        found = elements(container.xpath(rule))
+    except Exception:
+        return []
+    out = []
+    for n in found:
+        p, mine = n, True
+        while p is not None and p is not container:
+            if p in nested:
+                mine = False
+                break
+            p = p.getparent()
+        if mine:
+            out.append(n)
+    return outermost(out)
+
+
+REST = "rest"  # the text rule of a comment whose text is loose in its block, beside the name line
+
+
+def _child_holding(container, node):
+    """The child of `container` that holds `node` (or is it)."""
+    while node is not None and node.getparent() is not container:
+        node = node.getparent()
+    return node
+
+
+def _chrome(el) -> bool:
+    """A control or a link line (a "Reply to Ann" button), not something said: all its words
+    are in links or buttons, and there are few of them."""
+    t = node_text(el)
+    if not t or len(t) > 60:
+        return False
+    inside = sum(len(node_text(a)) for a in el.iter("a", "button"))
+    return inside >= len(t) - 2
+
+
+def rest_text(container, rule: dict, nested) -> str:
+    """What a comment says when no element holds it: the block's lines without the parts that
+    hold its name and date (its header), its controls and its replies."""
+    skip = set(nested)
+    for field in ("author", "date"):
+        node = next(iter(own_matches(container, rule.get(field), nested)), None) if rule.get(field) else None
+        top = _child_holding(container, node) if node is not None else None
+        if top is not None:
+            skip.add(top)
+    skip.update(k for k in container if isinstance(k.tag, str) and _chrome(k))
+    return " ".join(lines(container, skip))
+
+
+def said_text(container, rule: dict, nested: set) -> tuple[str, list]:
+    """(text, nodes) of what a comment says: every node of its text rule that is its own when
+    the rule reads several ("text_all": a comment in several paragraphs), else the first;
+    the block's loose lines for the rule REST."""
+    if rule.get("text") == REST:
+        return rest_text(container, rule, nested), [container]
+    if rule.get("text_all"):
+        nodes = own_matches(container, rule.get("text"), nested)
+    else:
+        n = first(container, rule.get("text") or ".")
+        nodes = [n] if n is not None and not isinstance(n, str) else []
+    return " ".join(t for t in (text_without(n, nested) for n in nodes) if t), nodes
+
+
+def text_without(node, nested: set) -> str:
+    """The node's text, its lines joined by a space, without the nested comments (replies)."""
+    return " ".join(lines(node, nested))
+
+
+def page_titles(root, blocks=frozenset()) -> frozenset:
+    """What a page calls itself (its <title>, its headings down to h4 outside the comment
+    `blocks`: the post's title is one of them), folded: a block named so is the post (or a
+    post of a listing), not a comment."""
+    found = set()
+    for e in root.iter("title", "h1", "h2", "h3", "h4"):
+        if e in blocks or any(a in blocks for a in e.iterancestors()):
+            continue
+        t = node_text(e).casefold()
+        if t:
+            found.add(t)
+    return frozenset(found)
+
+
+def names_page(name: str, titles) -> bool:
+    return len(name) >= 4 and len(name.split()) >= 2 and name.casefold() in titles

@@ -18,8 +18,7 @@ still in the feed window (only then is its comment count known). So:
   blog has none (the sample had no comments to learn from).
 - a blog with no comment feed to learn from settles on the repeated comment blocks its
   first posts agree on (tasks.learn.comment_blocks), the posts' content located by the
-  blog's content rule; a post read by no rule tries the known platform markups, then the
-  blocks of its own page.
+  blog's content rule; a post read by no rule tries the blocks of its own page.
 """
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ from tasks.extract import comments as C
 from tasks.discover.feeds import FeedError, parse_comment_feed
 from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
-from tasks.learn.comment_blocks import learn_comment_blocks
+from tasks.learn.comment_blocks import learn_comment_blocks, theme_texts
 from tasks.learn.rules import first_of
 from workers import heal
 from workers.fetch.pages import page_at
@@ -43,7 +42,7 @@ MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
 MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
-BLOCK_SAMPLE = 6  # posts whose repeated blocks settle the rule of a blog without comment feeds
+BLOCK_SAMPLE = 8  # posts whose repeated blocks settle the rule of a blog without comment feeds
 LEARN_SECONDS = 120  # the settling worker's lock; past it another worker takes over
 WAIT_SECONDS = 150  # a worker waits this long at most for the rule to be settled
 
@@ -100,15 +99,6 @@ def _share(found: list[dict], feed: list[dict]) -> float:
     return sum(1 for _, _, w in pairs if w >= C.MIN_SIMILARITY) / len(feed)
 
 
-def _known_rule(pages, post_url: str) -> dict | None:
-    """The first known platform markup that finds comments (no feed to learn from)."""
-    for rule in C.KNOWN_RULES:
-        found = _extract(pages[:1], rule, post_url)
-        if found and all(c["content_text"] for c in found):
-            return rule
-    return None
-
-
 # ------------------------------------------------------------------ the blog's rule
 
 def _sample(rt, crawl_id: str) -> list[dict]:
@@ -143,10 +133,21 @@ def content_node(root, rules: dict | None):
     return found[0] if found and not isinstance(found[0], str) else None
 
 
+def _commented_first(rt, crawl_id: str, urls: list[str]) -> list[str]:
+    """The entries whose feed counts comments first (most first), then those it does not
+    count, then those it says have none: the posts that show blocks to agree on."""
+    raw = rt.state.r.hmget(rt.keys(crawl_id).entries, urls) if urls else []
+    counts = [(json.loads(e) if e else {}).get("comment_count") for e in raw]
+    order = sorted(range(len(urls)), key=lambda i: (0, -counts[i]) if counts[i] else (1 if counts[i] is None else 2, 0))
+    return [urls[i] for i in order]
+
+
 def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
-    """The rule the repeated comment blocks of the blog's first posts agree on."""
+    """The rule the repeated comment blocks of the blog's first posts agree on; when they show
+    none, the texts their theme prints on every post are kept (`comment_theme`) for the posts
+    read alone."""
     blog = rt.state.blog(crawl_id)
-    urls = (blog.get("entry_urls") or [])[:BLOCK_SAMPLE]
+    urls = _commented_first(rt, crawl_id, blog.get("entry_urls") or [])[:BLOCK_SAMPLE]
     pages = []
     for u in urls:
         page = _sample_page(rt, crawl_id, u)
@@ -155,7 +156,9 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     rule = learn_comment_blocks(pages) if pages else None
     if rule:
         log.info("comment rule from the repeated blocks of %d posts: %s", len(pages), rule)
-    return (rule, urls[0]) if rule else (None, None)
+        return rule, urls[0]
+    rt.state.save_blog(crawl_id, comment_theme=theme_texts(pages) if len(pages) >= 2 else [])
+    return None, None
 
 
 def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | None]:
@@ -236,17 +239,18 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
     hash when the caller read it (State.page_context)."""
     root = page.root if root is None else root
     rule = blog_rule(rt, crawl_id, blog)
+    blog_has = rule is not None
     feed = _post_feed(rt, crawl_id, url, entry, page, root)
     pages = [(page.final_url, root)]
-    if rule is None and not feed:
-        rule = _rule_of_page(rt, crawl_id, url, pages, root)
-        if rule is None:
+    if rule is None and len(feed or ()) < MIN_FEED_TO_LEARN:  # the page's own blocks; a feed of one confirms them
+        rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
+        if rule is None and not feed:
             return []
     if rule is not None or len(feed) >= MIN_FEED_TO_LEARN:
         pages = _comment_pages(rt, crawl_id, url, page, root)
     found = _extract(pages, rule, url) if rule else []
     if feed and len(feed) >= MIN_FEED_TO_LEARN and _share(found, feed) < MIN_SHARE:
-        found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=rule is None)
+        found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=not blog_has)
     return C.merge_comments(found, feed or [])
 
 
@@ -256,11 +260,11 @@ def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root
     return _feed(rt, crawl_id, url, feed_url) if feed_url else None
 
 
-def _rule_of_page(rt, crawl_id: str, url: str, pages, root) -> dict | None:
-    """A post read by no rule and without a comment feed: the known platform markups, else the
-    repeated comment blocks after its content."""
-    return _known_rule(pages, url) or \
-        learn_comment_blocks([(root, content_node(root, rt.state.blog(crawl_id).get("rules")))])
+def _rule_of_page(rt, crawl_id: str, url: str, pages, root, blog: dict | None) -> dict | None:
+    """A post read by no rule and without a comment feed: the comment blocks after its content
+    (none printed by the theme on the sample posts)."""
+    blog = blog if blog is not None and blog.get("comment_rule_crawl") == crawl_id else rt.state.blog(crawl_id)
+    return learn_comment_blocks([(root, content_node(root, blog.get("rules")))], theme=blog.get("comment_theme"))
 
 
 def _read_by_own_rule(rt, crawl_id: str, url: str, pages, feed: list[dict], found: list[dict],

@@ -164,16 +164,23 @@ def test_permalink_to_the_whole_comment_list_is_no_id():
     assert extract_comments(alone, rule, "http://b.test/p/comment-page-2/")[0]["id"] == got[2]["id"]
 
 
-def test_merge_prefers_the_feed_fields_and_keeps_unseen_feed_comments():
+def test_merge_keeps_what_the_page_shows_completes_it_and_keeps_unseen_feed_comments():
+    """The page's name wins (Blogger's feed says "Anonymous" where a French page shows "Anonyme");
+    the feed gives the exact date, a name the page lacks and a text the page cuts short."""
     page = [{"id": "p#1", "author": "Ann", "published": "2014-03-01", "content_text": sentence(1), "parent": None},
-            {"id": "p#2", "author": "Bob", "published": "2014-03-02", "content_text": sentence(2), "parent": "p#1"}]
-    feed = [{"id": "f2", "author": "Bob B.", "published": "2014-03-02T10:00:00+00:00",
+            {"id": "p#2", "author": "Anonyme", "published": "2014-03-02", "content_text": sentence(2), "parent": "p#1"},
+            {"id": "p#3", "author": None, "published": None, "content_text": sentence(3)[:len(sentence(3)) * 3 // 4],
+             "parent": None}]
+    feed = [{"id": "f2", "author": "Anonymous", "published": "2014-03-02T10:00:00+00:00",
              "content_text": sentence(2), "parent": None},
+            {"id": "f3", "author": "Cy", "published": "2014-03-03T10:00:00+00:00", "content_text": sentence(3),
+             "parent": None},
             {"id": "f9", "author": "Zed", "published": "2014-03-09T10:00:00+00:00", "content_text": sentence(9),
              "parent": None}]
     out = merge_comments(page, feed)
-    assert [c["author"] for c in out] == ["Ann", "Bob B.", "Zed"]
+    assert [c["author"] for c in out] == ["Ann", "Anonyme", "Cy", "Zed"]
     assert out[1]["published"] == "2014-03-02T10:00:00+00:00" and out[1]["parent"] == "p#1"
+    assert out[2]["content_text"] == sentence(3) and out[2]["published"] == "2014-03-03T10:00:00+00:00"
 
 
 def test_merge_is_the_same_whatever_share_of_the_comments_the_feed_lists():

@@ -1,0 +1,254 @@
+"""Where a comment's name, date and text sit inside its block, learned with no feed.
+
+Every block of a list of comments is laid out the same way, so a slot is the relative rule
+that finds the same kind of text in (nearly) every block, voted over all of them:
+
+- the name: a short text on its first line, not a date, not a number, that differs from
+  block to block (a "Reply" button does not), with no text of the comment inside it; the
+  innermost such node (the name, not "Ann says:");
+- the date (optional): a node a date parses from;
+- the text: the longest own text of the block outside the name and the date, read whole
+  (every paragraph of it, none of a nested reply's).
+
+Any language: word counts treat CJK and kana as words of two characters. Pure functions
+over lxml elements; tasks.learn.comment_blocks chooses the blocks.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from tasks.fetch.html import node_text
+from tasks.learn.comment_nodes import (
+    DATE_ATTRS, REST, date_value, is_ancestor, own_matches, rest_text, shown_name, text_without)
+from tasks.learn.comment_rules import relative_rules
+
+__all__ = ["learn_slots", "is_name", "is_said", "words", "is_date_text", "own_nodes"]
+
+MIN_PRESENT = 0.6  # share of blocks in which a slot must be found
+NAME_CHARS, NAME_WORDS = 60, 6
+SAID_CHARS, SAID_WORDS = 16, 4  # a text that surely says something (proposes a block)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+NAME_HINT = re.compile(r"author|name|user|nick|fn\b|who|cite|vcard", re.I)
+SKIP = frozenset({"html", "body", "head", "script", "style", "form", "nav", "input", "textarea", "button",
+                  "select", "option", "label", "img", "svg"})
+CODE = frozenset({"code", "pre", "kbd", "samp", "var"})  # never a name
+# data and code, never a comment (nor inside one as a block)
+NOT_BLOCKS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "pre", "code"})
+
+
+def words(t: str) -> int:
+    """Words of a text, two CJK or kana characters counting as one."""
+    cjk = len(_CJK.findall(t))
+    return len(_CJK.sub(" ", t).split()) + (cjk + 1) // 2
+
+
+def is_date_text(t: str) -> bool:
+    from tasks.text.dates import parse_date
+    return bool(re.search(r"\d", t)) and len(t) <= 80 and parse_date(t) is not None
+
+
+def is_name(t: str) -> bool:
+    """Short, few words, not mostly digits (a date, a count, in any numerals), not a date."""
+    if not (0 < len(t) <= NAME_CHARS and words(t) <= NAME_WORDS):
+        return False
+    digits = sum(ch.isdigit() for ch in t)
+    return digits <= 0.3 * len(t.replace(" ", "")) and not is_date_text(t)
+
+
+def is_said(t: str) -> bool:
+    """A text that says something: a few words, not a date."""
+    return len(t) >= SAID_CHARS and words(t) >= SAID_WORDS and not (len(t) < 80 and is_date_text(t))
+
+
+RUN_MAX = 6  # siblings after a run's head that belong to it at most
+
+
+def _sig(el) -> tuple:
+    return el.tag, (el.get("class") or "").split()[:1]
+
+
+def run_of(el) -> list:
+    """A comment made of a run of siblings (a dt name, a dd text, a dd footer; a heading
+    and its paragraphs): the element and the siblings after it up to the next one like it,
+    when such heads repeat; else the element alone."""
+    parent = el.getparent()
+    if parent is None or not isinstance(el.tag, str) or len(node_text(el)) > NAME_CHARS + 20:
+        return [el]  # a head is a name line, not a comment of its own
+    sig = _sig(el)
+    out = [el]
+    for k in el.itersiblings():
+        if not isinstance(k.tag, str):
+            continue
+        if _sig(k) == sig:
+            return out if len(out) > 1 else [el]
+        out.append(k)
+        if len(out) > RUN_MAX + 1:
+            return [el]
+    # the last run of the list: as long as the runs before it, when they repeat
+    prev = [k for k in el.itersiblings(preceding=True) if isinstance(k.tag, str) and _sig(k) == sig]
+    return out[:max(2, len(run_of(prev[0])))] if prev and len(out) > 1 else [el]
+
+
+def own_nodes(container, containers: set) -> list:
+    """The block's descendants (and its run's siblings, theirs) that are not inside a nested
+    block (a reply), in page order."""
+    out, stack = [], list(container) + [k for k in run_of(container)[1:]]
+    while stack:
+        d = stack.pop(0)
+        if not isinstance(d.tag, str) or d in containers or d.tag in SKIP:
+            continue
+        out.append(d)
+        stack = list(d) + stack
+    return out
+
+
+def _votes(containers: list, field_nodes) -> list[str]:
+    """Relative rules proposed by the first blocks' candidate nodes for a slot."""
+    rules = []
+    for c in containers[:12]:
+        for d in field_nodes(c):
+            rules += relative_rules(c, d)
+    return list(dict.fromkeys(r for r in rules if r != "."))
+
+
+def _best(rules: list[str], score) -> str | None:
+    best, best_key = None, None
+    for rule in rules:
+        s = score(rule)
+        key = (round(s, 4), "@" in rule, -len(rule))  # a tie: the rule naming the node by its marks
+        if s > 0 and (best_key is None or key > best_key):
+            best, best_key = rule, key
+    return best
+
+
+# ---------------------------------------------------------------- the name
+
+def _hinted(n) -> bool:
+    for x in (n, n.getparent()):
+        if x is not None and (NAME_HINT.search(f"{x.get('class') or ''} {x.get('id') or ''}")
+                              or x.tag in ("cite", "b", "strong", "h2", "h3", "h4", "h5", "h6")
+                              or x.get("itemprop") in ("author", "name") or x.get("rel") == "author"):
+            return True
+    return False
+
+
+def _holds_said(n) -> bool:
+    """Does a name node hold more than a name and a line or two about it (a comment's text)?"""
+    return len(node_text(n)) > len(shown_name(n)) + NAME_CHARS
+
+
+def _affix_share(names: list[str]) -> float:
+    """The share of names printed with the same first or last word ("Ann says:")."""
+    split = [n.split() for n in names if len(n.split()) > 1]
+    if len(split) < 2:
+        return 0.0
+    top = max(Counter(w[0] for w in split).most_common(1)[0][1], Counter(w[-1] for w in split).most_common(1)[0][1])
+    return top / len(names)
+
+
+def _name_score(containers: list, nested: set):
+    def score(rule):
+        nodes = [next(iter(own_matches(c, rule, nested)), None) for c in containers]
+        got = [n for n in nodes if n is not None]
+        if len(got) < MIN_PRESENT * len(nodes):
+            return 0.0
+        names = [shown_name(n) for n in got]
+        named = sum(map(is_name, names)) / len(names)
+        if named < 0.8 or any(_holds_said(n) for n in got[:20]):
+            return 0.0
+        distinct = len(set(names)) / len(names)
+        if len(names) > 2 and Counter(names).most_common(1)[0][1] >= 0.9 * len(names):
+            return 0.0  # the same word in every block: a button, a label
+        hint = sum(map(_hinted, got)) / len(got)
+        return len(got) / len(nodes) * named + distinct + 0.5 * hint - 0.5 * _affix_share(names)
+    return score
+
+
+# ---------------------------------------------------------------- the date
+
+def _date_score(containers: list, nested: set, name_rule: str | None):
+    """Share of blocks with a date, a little more for a node that is only the date (a
+    machine attribute, a short text) than for a line that holds it among other words."""
+    def score(rule):
+        nodes = [next(iter(own_matches(c, rule, nested)), None) for c in containers]
+        got = [n for n in nodes if n is not None and date_value(n)]
+        if len(got) < MIN_PRESENT * len(nodes):
+            return 0.0
+        if name_rule and rule == name_rule:
+            return 0.0
+        machine = sum(1 for n in got if any(n.get(a) for a in DATE_ATTRS)) / len(got)
+        length = sum(len(node_text(n)) for n in got) / len(got)
+        return len(got) / len(nodes) + 0.2 * machine + 0.1 / (1 + length / 20)
+    return score
+
+
+# ---------------------------------------------------------------- the text
+
+def _text_score(containers: list, nested: set, avoid: list[list], name_rule: str, date_rule: str | None):
+    """Present share x mean length of the text read whole, 0 for a rule whose nodes hold the
+    name or the date (`avoid`: those nodes per block) or repeat from block to block."""
+    def score(rule):
+        texts, present, single = [], 0, True
+        for c, keep_out in zip(containers, avoid):
+            if rule == REST:
+                t = rest_text(c, {"author": name_rule, "date": date_rule}, nested)
+                if t:
+                    present += 1
+                    texts.append(t)
+                continue
+            nodes = own_matches(c, rule, nested)
+            single = single and len(nodes) <= 1
+            if any(n is a or is_ancestor(n, a) or is_ancestor(a, n) for n in nodes for a in keep_out if a is not None):
+                return 0.0
+            t = " ".join(text_without(n, nested) for n in nodes).strip()
+            if t:
+                present += 1
+                texts.append(t)
+        if present < MIN_PRESENT * len(containers) or len(set(texts)) < 0.8 * len(texts):
+            return 0.0
+        chrome = _affix_share(texts)  # "Reply" / "Like" printed after every text: not what was said
+        # one node holding the whole text (comment-content) over its paragraphs, which a
+        # comment written without <p> lacks
+        loose = 0.9 if rule == REST else 1  # an element holding the text, where there is one
+        return present / len(containers) * sum(map(len, texts)) / len(texts) * (1 - 0.5 * chrome) * \
+            (1.01 if single else 1) * loose
+    return score
+
+
+def _affixes(names: list[str]) -> dict:
+    """Words printed around every name ("Ann said:", "Par Ann")."""
+    out = {}
+    split = [n.split() for n in names if n]
+    if len(split) < 3:
+        return out
+    for key, pick in (("author_suffix", -1), ("author_prefix", 0)):
+        common = Counter(w[pick] for w in split if len(w) > 1)
+        if common:
+            word, n = common.most_common(1)[0]
+            if n >= 0.9 * len(split) and len(set(" ".join(w) for w in split)) > 1:
+                out[key] = word
+    return out
+
+
+def learn_slots(containers: list) -> dict | None:
+    """{"author", "date", "text", "text_all": True, affixes} of these blocks (every block of
+    the sample posts), or None when they show no name or no text."""
+    nested = set(containers)
+    own = {c: own_nodes(c, nested) for c in containers}
+    name_rule = _best(_votes(containers, lambda c: [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))][:8])
+                      + (["."] if any(len(run_of(c)) > 1 for c in containers[:12]) else []),
+                      _name_score(containers, nested))
+    if name_rule is None:
+        return None
+    date_rule = _best(_votes(containers, lambda c: sorted(
+        (d for d in own[c] if date_value(d)), key=lambda d: len(node_text(d)))[:4]),
+        _date_score(containers, nested, name_rule))
+    avoid = [[next(iter(own_matches(c, r, nested)), None) for r in (name_rule, date_rule) if r] for c in containers]
+    text_rule = _best(_votes(containers, lambda c: sorted(
+        (d for d in own[c] if len(node_text(d)) >= 2), key=lambda d: -len(node_text(d)))[:6]) + [REST],
+        _text_score(containers, nested, avoid, name_rule, date_rule))
+    if text_rule is None:
+        return None
+    names = [shown_name(next(iter(own_matches(c, name_rule, nested)), None)) for c in containers]
+    return {"author": name_rule, "date": date_rule, "text": text_rule, "text_all": True, **_affixes(names)}
