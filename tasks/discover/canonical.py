@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 from tasks.discover.urls import canonical, same_site
 from tasks.text.similarity import normalize_text
@@ -103,15 +103,18 @@ def is_listing(url: str, home: str) -> bool:
     """Pages that list posts (home, `page/N`, tag/category/author/label pages, date archives,
     search, Blogger's `?updated-max=`): never a post, whatever the rules extract from them."""
     p = urlsplit(canonical(url))
-    path = p.path or "/"
+    path, query = p.path or "/", p.query
+    if "%3f" in path.lower():  # a mirror's saved listing ("search%3Fupdated-max=...html"): its query is in its name
+        path, _, saved = unquote(path).partition("?")
+        query = "&".join(x for x in (query, saved) if x)
     hp = urlsplit(canonical(home)).path or "/"
-    if p.query and _LISTING_QUERY.search(p.query):
+    if query and _LISTING_QUERY.search(query):
         return True
     if path.rstrip("/") == hp.rstrip("/"):
-        return not p.query  # the home page, not /?p=123
+        return not query  # the home page, not /?p=123
     if _PAGED.search(path) or _DATE_ARCHIVE.match(path):
         return True
-    return _listing_segments(path, p.query)
+    return _listing_segments(path, query)
 
 
 def _listing_segments(path: str, query: str) -> bool:

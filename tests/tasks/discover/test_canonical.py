@@ -58,6 +58,7 @@ def test_amp_and_index_html():
     "https://blog.test/?updated-max=2014-03-09T10:00:00%2B01:00&max-results=7", "https://blog.test/?s=word",
     "https://blog.test/archives/", "https://blog.test/blog/page/2/", "https://blog.test/author/jo/",
     "https://blog.test/?m=201403", "https://blog.test/index2.html", "https://blog.test/blog/page3.html",
+    "https://blog.test/search%3Fupdated-max=2010-07-12T07:35:00-07:00&max-results=7.html",  # a mirror's saved listing
 ])
 def test_listings_are_never_posts(url):
     assert is_listing(url, HOME)
