@@ -58,6 +58,8 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
     if state != "running":
         rt.state.set_state(crawl_id, "running")
     rt.state.set_phase(crawl_id, "discover")
+    # run by a task: a sweep that finds no message of it left starts it again (workers/orphans.py)
+    rt.state.r.hset(rt.keys(crawl_id).crawl, "tasked", 1)
     # a retry after HostBusy, or a run after its worker died, goes on where this one stopped
     patient, memo = remembering(rt, crawl_id, eager=True)
     try:

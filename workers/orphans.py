@@ -40,8 +40,8 @@ CHUNK = 1000  # queued messages read at a time
 
 def crawls(rt, limit: int = 2000) -> tuple[list[str], list[str], list[str]]:
     """(crawls traversing, crawls starting, ended crawls never retired) among the newest `limit`
-    crawls. Starting: queued, discovering or learning, for ORPHAN_AFTER s at least (their
-    messages: new_crawl, learn_page, reduce_rules). Never retired: a worker died in the crawl's
+    crawls. Starting: discovering or learning, begun by the new_crawl task (`tasked`), for
+    ORPHAN_AFTER s at least (their messages: new_crawl, learn_page, reduce_rules). Never retired: a worker died in the crawl's
     finishing step, which ended it (one script: State.hand_out, end_page) and set its working
     keys to expire only after (State.retire)."""
     st = rt.state
@@ -51,12 +51,12 @@ def crawls(rt, limit: int = 2000) -> tuple[list[str], list[str], list[str]]:
     for i in range(0, len(ids), 500):
         with st.r.pipeline(transaction=False) as p:
             for cid in ids[i:i + 500]:
-                p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "created", "started"])
-            for cid, (state, retired, phase, created, started) in zip(ids[i:i + 500], p.execute()):
+                p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "started", "tasked"])
+            for cid, (state, retired, phase, started, tasked) in zip(ids[i:i + 500], p.execute()):
                 if state == "running" and phase == "traverse":
                     run.append(cid)
-                elif state in ("queued", "running"):
-                    if now - float(started or created or now) > ORPHAN_AFTER:
+                elif state == "running" and tasked:  # (not a crawl a process drives itself, as tests do)
+                    if now - float(started or now) > ORPHAN_AFTER:
                         starting.append(cid)
                 elif state in ENDED and not retired:
                     unretired.append(cid)
