@@ -18,8 +18,7 @@ from lxml import etree
 
 from tasks.learn.comment_nodes import (
     MIN_SIMILARITY, REST, clean_shown_author, date_value, depth, elements, first,
-    in_region, is_ancestor, lines, match_comments, names_page, own_matches, page_titles, said_text, shown_name,
-    similarity)
+    in_region, is_ancestor, lines, match_comments, own_matches, said_text, shown_name, similarity)
 from tasks.learn.comment_rules import group_rules, learn_comment_rule, relative_rules
 from tasks.learn.fields import clean_author
 from tasks.learn.rules import apply_rule
@@ -200,8 +199,7 @@ def comment_kind(el) -> str:
     return "comment"
 
 
-def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, nested: set,
-          titles=frozenset()) -> dict | None:
+def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, nested: set) -> dict | None:
     """One comment from its container by the rule (None when it says nothing); the author is
     the first line of the name node (not a reply note under it), the text all of its own."""
     text, _ = said_text(c, rule, nested)
@@ -209,8 +207,8 @@ def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, 
         return None
     name_node = next(iter(own_matches(c, rule["author"], nested)), None) if rule.get("author") else None
     author = clean_shown_author(shown_name(name_node), rule) if name_node is not None else ""
-    if rule.get("source") == "blocks" and (not author or names_page(author, titles)):
-        return None  # a block with no name, or named as the page (the post itself), is no comment
+    if rule.get("source") == "blocks" and not author:
+        return None  # a block with no name is no comment (the rule was learned on named ones)
     date_node = first(c, rule.get("date")) if rule.get("date") else None
     published = date_value(date_node) if date_node is not None else None  # never the post's date
     link = _permalink(c, date_node, containers, base_url)
@@ -297,8 +295,7 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
     if rule.get("text") and rule["text"] not in (".", REST):  # a container without a text is not a comment
         containers = [c for c in containers if first(c, rule["text"]) is not None]
     nested = set(containers)
-    titles = page_titles(root, nested) if rule.get("source") == "blocks" else frozenset()
-    out = [c for c in (_read(c, rule, containers, base_url, post_url, nested, titles) for c in containers) if c]
+    out = [c for c in (_read(c, rule, containers, base_url, post_url, nested) for c in containers) if c]
     _unique_ids(out, post_url)
     _link_replies(out)
     for c in out:

@@ -36,7 +36,7 @@ from collections import Counter
 from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import (
-    elements, names_page, own_matches, page_titles, said_text, shown_name, text_without)
+    elements, is_ancestor, names_page, own_matches, page_titles, said_text, shown_name, text_without, title_parts)
 from tasks.learn.comment_rules import group_rules
 from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, run_of
 from tasks.learn.rules import apply_rule
@@ -108,10 +108,13 @@ def looks_like_comment(el) -> bool:
 def _after(content):
     """A test: is an element after the post's content (not around it, not inside it)."""
     if content is None:
-        return lambda el: True
-    order = {el: i for i, el in enumerate(content.getroottree().getroot().iter())}
-    last = max((order.get(d, 0) for d in content.iter()), default=0)
-    return lambda el: order.get(el, -1) > last
+        test = lambda el: True  # noqa: E731
+    else:
+        order = {el: i for i, el in enumerate(content.getroottree().getroot().iter())}
+        last = max((order.get(d, 0) for d in content.iter()), default=0)
+        test = lambda el: order.get(el, -1) > last  # noqa: E731
+    test.content = content
+    return test
 
 
 def _proposers(root, after) -> list:
@@ -176,14 +179,18 @@ def _candidates(pages) -> list[tuple[str, list, int]]:
     texts: dict = {}  # node -> its text, and how many pages print each text
     for rule in proposed:
         per_page, total = [], 0
+        holds_post = False
         for root, after in pages:
-            nodes = [n for n in elements(apply_rule(root, rule)) if after(n)]
+            found = elements(apply_rule(root, rule))
+            nodes = [n for n in found if after(n)]
             if nodes and sum(map(like, nodes)) < COMMENT_LIKE * len(nodes):
                 nodes = []
             per_page.append(nodes)
             total += len(nodes)
-        if not total or not _one_kind([n for nodes in per_page for n in nodes]):
-            continue
+            holds_post = holds_post or (nodes and after.content is not None and any(
+                n is after.content or is_ancestor(n, after.content) for n in found))
+        if not total or holds_post or not _one_kind([n for nodes in per_page for n in nodes]):
+            continue  # nothing, or the post's own template (the next posts of a listing)
         key = frozenset(id(n) for nodes in per_page for n in nodes)
         if key in seen and (-_kind(seen[key][0]), len(seen[key][0])) <= (-_kind(rule), len(rule)):
             continue  # the same blocks: a rule naming what they are, else the shortest, names them
@@ -267,9 +274,11 @@ def _judge(pages, per_page: list[list], theme=frozenset()):
         return 0, len(containers), None
     nested = set(containers)
     read = []
-    for (root, _), nodes in zip(pages, per_page):
+    parts = [title_parts(root) for root, _ in pages]
+    blog_name = frozenset.intersection(*parts) if len(parts) > 1 else frozenset(parts[0] if parts else ())
+    for (root, _), nodes, part in zip(pages, per_page, parts):
         page = urllib.parse.urlsplit(root.base) if getattr(root, "base", None) else None
-        titles = page_titles(root, nested)
+        titles = page_titles(root, nested) | (part - blog_name)  # the post's title, not the blog's name
         read.append([(n, t, g, a or names_page(n, titles)) for n, t, g, a in
                      (_read(c, slots, nested, page, theme) for c in nodes)])
     on_pages = Counter(t for comments in read for t in {t for _, t, _, _ in comments if t})

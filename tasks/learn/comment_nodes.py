@@ -336,5 +336,11 @@ def page_titles(root, blocks=frozenset()) -> frozenset:
     return frozenset(found)
 
 
+def title_parts(root) -> frozenset:
+    """The parts of a page's <title> ("Blog: Post", "Post | Blog"), folded."""
+    t = node_text(root.find(".//title")).casefold() if root.find(".//title") is not None else ""
+    return frozenset(p.strip() for p in re.split(r"\s*[|–—»·]\s*|\s[-:]\s|:\s", t) if p.strip())
+
+
 def names_page(name: str, titles) -> bool:
     return len(name) >= 4 and len(name.split()) >= 2 and name.casefold() in titles
