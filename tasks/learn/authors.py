@@ -87,6 +87,10 @@ _BYLINE = re.compile(r"(?:^|\s)(?:by|par|von|por|di|door|od|av|af|przez|от|а�
                      r"([^\d\s,;|·•—–@:()][^\d,;|·•—–@:()]{0,60}?)"
                      r"(?=\s+(?:at|on|am|le|el|il|v|ve|in|om|den|um|às|a las|à|в)\b|\s*[,;|·•—–(:]|\s*\d|\s*$)", re.I)
 _COMMENTISH = re.compile(r"comment|reply|respond|discussion", re.I)
+# the site's credits, not a post's byline: "Powered by Hugo", "Theme by ...", a footer
+_CREDITS = re.compile(r"(?:powered|theme|design(?:ed)?|built|made|hosted|generated|photo|image)\s+(?:by|von|par|por)\b",
+                      re.I)
+_FOOTERISH = re.compile(r"footer|credit|colophon|site-info|copyright|powered", re.I)
 MAX_BYLINE_CHARS = 160  # a byline is a short line, not a paragraph that says "by"
 
 
@@ -97,8 +101,9 @@ def byline_authors(root) -> list[str]:
         text = normalize_text("".join(el.itertext()))
         if not text or len(text) > MAX_BYLINE_CHARS or not (m := _BYLINE.search(text)):
             continue
-        if any(_COMMENTISH.search((a.get("class") or "") + " " + (a.get("id") or ""))
-               for a in (el, *el.iterancestors())):
+        if _CREDITS.search(text) or any(
+                a.tag == "footer" or _COMMENTISH.search(marks := (a.get("class") or "") + " " + (a.get("id") or ""))
+                or _FOOTERISH.search(marks) for a in (el, *el.iterancestors())):
             continue
         name = clean_author(m.group(1))
         if person_like(name):

@@ -152,6 +152,8 @@ def test_a_post_page_is_decoded_once_and_parsed_once(rt, farm, monkeypatch, js):
     cid = _learned_crawl(rt, farm, js != "never" and "posts")
     browser = Browser(rt, available=js == "rendered")
     monkeypatch.setattr(rendering, "pool", lambda *_a: browser)
+    if js == "rendered":  # this post's page hints at comments by script (what hints is tested on its own)
+        monkeypatch.setattr(rendering, "script_hints", lambda _page: True)
     beyond = [p for p in farm.blog.posts if rt.state.cached_page(cid, farm.origin + p.path) is None]
     post = max(beyond, key=lambda p: len(p.comments))  # beyond the feed pages read: not cached
     url = farm.origin + post.path
@@ -163,7 +165,9 @@ def test_a_post_page_is_decoded_once_and_parsed_once(rt, farm, monkeypatch, js):
     assert record["title"] == post.title and len(record["comments"]) == len(post.comments)
     served = calls.fetched[url][0]
     assert calls.decodes(url) == 1, "the page's bytes decoded more than once"
-    assert calls.parses(url, served.url, served.text) == 1, "the page as served parsed more than once"
+    # (rendered: its hints are not read here, so the page as served may not be parsed at all)
+    assert calls.parses(url, served.url, served.text) == (js != "rendered") or \
+        (js == "rendered" and calls.parses(url, served.url, served.text) <= 1), "the page as served parsed more than once"
     if js == "rendered":
         assert calls.parses(url, served.url, browser.drawn[url]) == 1, "the rendered page parsed more than once"
 
