@@ -226,7 +226,10 @@ def _affixes(names: list[str]) -> dict:
         common = Counter(w[pick] for w in split if len(w) > 1)
         if common:
             word, n = common.most_common(1)[0]
-            if n >= 0.9 * len(split) and len(set(" ".join(w) for w in split)) > 1:
+            # what is left once the word is cut must read as names ("Reader 7" is a name, "7" none)
+            rest = [" ".join(w[:-1] if pick == -1 else w[1:]) for w in split if len(w) > 1 and w[pick] == word]
+            if n >= 0.9 * len(split) and len(set(" ".join(w) for w in split)) > 1 \
+                    and sum(map(is_name, rest)) >= 0.8 * len(rest):
                 out[key] = word
     return out
 
