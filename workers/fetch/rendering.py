@@ -181,25 +181,26 @@ def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool
         return _content_gain(rt, crawl_id, e, page, reasons)
     if not needs_js(page.html, e):
         return False
-    try:
-        rendered = _render(rt, crawl_id, e["url"])
-    except RenderError as err:
-        render_failed(rt, crawl_id, e["url"], err)
-        return False
-    if needs_js(page.html, e, rendered.html):
+    rendered = _rendered_or_none(rt, crawl_id, e["url"])
+    if rendered is not None and needs_js(page.html, e, rendered.html):
         reasons.append(f"{e['url']}: the feed's text appears only once rendered")
         return True
     return False
 
 
+def _rendered_or_none(rt, crawl_id: str, url: str):
+    """The page drawn by the browser, or None where it could not be (reported)."""
+    try:
+        return _render(rt, crawl_id, url)
+    except RenderError as err:
+        render_failed(rt, crawl_id, url, err)
+        return None
+
+
 def _content_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
     signs = content_signs(page.html)
-    if not signs:
-        return False
-    try:
-        rendered = _render(rt, crawl_id, e["url"])
-    except RenderError as err:
-        render_failed(rt, crawl_id, e["url"], err)
+    rendered = _rendered_or_none(rt, crawl_id, e["url"]) if signs else None
+    if rendered is None:
         return False
     served, drawn = len(page_words(page.html)), len(page_words(rendered.html))
     if drawn >= CONTENT_GAIN * served + CONTENT_MIN_WORDS:
