@@ -152,7 +152,7 @@ def main(argv=None) -> int:
                     before = commandstats(r)
                     began = time.monotonic()
                     subprocess.run([sys.executable, "-m", "workers.cli", "crawl", sites[0]["url"], "--out",
-                                    str(d / "out.jsonl"), "--quiet", "--js", "never"], check=True, cwd=ROOT,
+                                    str(d / "out.jsonl"), "--quiet"], check=True, cwd=ROOT,  # default --js auto
                                    env=dict(os.environ, REDIS_URL=srv.url, BLOGHARVEST_ALLOW_PRIVATE="1",
                                             PYTHONPATH=str(ROOT)))
                     wall = time.monotonic() - began
