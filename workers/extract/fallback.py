@@ -68,8 +68,7 @@ def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | N
     must read as one (a date and an article) before the fallback makes it a record."""
     if extracted.get("extraction") == "fallback":  # read so already (a blog with no rules: generic)
         got = {k: v for k, v in extracted.items() if k != "extraction"}
-        if site_title and normalize_text(got.get("title") or "").casefold() == normalize_text(site_title).casefold():
-            got["title"] = None
+        _untitled_if_site(got, site_title)
         _remember(rt, crawl_id, url, page, got)
         return got, "fallback"
     # binary bytes (garbled text): the page-level extractor would read a "post" from noise
@@ -79,10 +78,15 @@ def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | N
     if not _reads_as_post(got, known_post):
         return extracted, extraction_of(extracted)
     merged = _merged(extracted, got)
-    if site_title and normalize_text(merged.get("title") or "").casefold() == normalize_text(site_title).casefold():
-        merged["title"] = None  # an untitled post: the blog's name is not its title
+    _untitled_if_site(merged, site_title)
     _remember(rt, crawl_id, url, page, merged)
     return merged, "fallback"
+
+
+def _untitled_if_site(got: dict, site_title: str | None) -> None:
+    """An untitled post: the blog's name read as its title is no title."""
+    if site_title and normalize_text(got.get("title") or "").casefold() == normalize_text(site_title).casefold():
+        got["title"] = None
 
 
 def _reads_as_post(got: dict, known_post: bool) -> bool:
