@@ -276,9 +276,13 @@ def _judge(pages, per_page: list[list], theme=frozenset()):
     read = []
     parts = [title_parts(root) for root, _ in pages]
     blog_name = frozenset.intersection(*parts) if len(parts) > 1 else frozenset(parts[0] if parts else ())
-    for (root, _), nodes, part in zip(pages, per_page, parts):
+    headings = [page_titles(root, nested) for root, _ in pages]
+    printed = Counter(h for hs in headings for h in hs)
+    # a heading most pages print is the theme's (a footer's "About the author"), not what a page is
+    theme_heads = {h for h, n in printed.items() if len(pages) > 1 and n > len(pages) / 2}
+    for (root, _), nodes, part, heads in zip(pages, per_page, parts, headings):
         page = urllib.parse.urlsplit(root.base) if getattr(root, "base", None) else None
-        titles = page_titles(root, nested) | (part - blog_name)  # the post's title, not the blog's name
+        titles = (heads - theme_heads) | (part - blog_name)  # the post's title, not the blog's name
         read.append([(n, t, g, a or names_page(n, titles)) for n, t, g, a in
                      (_read(c, slots, nested, page, theme) for c in nodes)])
     on_pages = Counter(t for comments in read for t in {t for _, t, _, _ in comments if t})

@@ -79,8 +79,8 @@ _MDY = re.compile(
     re.I)
 # "2014/03/09", "2014.03.09", "2014年3月9日"
 _YMD_NUM = re.compile(r"(?<![\d])(?P<y>\d{4})[/.年](?P<m>\d{1,2})[/.月](?P<d>\d{1,2})日?(?![\d])")
-# "03/09/2014", "09.03.2014", "9-3-2014"
-_NUM_Y = re.compile(r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{4})(?![\d])")
+# "03/09/2014", "09.03.2014", "9-3-2014", "23/10-2019" (separators may differ)
+_NUM_Y = re.compile(r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})[/.-](?P<y>\d{4})(?![\d])")
 
 _UNITS = {
     "second": "seconds", "seconds": "seconds", "sec": "seconds", "secs": "seconds",

@@ -64,3 +64,31 @@ def test_a_comment_has_a_name_and_something_said():
     div = parse_html("<div><p><b>Ann</b></p><p>I liked this very much, thanks for writing it</p></div>").find(".//div")
     date_only = parse_html("<div><span>Ann</span><span>March 3, 2014 at 2:05 PM</span></div>").find(".//div")
     assert looks_like_comment(div) and not looks_like_comment(date_only)
+
+
+def test_the_owner_answers_under_a_name_the_footer_heads():
+    """The blog's author replies to readers, and the theme's footer heads its bio with the same
+    name on every page: a heading every post prints is not what a post calls itself."""
+    def page(i):
+        items = "".join(
+            f'<li class="comment"><div class="comment-author">{name}</div>'
+            f'<div class="comment-body">{text} (post {i}, comment {k})</div></li>'
+            for k, (name, text) in enumerate([
+                (f"Reader {i}a", "Thanks for this write-up, it saved me an afternoon of debugging"),
+                ("Jo Owner", "Glad it helped, and thanks for writing back about what you found"),
+                (f"Reader {i}b", "Would this also work with the older version of the library?"),
+                ("Jo Owner", "It should, though I have not tried it on anything older than two")]))
+        html = (f"<html><head><title>Post {i} | example.org</title></head><body>"
+                f"<article><h1>Post number {i}</h1><div class='post'><p>{'Body text of the post. ' * 30}</p></div></article>"
+                f"<div id='comments'><h2>4 comments</h2><ol class='comments-list'>{items}</ol></div>"
+                "<section class='footer'><div><h3>Jo Owner</h3><p>Writes about analytics.</p></div></section>"
+                "</body></html>")
+        root = parse_html(html, f"{O}/post-{i}/")
+        return root, root.find(".//div[@class='post']")
+    pages = [page(i) for i in range(6)]
+    rule = learn_comment_blocks(pages)
+    assert rule
+    for root, _ in pages:
+        got = extract_comments(root, rule, root.base)
+        assert len(got) == 4 and [c["author"] for c in got][1::2] == ["Jo Owner", "Jo Owner"]
+        assert all("(post" in c["content_text"] and c["content_text"].count("comment") == 1 for c in got)
