@@ -192,7 +192,7 @@ def _candidates(pages) -> list[tuple[str, list, int]]:
         if not total or holds_post or not _one_kind([n for nodes in per_page for n in nodes]):
             continue  # nothing, or the post's own template (the next posts of a listing)
         key = frozenset(id(n) for nodes in per_page for n in nodes)
-        if key in seen and (-_kind(seen[key][0]), len(seen[key][0])) <= (-_kind(rule), len(rule)):
+        if key in seen and _naming(seen[key][0]) <= _naming(rule):
             continue  # the same blocks: a rule naming what they are, else the shortest, names them
         for i, nodes in enumerate(per_page):
             for n in nodes:
@@ -249,7 +249,9 @@ def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, list, boo
     text, text_nodes = said_text(c, slots, nested)
     linked = sum(_linked(n, page) for n in text_nodes)
     away = linked > 0.5 * max(1, len(text))
-    printed = bool(theme) and any(fingerprint(text_without(n, nested)) in theme for n in text_nodes)
+    # the theme's when all it says is printed on other posts too ("Reply" under a text is not all)
+    printed = bool(theme) and bool(text_nodes) and all(
+        fingerprint(text_without(n, nested)) in theme for n in text_nodes if text_without(n, nested))
     return name, text, _links(name_node, page), bool(away or printed)
 
 
@@ -328,11 +330,17 @@ def _kind(rule: str) -> int:
     return int(rule.count("//") == 1 and "/" not in rule[2:] and "[" in rule)
 
 
+def _naming(rule: str) -> tuple:
+    """How well a rule names its blocks, least first: by what they are (_kind), by a word that
+    calls them comments rather than a state they share on a few posts ("odd", "depth-1"), short."""
+    return -_kind(rule), not COMMENT_MARK.search(rule), len(rule)
+
+
 def fingerprint(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:10]
 
 
-def theme_texts(pages, most: int = 300) -> list[str]:
+def theme_texts(pages, most: int = 300, least: int = 2) -> list[str]:
     """Fingerprints of the texts printed after the content on several of these posts (widgets,
     footers, labels): kept with a blog none of whose sample posts shows comments, so that a
     post read alone does not take them for its comments."""
@@ -348,7 +356,7 @@ def theme_texts(pages, most: int = 300) -> list[str]:
                 if 2 <= len(t) <= 2000:
                     found.add(fingerprint(t))
         count.update(found)
-    return sorted(k for k, n in count.most_common() if n >= 2)[:most]
+    return sorted(k for k, n in count.most_common() if n >= least)[:most]
 
 
 def learn_comment_blocks(pages, theme=()) -> dict | None:
@@ -357,6 +365,11 @@ def learn_comment_blocks(pages, theme=()) -> dict | None:
     prepared = [(root, _after(content)) for root, content in pages if root is not None]
     blind = all(content is None for root, content in pages if root is not None)
     theme = frozenset(theme or ())
+    # what every one of these posts prints after its content is the theme's (a "Post a comment"
+    # heading over the same notice): never a comment, even where it is selected on one post only
+    # ("Thanks!" may well be said under two posts, not under every one)
+    if len(prepared) >= 3:
+        theme |= frozenset(theme_texts(pages, most=10 ** 6, least=len(prepared)))
     best, best_key = None, None
     for rule, per_page, pure in _candidates(prepared):
         good, bad, slots = _judge(prepared, per_page, theme)

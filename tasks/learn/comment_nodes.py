@@ -229,7 +229,13 @@ def shown_name(node) -> str:
     """A comment's name as its name node shows it: the node's first line (a reply note, "In
     reply to X", or a date under the name in the same node is not part of it)."""
     found = lines(node)
-    return found[0] if found else ""
+    if not found:
+        return ""
+    labelled = _LABEL.match(found[0])  # "From: Ann", "Von: Ann": the label is no part of the name
+    return labelled.group(1) if labelled else found[0]
+
+
+_LABEL = re.compile(r"^\w[\w.-]{0,15}\s?:\s+(\S.*)$")
 
 
 def outermost(nodes: list) -> list:

@@ -92,3 +92,29 @@ def test_the_owner_answers_under_a_name_the_footer_heads():
         got = extract_comments(root, rule, root.base)
         assert len(got) == 4 and [c["author"] for c in got][1::2] == ["Jo Owner", "Jo Owner"]
         assert all("(post" in c["content_text"] and c["content_text"].count("comment") == 1 for c in got)
+
+
+def test_the_theme_prints_no_comment_and_a_label_is_no_name():
+    """Most sample posts have no comment, only the theme's "Post a comment" heading over its
+    notice, which one post with a comment prints too: that heading is no comment; the one
+    comment's block is named by what it is ("comment"), not by a state ("odd"); "From:" before
+    the name is a label."""
+    def page(i, comments):
+        items = "".join(f'<div class="comment odd"><p class="comment_header">From: <a href="http://x.example/">{n}</a>'
+                        f'<br><span class="comment_date">2014-03-{10 + k} 11:28</span></p><p>{t}</p></div>'
+                        for k, (n, t) in enumerate(comments))
+        head = f"<h1>{len(comments)} Comment</h1>{items}" if comments else ""
+        html = (f"<html><head><title>Post {i}</title></head><body><article><h1>Post {i}</h1>"
+                f"<div class='entry-content'><p>{'Words of the post. ' * 30}</p></div></article>"
+                f"<section id='comments'>{head}<h1>Post a comment</h1>"
+                "<p>All comments are held for moderation; Markdown and basic HTML formatting accepted.</p>"
+                "<form><input name='n'></form></section></body></html>")
+        root = parse_html(html, f"{O}/post-{i}/")
+        return root, root.find(".//div[@class='entry-content']")
+    pages = [page(i, [("Jimmy Breck-McKye", "Wait, putting your conditional procedures in a new block is unusual?")]
+                  if i == 3 else []) for i in range(8)]
+    rule = learn_comment_blocks(pages)
+    assert rule and "comment" in rule["container"] and "odd" not in rule["container"]
+    got = extract_comments(*page(9, [("Ann Lee", "First of two comments here"), ("Bo", "The second one, even")]) [:1],
+                           rule, O + "/post-9/")
+    assert [c["author"] for c in got] == ["Ann Lee", "Bo"]
