@@ -22,7 +22,7 @@ from urllib.parse import urljoin
 from tasks.archive.records import content_hash, post_record
 from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
-from tasks.discover.recognise import listing_like
+from tasks.discover.recognise import dated_blog, listing_like, title_holds
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
@@ -205,7 +205,8 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
     rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
     extracted = extract_root(page.root, page.html, rules, entry, blog.get("feed_meta"), page.final_url) \
         if post else None
-    if post and not _from_feed(entry) and (not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo")))
+    if post and not _from_feed(entry) and (not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo")),
+                                                              page.root)
                                            or listing_like(page.root, rules)
                                            or discovered.in_navigation(rt, crawl_id, home, url)):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in (or the menu links), a listing
@@ -220,15 +221,17 @@ def _broad(pattern: str | None, home: str) -> bool:
     return bool(pattern) and (is_post(probe, pattern) or is_post(probe + "/", pattern))
 
 
-def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str, strict: bool = False) -> bool:
+def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str, strict: bool = False,
+                   root=None) -> bool:
     """A page beyond the feed that the pattern takes in: under a broad pattern (or rules learned
     without a feed, `strict`) it must also show a date when the blog's posts do (the date
-    rule held on most training pages)."""
+    rule held on most training pages), and its title where the posts show theirs (a site's
+    page in its own template, dated by its metadata, is no post)."""
     if not strict and not _broad(pattern, home):
         return True
-    date = (rules or {}).get("date")
-    dated = isinstance(date, dict) and float(date.get("share") or 0) >= 0.6
-    return bool(extracted.get("published")) or not dated
+    if root is not None and not title_holds(root, rules):
+        return False
+    return bool(extracted.get("published")) or not dated_blog(rules)
 
 
 # ------------------------------------------------------------------ a post's record

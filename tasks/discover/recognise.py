@@ -12,7 +12,7 @@ from tasks.extract.post import rule_of
 from tasks.fetch.html import node_text
 from tasks.learn.rules import apply_rule
 
-__all__ = ["dated_blog", "generic_post", "listing_like", "template_post", "MIN_CONTENT_CHARS"]
+__all__ = ["dated_blog", "generic_post", "listing_like", "template_post", "title_holds", "MIN_CONTENT_CHARS"]
 
 MIN_CONTENT_CHARS = 80  # a post says something; an empty shell of the template does not
 RELIABLE_SHARE = 0.6  # a field whose rule won this share of the training votes is part of the template
@@ -56,6 +56,12 @@ def _template_fields_hold(root, rules: dict) -> bool:
     site in the post template, without a byline or date, is no post."""
     return all(_selects_text(root, rule_of(rules, field))
                for field in ("title", "date", "author") if _reliable(rules, field))
+
+
+def title_holds(root, rules: dict | None) -> bool:
+    """The title rule that held on most training posts finds a title here too (or there is none
+    such): a site's page in another template (a Jekyll page's heading) does not show it."""
+    return not _reliable(rules, "title") or _selects_text(root, rule_of(rules, "title"))
 
 
 def _one_content_block(root, rules: dict) -> bool:

@@ -84,3 +84,14 @@ def test_a_listing_under_a_broad_pattern_is_told_by_its_repeated_template():
     assert listing_like(parse_html(post(n=3), "https://b.test/index2.html"), RULES)
     assert not listing_like(parse_html(post(), "https://b.test/a-post.html"), RULES)
     assert not listing_like(parse_html(post(), "https://b.test/a-post.html"), {"title": {"rule": "//*[@class='x'"}})
+
+
+def test_a_page_in_its_own_template_shows_no_post_title():
+    """A site's page that a one-slug pattern takes in, dated by its metadata (a Jekyll page with
+    JSON-LD), shows its heading where the posts' title rule does not look."""
+    from tasks.discover.recognise import title_holds
+    page = ("<html><head><script type='application/ld+json'>{\"datePublished\": \"2020-08-08\"}</script></head>"
+            f"<body><h1 class='page-heading'>Design versions</h1><div class='post-content'>{BODY}</div></body></html>")
+    assert title_holds(parse_html(post(), "https://b.test/x/"), RULES)
+    assert not title_holds(parse_html(page, "https://b.test/design/"), RULES)
+    assert title_holds(parse_html(page, "https://b.test/design/"), dict(RULES, title={"rule": "//h9", "share": 0.4}))
