@@ -10,12 +10,14 @@ import hashlib
 import json
 import time
 import uuid
+import zlib
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import redis
 
 from workers import lua
+from workers.seen import SeenCache
 
 STREAM = "bh:records"  # every record, for other services (consumer groups)
 CRAWLS = "bh:crawls"  # zset crawl id -> start time
@@ -125,6 +127,21 @@ class Saving:
                 self.source if self.source in SOURCES else ""]
 
 
+def pack(data: str) -> bytes:
+    """A record's JSON as the records hash keeps it: zlib-compressed (issue 33: prose compresses
+    about 3x; the stream keeps plain JSON, which other services read)."""
+    return zlib.compress(data.encode(), 6)
+
+
+def unpack(raw: bytes | str | None) -> dict | None:
+    """A record of the records hash: compressed JSON, or plain JSON written before issue 33."""
+    if raw is None:
+        return None
+    if isinstance(raw, bytes) and not raw.startswith(b"{"):
+        raw = zlib.decompress(raw)
+    return json.loads(raw)
+
+
 def _pairs(scored: dict[str, float] | None) -> list:
     """{url: score} as the scripts take it: [url, score, url, score...]."""
     return [x for u, v in (scored or {}).items() for x in (u, float(v))]
@@ -149,6 +166,17 @@ class State:
         self._save_record = client.register_script(lua.SAVE_RECORD)
         self._end_page = client.register_script(lua.END_PAGE)
         self._touch_inflight = client.register_script(lua.TOUCH_INFLIGHT)
+        self.seen_cache = SeenCache(client)  # urls this process knows queued (workers/seen.py)
+        self._raw: redis.Redis | None = None
+
+    @property
+    def raw(self) -> redis.Redis:
+        """The same server, replies as bytes (the records hash holds compressed JSON)."""
+        if self._raw is None:
+            pool = self.r.connection_pool
+            kwargs = dict(pool.connection_kwargs, decode_responses=False)
+            self._raw = redis.Redis(connection_pool=type(pool)(connection_class=pool.connection_class, **kwargs))
+        return self._raw
 
     @classmethod
     def from_url(cls, url: str, name: str | None = None) -> "State":
@@ -318,30 +346,40 @@ class State:
     def enqueue(self, crawl_id: str, scored: dict[str, float]) -> int:
         """Queue urls never seen in this crawl; returns how many were new. One script, so a
         worker that dies midway cannot leave a url seen but never queued."""
+        scored = self.seen_cache.unknown(crawl_id, scored)
         if not scored:
             return 0
-        k = Keys(crawl_id)
+        k, epoch = Keys(crawl_id), self.seen_cache.epoch
         args = [x for u, v in scored.items() for x in (u, repr(float(v)))]
-        return int(self._enqueue(keys=[k.seen, k.frontier], args=args))
+        n = int(self._enqueue(keys=[k.seen, k.frontier], args=args))
+        self.seen_cache.note(crawl_id, scored, epoch)
+        return n
 
     def enqueue_estimated(self, crawl_id: str, posts: dict[str, float], estimates: dict[str, float],
                           tie: float) -> int:
         """`enqueue` of a page's links in one round trip (issue 22): `posts` at their priority,
         each url of `estimates` never seen in this crawl at its estimate less `tie` times its
         discovery number (the crawl's `sequence` counter, one more per url queued)."""
+        posts, estimates = self.seen_cache.unknown(crawl_id, posts), self.seen_cache.unknown(crawl_id, estimates)
         if not posts and not estimates:
             return 0
-        k = Keys(crawl_id)
+        k, epoch = Keys(crawl_id), self.seen_cache.epoch
         args = [repr(float(tie)), len(posts)]
         args += [x for u, v in posts.items() for x in (u, repr(float(v)))]
         args += [x for u, v in estimates.items() for x in (u, repr(float(v)))]
-        return int(self._enqueue_estimated(keys=[k.seen, k.frontier, k.crawl], args=args))
+        n = int(self._enqueue_estimated(keys=[k.seen, k.frontier, k.crawl], args=args))
+        self.seen_cache.note(crawl_id, [*posts, *estimates], epoch)
+        return n
 
     def unseen(self, crawl_id: str, urls: list[str]) -> list[str]:
         """The urls never queued in this crawl (a hint: enqueue decides atomically)."""
+        urls = self.seen_cache.unknown(crawl_id, urls)
         if not urls:
             return []
-        return [u for u, seen in zip(urls, self.r.smismember(Keys(crawl_id).seen, urls)) if not seen]
+        epoch = self.seen_cache.epoch
+        flags = self.r.smismember(Keys(crawl_id).seen, urls)
+        self.seen_cache.note(crawl_id, [u for u, seen in zip(urls, flags) if seen], epoch)
+        return [u for u, seen in zip(urls, flags) if not seen]
 
     def admit_variants(self, crawl_id: str, keyed: list[tuple[str, str]], limit: int) -> set[str]:
         """Count each (url, path key) as one more query variant of its path; the urls whose
@@ -431,23 +469,27 @@ class State:
         or the crawl finished when there are none, in flight from `handed_at` (a time; now by
         default: State.handed_at finds them by it). Returns {"saved": None (no record) or whether
         new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
-        k = Keys(crawl_id)
+        k, cache = Keys(crawl_id), self.seen_cache
+        posts, estimates, epoch = cache.unknown(crawl_id, posts or {}), cache.unknown(crawl_id, estimates or {}), cache.epoch
         spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
                 "posts": _pairs(posts), "estimates": _pairs(estimates), "seen": list(seen or [])}
         if save is not None:
             spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
+        data = save.data() if save is not None else ""
         if hand_out is not None:
             spec["hand"] = {"limit": int(hand_out[0]), "now": handed_at or repr(time.time()),
                             "max_pages": int(hand_out[1])}
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active],
-            args=[json.dumps(spec), "" if save is None else save.data(),
+            args=[json.dumps(spec), "" if save is None else data,
                   "" if sample is None else json.dumps([url, int(sample)]),
-                  "" if trace is None else json.dumps([url, bool(trace)])])
+                  "" if trace is None else json.dumps([url, bool(trace)]), "" if save is None else pack(data)])
         if got[0]:
             return {"owner": got[0]}
-        _, saved, sampled, queued, finished, handed = got
+        _, saved, sampled, queued, finished, handed, written = got
+        if written:
+            cache.note(crawl_id, [*posts, *estimates, *(seen or [])], epoch)
         if finished:
             self.retire(crawl_id)
         return {"saved": None if saved < 0 else bool(saved), "sampled": None if sampled < 0 else int(sampled),
@@ -537,12 +579,12 @@ class State:
         once: the digest, the stream entry and the record are written in one step)."""
         k = Keys(crawl_id)
         saving = Saving(record, digest, stream_maxlen, output_unchanged, source)
+        data = saving.data()
         return bool(self._save_record(keys=[k.hashes, k.records, k.posts, STREAM, k.crawl],
-                                      args=[*saving.args(crawl_id), saving.data()]))
+                                      args=[*saving.args(crawl_id), data, pack(data)]))
 
     def record(self, crawl_id: str, url: str) -> dict | None:
-        raw = self.r.hget(Keys(crawl_id).records, url)
-        return json.loads(raw) if raw else None
+        return unpack(self.raw.hget(Keys(crawl_id).records, url))
 
     def crawl_records(self, crawl_id: str) -> list[dict]:
         return list(self.iter_records(crawl_id))
@@ -553,9 +595,9 @@ class State:
         k = Keys(crawl_id)
         urls = sorted(self.r.smembers(k.posts))
         for i in range(0, len(urls), chunk):
-            for raw in self.r.hmget(k.records, urls[i:i + chunk]):
+            for raw in self.raw.hmget(k.records, urls[i:i + chunk]):
                 if raw:
-                    yield json.loads(raw)
+                    yield unpack(raw)
 
     def post_count(self, crawl_id: str) -> int:
         return self.r.scard(Keys(crawl_id).posts)
