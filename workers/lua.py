@@ -221,54 +221,68 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # when another URL holds the body, nothing at all is written and that URL is returned), its
 # sample of the priority model, the urls it was read under marked seen, its links queued, the
 # trace, the page done (and counted), then, when asked, the next pages handed out (or the
-# crawl finished, when there are none). The crawl hash is read once and written once.
+# crawl finished, when there are none). The crawl hash is read once and written once, and
+# the arguments come flat (no JSON to decode: a cjson.decode cost as much as three commands).
 # KEYS: seen frontier crawl done inflight samples sampled hashes records posts stream bodies
-# trace active; ARGV: the spec (JSON: url, crawl, counted, tie, posts, estimates, seen,
-# max_samples, save {r, body}, hand {limit, now, max_pages}), the record JSON, the sample,
-# the trace entry, the record compressed.
+# trace active; ARGV (workers/state.py, `State.end_page`): 1 url, 2 crawl id, 3 counted ('1'),
+# 4 tie, 5 max samples, 6-8 hand-out limit, time, page budget (limit '': none), 9 the record
+# JSON ('': none), 10 the record compressed, 11 its body key, 12 the sample, 13 the trace
+# entry, 14-16 how many posts (pairs), estimates (pairs), seen urls follow, 17-23 the save's
+# `r` (see _SAVE), then the posts, estimates and seen urls.
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
 # urls queued, finished, {handed urls}, written (1: the links are in the seen set now)}, or
 # {owner} when the body is another URL's. A page done already (a second delivery) or of a
 # crawl no longer running writes nothing.
 END_PAGE = _QUEUE + _HAND_OUT + _SAVE + """
-local spec = cjson.decode(ARGV[1])
+local url = ARGV[1]
+local r = {ARGV[17], ARGV[18], ARGV[19], ARGV[20], ARGV[21], ARGV[22], ARGV[23]}
 local extra = {}
-if ARGV[2] ~= '' and spec.save.r[7] ~= '' then extra[1] = 'found_' .. spec.save.r[7] end
+if ARGV[9] ~= '' and r[7] ~= '' then extra[1] = 'found_' .. r[7] end
 local c = crawl_fields(KEYS[3], extra)
-if c.state ~= 'running' or redis.call('SISMEMBER', KEYS[4], spec.url) == 1 then
-  -- a second delivery (a page reclaimed from a slow worker) or a crawl that ended meanwhile:
-  -- nothing is written again (pages counted, samples, links, record), the page only leaves in-flight
-  redis.call('HDEL', KEYS[5], spec.url)
+-- done from here on (SADD says whether it was already: a second delivery, as a page reclaimed
+-- from a slow worker; nothing is written again then, nor for a crawl that ended meanwhile:
+-- the page only leaves in-flight)
+if c.state ~= 'running' or redis.call('SADD', KEYS[4], url) == 0 then
+  redis.call('HDEL', KEYS[5], url)
   return {'', -1, -1, 0, 0, {}, 0}
 end
 local saved, sampled = -1, -1
-if ARGV[2] ~= '' then
-  local owner = claim(KEYS[12], spec.save.body, spec.save.r[1])
-  if owner ~= spec.save.r[1] then return {owner} end
-  saved = save(KEYS[8], KEYS[9], KEYS[10], KEYS[11], spec.save.r, ARGV[2], ARGV[5], function(f)
+if ARGV[9] ~= '' then
+  local owner = claim(KEYS[12], ARGV[11], r[1])
+  if owner ~= r[1] then
+    redis.call('SREM', KEYS[4], url)  -- nothing at all written
+    return {owner}
+  end
+  saved = save(KEYS[8], KEYS[9], KEYS[10], KEYS[11], r, ARGV[9], ARGV[10], function(f)
     c.extra[f] = c.extra[f] + 1
     set(c, f, c.extra[f])
   end)
 end
-if ARGV[3] ~= '' then
-  if redis.call('RPUSH', KEYS[6], ARGV[3]) > spec.max_samples then
-    redis.call('LTRIM', KEYS[6], -spec.max_samples, -1)
+if ARGV[12] ~= '' then
+  local max_samples = tonumber(ARGV[5])
+  if redis.call('RPUSH', KEYS[6], ARGV[12]) > max_samples then
+    redis.call('LTRIM', KEYS[6], -max_samples, -1)
   end
   sampled = redis.call('INCR', KEYS[7])
 end
-if #spec.seen > 0 then redis.call('SADD', KEYS[1], unpack(spec.seen)) end
-local queued, seq = queue(KEYS[1], KEYS[2], spec.tie, spec.posts, spec.estimates, c.sequence)
+local np, ne, ns = tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
+local at = 24
+local posts = {unpack(ARGV, at, at + 2 * np - 1)}
+at = at + 2 * np
+local estimates = {unpack(ARGV, at, at + 2 * ne - 1)}
+at = at + 2 * ne
+if ns > 0 then redis.call('SADD', KEYS[1], unpack(ARGV, at, at + ns - 1)) end
+local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence)
 if seq ~= c.sequence then set(c, 'sequence', seq) end
-if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[4]) end
-redis.call('SADD', KEYS[4], spec.url)
-redis.call('HDEL', KEYS[5], spec.url)
-if spec.counted then set(c, 'pages', c.pages + 1) end
+if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end
+redis.call('HDEL', KEYS[5], url)
+if ARGV[3] == '1' then set(c, 'pages', c.pages + 1) end
 local handed, finished = {}, 0
-if spec.hand then
-  local h = spec.hand
-  handed = hand_out(KEYS[2], KEYS[5], c, tonumber(h.limit), h.now, tonumber(h.max_pages))
+if ARGV[6] ~= '' then
+  local max_pages = tonumber(ARGV[8])
+  handed = hand_out(KEYS[2], KEYS[5], c, tonumber(ARGV[6]), ARGV[7], max_pages)
   if #handed == 0 then
-    finished = finish(KEYS[2], KEYS[5], c, KEYS[14], h.now, tonumber(h.max_pages), spec.crawl)
+    finished = finish(KEYS[2], KEYS[5], c, KEYS[14], ARGV[7], max_pages, ARGV[2])
   end
 end
 flush(KEYS[3], c)
