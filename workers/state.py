@@ -281,7 +281,6 @@ class State:
     def enqueue(self, crawl_id: str, scored: dict[str, float]) -> int:
         """Queue urls never seen in this crawl; returns how many were new. One script, so a
         worker that dies midway cannot leave a url seen but never queued."""
-        scored = self.seen_cache.unknown(crawl_id, scored)
         if not scored:
             return 0
         k, epoch = Keys(crawl_id), self.seen_cache.epoch
@@ -295,7 +294,6 @@ class State:
         """`enqueue` of a page's links in one round trip (issue 22): `posts` at their priority,
         each url of `estimates` never seen in this crawl at its estimate less `tie` times its
         discovery number (the crawl's `sequence` counter, one more per url queued)."""
-        posts, estimates = self.seen_cache.unknown(crawl_id, posts), self.seen_cache.unknown(crawl_id, estimates)
         if not posts and not estimates:
             return 0
         k, epoch = Keys(crawl_id), self.seen_cache.epoch
@@ -306,13 +304,29 @@ class State:
         self.seen_cache.note(crawl_id, [*posts, *estimates], epoch)
         return n
 
+    def _resend(self, crawl_id: str, epoch: int, posts: dict, sent_posts: dict, estimates: dict | None = None,
+                sent_estimates: dict | None = None, tie: float = 0.0) -> int:
+        """The urls this process's memory kept from a page's end (known queued) sent after all
+        when the client connected again since the memory was read (workers/seen.py): Redis may
+        have lost them meanwhile. Returns how many were queued. (`enqueue` and
+        `enqueue_estimated`, rarer, send every url: a call would need no command at all to be
+        left out, and then no reconnect could tell.)"""
+        if self.seen_cache.epoch == epoch:
+            return 0
+        posts = {u: v for u, v in posts.items() if u not in sent_posts}
+        estimates = {u: v for u, v in (estimates or {}).items() if u not in (sent_estimates or {})}
+        if not posts and not estimates:
+            return 0
+        return self.enqueue_estimated(crawl_id, posts, estimates, tie)
+
     def unseen(self, crawl_id: str, urls: list[str]) -> list[str]:
         """The urls never queued in this crawl (a hint: enqueue decides atomically)."""
+        every, epoch = urls, self.seen_cache.epoch
         urls = self.seen_cache.unknown(crawl_id, urls)
-        if not urls:
-            return []
-        epoch = self.seen_cache.epoch
-        flags = self.r.smismember(Keys(crawl_id).seen, urls)
+        flags = self.r.smismember(Keys(crawl_id).seen, urls) if urls else []
+        if self.seen_cache.epoch != epoch and len(urls) < len(every):  # connected again: ask for all
+            urls = every
+            flags = self.r.smismember(Keys(crawl_id).seen, urls)
         self.seen_cache.note(crawl_id, [u for u, seen in zip(urls, flags) if seen], epoch)
         return [u for u, seen in zip(urls, flags) if not seen]
 
@@ -420,8 +434,9 @@ class State:
         or the crawl finished when there are none, in flight from `handed_at` (a time; now by
         default: State.handed_at finds them by it). Returns {"saved": None (no record) or whether
         new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
-        k, cache = Keys(crawl_id), self.seen_cache
-        posts, estimates, epoch = cache.unknown(crawl_id, posts or {}), cache.unknown(crawl_id, estimates or {}), cache.epoch
+        k, cache, epoch = Keys(crawl_id), self.seen_cache, self.seen_cache.epoch
+        every = (posts or {}, estimates or {})
+        posts, estimates = cache.unknown(crawl_id, every[0]), cache.unknown(crawl_id, every[1])
         seen = list(seen or [])
         data = save.data() if save is not None else ""
         hand = ["", "", ""] if hand_out is None else [int(hand_out[0]), handed_at or repr(time.time()), int(hand_out[1])]
@@ -438,6 +453,7 @@ class State:
         _, saved, sampled, queued, finished, handed, written = got
         if written:
             cache.note(crawl_id, [*posts, *estimates, *seen], epoch)
+            queued += self._resend(crawl_id, epoch, every[0], posts, every[1], estimates, tie)
         if sampled >= 0:
             self._saw_samples(crawl_id, int(sampled))
         if finished:
