@@ -266,12 +266,11 @@ if ARGV[12] ~= '' then
   sampled = redis.call('INCR', KEYS[7])
 end
 local np, ne, ns = tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
-local at = 24
-local posts = {unpack(ARGV, at, at + 2 * np - 1)}
-at = at + 2 * np
-local estimates = {unpack(ARGV, at, at + 2 * ne - 1)}
-at = at + 2 * ne
-if ns > 0 then redis.call('SADD', KEYS[1], unpack(ARGV, at, at + ns - 1)) end
+local posts, estimates, seen = {}, {}, {}
+for i = 24, 23 + 2 * np do posts[#posts + 1] = ARGV[i] end
+for i = 24 + 2 * np, 23 + 2 * np + 2 * ne do estimates[#estimates + 1] = ARGV[i] end
+for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARGV[i] end
+for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
 local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence)
 if seq ~= c.sequence then set(c, 'sequence', seq) end
 if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end

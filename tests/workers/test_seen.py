@@ -119,3 +119,18 @@ def test_records_are_kept_compressed_and_read_back_whole(redis_server):
     assert json.loads(fields["record"]) == rec  # the stream's consumers read JSON as before
     st.r.hset(Keys(cid).records, o + "/p/1", json.dumps(rec))  # an old record
     assert st.record(cid, o + "/p/1") == rec
+
+
+def test_a_page_with_thousands_of_links_queues_them_all(redis_server):
+    """Past Lua's limit on unpacked values (8,000): the links go in chunks."""
+    st = _state(redis_server)
+    o = "http://seen-test-5.example"
+    cid = _crawl(st, o + "/")
+    st.enqueue(cid, {o + "/": 2e6})
+    [home] = st.dispatch(cid, 8, 100_000)
+    posts = {f"{o}/p/{i}": 1e6 for i in range(5000)}
+    estimates = {f"{o}/t/{i}": 2.0 for i in range(5000)}
+    got = st.end_page(cid, home, posts=posts, estimates=estimates, tie=1e-9, seen=[f"{o}/r/{i}" for i in range(9000)])
+    assert got["queued"] == 10_000
+    k = Keys(cid)
+    assert st.r.zcard(k.frontier) == 10_000 and st.r.scard(k.seen) == 1 + 10_000 + 9000
