@@ -62,8 +62,9 @@ def kept(r) -> tuple[dict[str, int], dict[str, int]]:
     return dict(every), dict(lasting)
 
 
-def by_script(r) -> dict[str, tuple[int, int]]:
-    """Script name (workers/lua.py) -> (calls, usec), from the SLOWLOG of every command."""
+def by_script(r) -> dict[str, tuple[int, int, int]]:
+    """Script name (workers/lua.py) -> (calls, usec, median usec of a call), from the SLOWLOG
+    of every command."""
     from redis.commands.core import Script
 
     from workers import lua
@@ -75,10 +76,8 @@ def by_script(r) -> dict[str, tuple[int, int]]:
         cmd = (cmd.decode(errors="replace") if isinstance(cmd, bytes) else str(cmd)).split()
         if len(cmd) > 1 and cmd[0].upper() == "EVALSHA":
             n = names.get(cmd[1], cmd[1][:8])
-            got = out.setdefault(n, [0, 0])
-            got[0] += 1
-            got[1] += e["duration"]
-    return {n: tuple(v) for n, v in out.items()}
+            out.setdefault(n, []).append(e["duration"])
+    return {n: (len(v), sum(v), sorted(v)[len(v) // 2]) for n, v in out.items()}
 
 
 def main(argv=None) -> int:
@@ -150,8 +149,8 @@ def main(argv=None) -> int:
     print(f"\ncommands (per post: calls, usec; usec per call), top {a.top} by time:")
     for n, (c, u, each) in sorted(out["commands"].items(), key=lambda kv: -kv[1][1])[:a.top]:
         print(f"  {n:18s} {c:7.2f} {u:8.1f} us  {each:7.1f} us/call")
-    for n, (c, u) in sorted(scripts.items(), key=lambda kv: -kv[1][1]):
-        print(f"  script {n:16s} {c / p:7.2f} {u / p:8.1f} us  {u / max(1, c):7.1f} us/call")
+    for n, (c, u, median) in sorted(scripts.items(), key=lambda kv: -kv[1][1]):
+        print(f"  script {n:16s} {c / p:7.2f} {u / p:8.1f} us  {u / max(1, c):7.1f} us/call (median {median})")
     print("\nkeys (MiB per 1,000 posts: all, with no TTL):")
     for k, (v, last) in sorted(out["kinds"].items(), key=lambda kv: -kv[1][0])[:a.top]:
         print(f"  {v:7.3f} {last:7.3f}  {k}")
