@@ -27,24 +27,50 @@ return out
 """
 
 # A page's links: posts ({url, priority, ...}) at their priority; other urls not seen before
-# at their estimate less TIE x their discovery number (first found, first served among equals).
+# at their estimate less TIE x their discovery number (first found, first served among equals),
+# `seq` being the crawl's discovery counter before them. Which are new is asked of the seen
+# set in one SMISMEMBER and they are added in one SADD and one ZADD (per 1,000 urls): a page's
+# links cost three commands, not one SADD each (issue 33; commands in a script count as the
+# server's commands too). Returns (urls queued, the discovery counter after them).
 _QUEUE = """
-local function queue(seen, frontier, crawl, tie, posts, estimates)
-  local n = 0
+local CHUNK = 1000
+local function queue(seen, frontier, tie, posts, estimates, seq)
+  local urls, score, est = {}, {}, {}
   for i = 1, #posts, 2 do
-    if redis.call('SADD', seen, posts[i]) == 1 then
-      redis.call('ZADD', frontier, string.format('%.17g', tonumber(posts[i + 1])), posts[i])
-      n = n + 1
+    if score[posts[i]] == nil then
+      urls[#urls + 1] = posts[i]
+      score[posts[i]] = tonumber(posts[i + 1])
     end
   end
   for i = 1, #estimates, 2 do
-    if redis.call('SADD', seen, estimates[i]) == 1 then
-      local seq = redis.call('HINCRBY', crawl, 'sequence', 1)
-      redis.call('ZADD', frontier, string.format('%.17g', tonumber(estimates[i + 1]) - tie * seq), estimates[i])
-      n = n + 1
+    if score[estimates[i]] == nil then
+      urls[#urls + 1] = estimates[i]
+      score[estimates[i]] = tonumber(estimates[i + 1])
+      est[estimates[i]] = true
     end
   end
-  return n
+  local new = {}
+  for i = 1, #urls, CHUNK do
+    local last = math.min(i + CHUNK - 1, #urls)
+    local known = redis.call('SMISMEMBER', seen, unpack(urls, i, last))
+    for j = i, last do
+      if known[j - i + 1] == 0 then new[#new + 1] = urls[j] end
+    end
+  end
+  if #new == 0 then return 0, seq end
+  local args = {}
+  for _, u in ipairs(new) do
+    local s = score[u]
+    if est[u] then
+      seq = seq + 1
+      s = s - tie * seq
+    end
+    args[#args + 1] = string.format('%.17g', s)
+    args[#args + 1] = u
+  end
+  for i = 1, #new, CHUNK do redis.call('SADD', seen, unpack(new, i, math.min(i + CHUNK - 1, #new))) end
+  for i = 1, #args, 2 * CHUNK do redis.call('ZADD', frontier, unpack(args, i, math.min(i + 2 * CHUNK - 1, #args))) end
+  return #new, seq
 end
 """
 
@@ -53,44 +79,78 @@ local posts, estimates = {}, {}
 local n = tonumber(ARGV[2])
 for i = 3, 2 + 2 * n do table.insert(posts, ARGV[i]) end
 for i = 3 + 2 * n, #ARGV do table.insert(estimates, ARGV[i]) end
-return queue(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), posts, estimates)
+local seq = tonumber(redis.call('HGET', KEYS[3], 'sequence') or '0')
+local queued, after = queue(KEYS[1], KEYS[2], tonumber(ARGV[1]), posts, estimates, seq)
+if after ~= seq then redis.call('HSET', KEYS[3], 'sequence', after) end
+return queued
 """
 
 # Queue the urls not seen before (ARGV: url, priority, ...) as one step: `queue`'s posts.
 ENQUEUE = _QUEUE + """
-return queue(KEYS[1], KEYS[2], nil, 0, ARGV, {})
+local queued = queue(KEYS[1], KEYS[2], 0, ARGV, {}, 0)
+return queued
+"""
+
+# The crawl hash as a script sees it: its fields read in one HMGET (`c`, numbers where they
+# count), its writes gathered (`c.w`) and written in one HSET at the end (`flush`).
+_CRAWL = """
+local function crawl_fields(crawl, extra)
+  local names = {'state', 'handed', 'pages', 'sequence'}
+  for _, f in ipairs(extra or {}) do names[#names + 1] = f end
+  local got = redis.call('HMGET', crawl, unpack(names))
+  local c = {state = got[1], handed = tonumber(got[2] or '0'), pages = tonumber(got[3] or '0'),
+             sequence = tonumber(got[4] or '0'), extra = {}, w = {}}
+  for i = 5, #names do c.extra[names[i]] = tonumber(got[i] or '0') end
+  return c
+end
+
+local function set(c, field, value) c.w[field] = value end
+
+local function flush(crawl, c)
+  local args = {}
+  for f, v in pairs(c.w) do
+    args[#args + 1] = f
+    args[#args + 1] = v
+  end
+  if #args > 0 then redis.call('HSET', crawl, unpack(args)) end
+end
 """
 
 # Hand out up to `limit` urls (the room left under the crawl's parallelism, within its page
-# budget): the best of the frontier popped into the in-flight hash. Finish a crawl when
-# nothing is queued (or the page budget is spent) and nothing is in flight.
-_HAND_OUT = """
-local function hand_out(frontier, inflight, crawl, limit, now, max_pages)
-  if redis.call('HGET', crawl, 'state') ~= 'running' then return {} end
-  local handed = tonumber(redis.call('HGET', crawl, 'handed') or '0')
-  local room = limit - redis.call('HLEN', inflight)
-  local out = {}
-  while room > 0 and handed < max_pages do
-    local top = redis.call('ZPOPMAX', frontier)
-    if #top == 0 then break end
-    redis.call('HSET', inflight, top[1], now)
-    table.insert(out, top[1])
-    room = room - 1
-    handed = handed + 1
+# budget): the best of the frontier popped (one ZPOPMAX) into the in-flight hash (one HSET).
+# Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight.
+_HAND_OUT = _CRAWL + """
+local function hand_out(frontier, inflight, c, limit, now, max_pages)
+  if c.state ~= 'running' then return {} end
+  c.inflight = redis.call('HLEN', inflight)
+  local room = math.min(limit - c.inflight, max_pages - c.handed)
+  if room <= 0 then return {} end
+  local top = redis.call('ZPOPMAX', frontier, room)
+  local out, args = {}, {}
+  for i = 1, #top, 2 do
+    out[#out + 1] = top[i]
+    args[#args + 1] = top[i]
+    args[#args + 1] = now
   end
-  redis.call('HSET', crawl, 'handed', handed)
+  if #out > 0 then
+    redis.call('HSET', inflight, unpack(args))
+    c.handed = c.handed + #out
+    set(c, 'handed', c.handed)
+    c.inflight = c.inflight + #out
+  end
   return out
 end
 
-local function finish(frontier, inflight, crawl, active, now, max_pages, crawl_id)
-  if redis.call('HGET', crawl, 'state') ~= 'running' then return 0 end
-  if redis.call('HLEN', inflight) > 0 then return 0 end
-  local handed = tonumber(redis.call('HGET', crawl, 'handed') or '0')
+local function finish(frontier, inflight, c, active, now, max_pages, crawl_id)
+  if c.state ~= 'running' then return 0 end
+  if (c.inflight or redis.call('HLEN', inflight)) > 0 then return 0 end
   local queued = redis.call('ZCARD', frontier)
-  if queued > 0 and handed < max_pages then return 0 end
+  if queued > 0 and c.handed < max_pages then return 0 end
   local ended = 'done'
   if queued > 0 then ended = 'budget_exhausted' end
-  redis.call('HSET', crawl, 'state', ended, 'finished', now)
+  c.state = ended
+  set(c, 'state', ended)
+  set(c, 'finished', now)
   if redis.call('GET', active) == crawl_id then redis.call('DEL', active) end
   return 1
 end
@@ -99,26 +159,33 @@ end
 # {finished, url...}: the urls handed out; when none and ARGV[4] (the crawl id) is given,
 # whether the crawl finished.
 DISPATCH = _HAND_OUT + """
-local out = hand_out(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]))
+local c = crawl_fields(KEYS[3])
+local out = hand_out(KEYS[1], KEYS[2], c, tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]))
 local finished = 0
 if #out == 0 and ARGV[4] then
-  finished = finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], tonumber(ARGV[3]), ARGV[4])
+  finished = finish(KEYS[1], KEYS[2], c, KEYS[4], ARGV[2], tonumber(ARGV[3]), ARGV[4])
 end
+flush(KEYS[3], c)
 table.insert(out, 1, finished)
 return out
 """
 
 MAYBE_FINISH = _HAND_OUT + """
-return finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3])
+local c = crawl_fields(KEYS[3])
+local finished = finish(KEYS[1], KEYS[2], c, KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3])
+flush(KEYS[3], c)
+return finished
 """
 
 # A record saved in one step: streamed when its digest changed, stored, listed, counted. A
 # worker killed mid-save leaves all of it or none, and two deliveries of one page (a page
 # reclaimed from a worker thought dead) cannot both stream it: once per new content.
 # r: {url, digest, crawl id, record id, stream maxlen ('' none), listed ('1': an unchanged
-# record joins the crawl's output too), source ('' none)}, all strings.
+# record joins the crawl's output too), source ('' none)}, all strings; `data` the record's
+# JSON (the stream's), `packed` the same compressed (the records hash's: workers/state.py,
+# `pack`); `bump(field)` counts one more of a crawl counter.
 _SAVE = """
-local function save(hashes, records, posts, stream, crawl, r, data)
+local function save(hashes, records, posts, stream, r, data, packed, bump)
   local url = r[1]
   local changed = redis.call('HGET', hashes, url) ~= r[2]
   if changed then
@@ -127,73 +194,96 @@ local function save(hashes, records, posts, stream, crawl, r, data)
     else
       redis.call('XADD', stream, 'MAXLEN', '~', r[5], '*', 'crawl', r[3], 'url', url, 'id', r[4], 'record', data)
     end
+    redis.call('HSET', hashes, url, r[2])
   end
-  redis.call('HSET', records, url, data)
-  redis.call('HSET', hashes, url, r[2])
+  redis.call('HSET', records, url, packed)
   local added = 0
   if changed or r[6] == '1' then added = redis.call('SADD', posts, url) end
-  if added == 1 and r[7] ~= '' then redis.call('HINCRBY', crawl, 'found_' .. r[7], 1) end
+  if added == 1 and r[7] ~= '' then bump('found_' .. r[7]) end
   if changed then return 1 end
   return 0
 end
 
+-- the url holding `body` (one record per post): `url` itself when the body was free
 local function claim(bodies, body, url)
   if body == '' then return url end
-  local owner = redis.call('HGET', bodies, body)
-  if owner then return owner end
-  redis.call('HSET', bodies, body, url)
-  return url
+  if redis.call('HSETNX', bodies, body, url) == 1 then return url end
+  return redis.call('HGET', bodies, body)
 end
 """
 
 SAVE_RECORD = _SAVE + """
-return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV, ARGV[8])
+return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
+            function(f) redis.call('HINCRBY', KEYS[5], f, 1) end)
 """
 
 # The end of a page, its writes in one step: its post's record (claimed for its body first:
 # when another URL holds the body, nothing at all is written and that URL is returned), its
 # sample of the priority model, the urls it was read under marked seen, its links queued, the
 # trace, the page done (and counted), then, when asked, the next pages handed out (or the
-# crawl finished, when there are none).
+# crawl finished, when there are none). The crawl hash is read once and written once, and
+# the arguments come flat (no JSON to decode: a cjson.decode cost as much as three commands).
 # KEYS: seen frontier crawl done inflight samples sampled hashes records posts stream bodies
-# trace active; ARGV: the spec (JSON: url, crawl, counted, tie, posts, estimates, seen,
-# max_samples, save {r, body}, hand {limit, now, max_pages}), the record JSON, the sample,
-# the trace entry.
+# trace active; ARGV (workers/state.py, `State.end_page`): 1 url, 2 crawl id, 3 counted ('1'),
+# 4 tie, 5 max samples, 6-8 hand-out limit, time, page budget (limit '': none), 9 the record
+# JSON ('': none), 10 the record compressed, 11 its body key, 12 the sample, 13 the trace
+# entry, 14-16 how many posts (pairs), estimates (pairs), seen urls follow, 17-23 the save's
+# `r` (see _SAVE), then the posts, estimates and seen urls.
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
-# urls queued, finished, {handed urls}}, or {owner} when the body is another URL's. A page
-# done already (a second delivery) or of a crawl no longer running writes nothing.
+# urls queued, finished, {handed urls}, written (1: the links are in the seen set now)}, or
+# {owner} when the body is another URL's. A page done already (a second delivery) or of a
+# crawl no longer running writes nothing.
 END_PAGE = _QUEUE + _HAND_OUT + _SAVE + """
-local spec = cjson.decode(ARGV[1])
-if redis.call('SISMEMBER', KEYS[4], spec.url) == 1 or redis.call('HGET', KEYS[3], 'state') ~= 'running' then
-  -- a second delivery (a page reclaimed from a slow worker) or a crawl that ended meanwhile:
-  -- nothing is written again (pages counted, samples, links, record), the page only leaves in-flight
-  redis.call('HDEL', KEYS[5], spec.url)
-  return {'', -1, -1, 0, 0, {}}
+local url = ARGV[1]
+local r = {ARGV[17], ARGV[18], ARGV[19], ARGV[20], ARGV[21], ARGV[22], ARGV[23]}
+local extra = {}
+if ARGV[9] ~= '' and r[7] ~= '' then extra[1] = 'found_' .. r[7] end
+local c = crawl_fields(KEYS[3], extra)
+-- done from here on (SADD says whether it was already: a second delivery, as a page reclaimed
+-- from a slow worker; nothing is written again then, nor for a crawl that ended meanwhile:
+-- the page only leaves in-flight)
+if c.state ~= 'running' or redis.call('SADD', KEYS[4], url) == 0 then
+  redis.call('HDEL', KEYS[5], url)
+  return {'', -1, -1, 0, 0, {}, 0}
 end
 local saved, sampled = -1, -1
-if ARGV[2] ~= '' then
-  local owner = claim(KEYS[12], spec.save.body, spec.save.r[1])
-  if owner ~= spec.save.r[1] then return {owner} end
-  saved = save(KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[3], spec.save.r, ARGV[2])
+if ARGV[9] ~= '' then
+  local owner = claim(KEYS[12], ARGV[11], r[1])
+  if owner ~= r[1] then
+    redis.call('SREM', KEYS[4], url)  -- nothing at all written
+    return {owner}
+  end
+  saved = save(KEYS[8], KEYS[9], KEYS[10], KEYS[11], r, ARGV[9], ARGV[10], function(f)
+    c.extra[f] = c.extra[f] + 1
+    set(c, f, c.extra[f])
+  end)
 end
-if ARGV[3] ~= '' then
-  redis.call('RPUSH', KEYS[6], ARGV[3])
-  redis.call('LTRIM', KEYS[6], -spec.max_samples, -1)
+if ARGV[12] ~= '' then
+  local max_samples = tonumber(ARGV[5])
+  if redis.call('RPUSH', KEYS[6], ARGV[12]) > max_samples then
+    redis.call('LTRIM', KEYS[6], -max_samples, -1)
+  end
   sampled = redis.call('INCR', KEYS[7])
 end
-for _, u in ipairs(spec.seen) do redis.call('SADD', KEYS[1], u) end
-local queued = queue(KEYS[1], KEYS[2], KEYS[3], spec.tie, spec.posts, spec.estimates)
-if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[4]) end
-redis.call('SADD', KEYS[4], spec.url)
-redis.call('HDEL', KEYS[5], spec.url)
-if spec.counted then redis.call('HINCRBY', KEYS[3], 'pages', 1) end
+local np, ne, ns = tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
+local posts, estimates, seen = {}, {}, {}
+for i = 24, 23 + 2 * np do posts[#posts + 1] = ARGV[i] end
+for i = 24 + 2 * np, 23 + 2 * np + 2 * ne do estimates[#estimates + 1] = ARGV[i] end
+for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARGV[i] end
+for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
+local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence)
+if seq ~= c.sequence then set(c, 'sequence', seq) end
+if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end
+redis.call('HDEL', KEYS[5], url)
+if ARGV[3] == '1' then set(c, 'pages', c.pages + 1) end
 local handed, finished = {}, 0
-if spec.hand then
-  local h = spec.hand
-  handed = hand_out(KEYS[2], KEYS[5], KEYS[3], tonumber(h.limit), h.now, tonumber(h.max_pages))
+if ARGV[6] ~= '' then
+  local max_pages = tonumber(ARGV[8])
+  handed = hand_out(KEYS[2], KEYS[5], c, tonumber(ARGV[6]), ARGV[7], max_pages)
   if #handed == 0 then
-    finished = finish(KEYS[2], KEYS[5], KEYS[3], KEYS[14], h.now, tonumber(h.max_pages), spec.crawl)
+    finished = finish(KEYS[2], KEYS[5], c, KEYS[14], ARGV[7], max_pages, ARGV[2])
   end
 end
-return {'', saved, sampled, queued, finished, handed}
+flush(KEYS[3], c)
+return {'', saved, sampled, queued, finished, handed, 1}
 """

@@ -6,16 +6,17 @@ in memory that another worker needs: any worker can run any step of any crawl.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import time
-import uuid
+import zlib
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 import redis
 
 from workers import lua
+from workers.cache import Recent
+from workers.keys import Keys, blog_id, blog_of, new_crawl_id, url_key  # noqa: F401 (the state's names)
+from workers.seen import SeenCache
 
 STREAM = "bh:records"  # every record, for other services (consumer groups)
 CRAWLS = "bh:crawls"  # zset crawl id -> start time
@@ -29,77 +30,10 @@ LASTING = (CAPTURES,)
 ENDED = ("done", "failed", "budget_exhausted")
 
 
-def blog_id(home_url: str) -> str:
-    p = urlsplit(home_url)
-    host = (p.hostname or "").lower()
-    if host.startswith("www."):
-        host = host[4:]
-    port = f":{p.port}" if p.port else ""
-    path = p.path.rstrip("/")
-    return hashlib.sha1(f"{host}{port}{path}".encode()).hexdigest()[:12]
-
-
-def new_crawl_id(home_url: str) -> str:
-    return f"{blog_id(home_url)}-{uuid.uuid4().hex[:10]}"
-
-
-def blog_of(crawl_id: str) -> str:
-    return crawl_id.split("-", 1)[0]
-
-
-def url_key(url: str) -> str:
-    return hashlib.sha1(url.encode()).hexdigest()[:16]
-
-
 MAX_SAMPLES = 5000
+BLOG_TTL = 1.0  # seconds a process reuses a blog's hash and patterns between pages (issue 33): a
+# page reads them once at its start and works seconds with them, so a second more is the same
 SOURCES = ("feed", "sitemap", "links")  # discovery sources counted per crawl (status --json)  # training samples of the priority model kept per blog
-
-
-class Keys:
-    """The key names of one crawl (and of its blog)."""
-
-    def __init__(self, crawl_id: str):
-        self.crawl_id = crawl_id
-        b = blog_of(crawl_id)
-        self.blog = f"bh:{{{b}}}:blog"  # hash: home, rules, pattern, feed, comment_rule
-        self.records = f"bh:{{{b}}}:records"  # hash: post url -> record JSON (latest)
-        self.hashes = f"bh:{{{b}}}:hashes"  # hash: post url -> content hash
-        self.samples = f"bh:{{{b}}}:samples"  # list: [url, post links] for the priority model
-        self.sampled = f"bh:{{{b}}}:sampled"  # counter: samples ever added (the list keeps the newest)
-        self.active = f"bh:{{{b}}}:active"  # string: the unfinished crawl of this blog
-        self.crawls = f"bh:{{{b}}}:crawls"  # zset: crawl id -> creation time, this blog's crawls
-        c = f"bh:{{{b}}}:crawl:{crawl_id}"
-        self.crawl = c  # hash: state, url, since, counters, times
-        self.frontier = f"{c}:frontier"  # zset: url -> priority (ZPOPMAX first)
-        self.seen = f"{c}:seen"  # set: every url ever queued in this crawl
-        self.done = f"{c}:done"  # set: urls fully processed
-        self.inflight = f"{c}:inflight"  # hash: url -> time handed out
-        self.posts = f"{c}:posts"  # set: post urls whose records belong to this crawl's output
-        self.errors = f"{c}:errors"  # list: JSON error entries (the crawl's report)
-        self.entries = f"{c}:entries"  # hash: post url -> feed entry JSON (training pairs)
-        self.pages = f"{c}:pages"  # hash: url -> cached page (fetched for learning)
-        # discovery sources (issue 15)
-        self.sitemaps = f"{c}:sitemaps"  # hash: sitemap url -> JSON {"guessed", "next"} (what to try after it)
-        self.sources = f"{c}:sources"  # hash: url -> the source that found it (feed, sitemap); none: links
-        self.ended = f"{c}:ended"  # list: one item pushed when the crawl ends, to wake its follower
-        self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
-        self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
-        self.trace = f"{c}:trace"  # list: [url, produced a record] per processed page (option trace)
-
-    def fetched(self, scope: str | None = None) -> str:
-        """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
-        return f"{self.crawl}:fetched" + (f":{url_key(scope)}" if scope else "")
-
-    def working(self) -> list[str]:
-        """The keys a crawl needs while it runs only."""
-        return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
-                self.entries, self.pages, f"{self.crawl}:variants",
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
-
-    def all_crawl_keys(self) -> list[str]:
-        return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
-                self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
 
 
 @dataclass(frozen=True)
@@ -116,13 +50,28 @@ class Saving:
     body: str | None = None
 
     def data(self) -> str:
-        return json.dumps(self.record, ensure_ascii=False, sort_keys=True)
+        return json.dumps(self.record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
     def args(self, crawl_id: str) -> list[str]:
         """The save's arguments as the scripts take them (workers/lua.py, `_SAVE`)."""
         return [self.record["url"], self.digest, crawl_id, self.record.get("id") or "",
                 "" if self.stream_maxlen is None else str(int(self.stream_maxlen)), "1" if self.listed else "0",
                 self.source if self.source in SOURCES else ""]
+
+
+def pack(data: str) -> bytes:
+    """A record's JSON as the records hash keeps it: zlib-compressed (issue 33: prose compresses
+    about 3x; the stream keeps plain JSON, which other services read)."""
+    return zlib.compress(data.encode(), 6)
+
+
+def unpack(raw: bytes | str | None) -> dict | None:
+    """A record of the records hash: compressed JSON, or plain JSON written before issue 33."""
+    if raw is None:
+        return None
+    if isinstance(raw, bytes) and not raw.startswith(b"{"):
+        raw = zlib.decompress(raw)
+    return json.loads(raw)
 
 
 def _pairs(scored: dict[str, float] | None) -> list:
@@ -149,6 +98,19 @@ class State:
         self._save_record = client.register_script(lua.SAVE_RECORD)
         self._end_page = client.register_script(lua.END_PAGE)
         self._touch_inflight = client.register_script(lua.TOUCH_INFLIGHT)
+        self.seen_cache = SeenCache(client)  # urls this process knows queued (workers/seen.py)
+        self._blogs = Recent(256)  # blog id -> (monotonic time read, blog hash, patterns hash)
+        self._sampled = Recent(256)  # crawl id -> the blog's sample count as this process last saw it
+        self._raw: redis.Redis | None = None
+
+    @property
+    def raw(self) -> redis.Redis:
+        """The same server, replies as bytes (the records hash holds compressed JSON)."""
+        if self._raw is None:
+            pool = self.r.connection_pool
+            kwargs = dict(pool.connection_kwargs, decode_responses=False)
+            self._raw = redis.Redis(connection_pool=type(pool)(connection_class=pool.connection_class, **kwargs))
+        return self._raw
 
     @classmethod
     def from_url(cls, url: str, name: str | None = None) -> "State":
@@ -284,6 +246,7 @@ class State:
     # ------------------------------------------------------------ blog knowledge
     def save_blog(self, crawl_id: str, **fields) -> None:
         self.r.hset(Keys(crawl_id).blog, mapping={k: json.dumps(v) for k, v in fields.items()})
+        self._blogs.pop(blog_of(crawl_id), None)
 
     def blog(self, crawl_id: str) -> dict:
         raw = self.r.hgetall(Keys(crawl_id).blog)
@@ -320,9 +283,11 @@ class State:
         worker that dies midway cannot leave a url seen but never queued."""
         if not scored:
             return 0
-        k = Keys(crawl_id)
+        k, epoch = Keys(crawl_id), self.seen_cache.epoch
         args = [x for u, v in scored.items() for x in (u, repr(float(v)))]
-        return int(self._enqueue(keys=[k.seen, k.frontier], args=args))
+        n = int(self._enqueue(keys=[k.seen, k.frontier], args=args))
+        self.seen_cache.note(crawl_id, scored, epoch)
+        return n
 
     def enqueue_estimated(self, crawl_id: str, posts: dict[str, float], estimates: dict[str, float],
                           tie: float) -> int:
@@ -331,17 +296,39 @@ class State:
         discovery number (the crawl's `sequence` counter, one more per url queued)."""
         if not posts and not estimates:
             return 0
-        k = Keys(crawl_id)
+        k, epoch = Keys(crawl_id), self.seen_cache.epoch
         args = [repr(float(tie)), len(posts)]
         args += [x for u, v in posts.items() for x in (u, repr(float(v)))]
         args += [x for u, v in estimates.items() for x in (u, repr(float(v)))]
-        return int(self._enqueue_estimated(keys=[k.seen, k.frontier, k.crawl], args=args))
+        n = int(self._enqueue_estimated(keys=[k.seen, k.frontier, k.crawl], args=args))
+        self.seen_cache.note(crawl_id, [*posts, *estimates], epoch)
+        return n
+
+    def _resend(self, crawl_id: str, epoch: int, posts: dict, sent_posts: dict, estimates: dict | None = None,
+                sent_estimates: dict | None = None, tie: float = 0.0) -> int:
+        """The urls this process's memory kept from a page's end (known queued) sent after all
+        when the client connected again since the memory was read (workers/seen.py): Redis may
+        have lost them meanwhile. Returns how many were queued. (`enqueue` and
+        `enqueue_estimated`, rarer, send every url: a call would need no command at all to be
+        left out, and then no reconnect could tell.)"""
+        if self.seen_cache.epoch == epoch:
+            return 0
+        posts = {u: v for u, v in posts.items() if u not in sent_posts}
+        estimates = {u: v for u, v in (estimates or {}).items() if u not in (sent_estimates or {})}
+        if not posts and not estimates:
+            return 0
+        return self.enqueue_estimated(crawl_id, posts, estimates, tie)
 
     def unseen(self, crawl_id: str, urls: list[str]) -> list[str]:
         """The urls never queued in this crawl (a hint: enqueue decides atomically)."""
-        if not urls:
-            return []
-        return [u for u, seen in zip(urls, self.r.smismember(Keys(crawl_id).seen, urls)) if not seen]
+        every, epoch = urls, self.seen_cache.epoch
+        urls = self.seen_cache.unknown(crawl_id, urls)
+        flags = self.r.smismember(Keys(crawl_id).seen, urls) if urls else []
+        if self.seen_cache.epoch != epoch and len(urls) < len(every):  # connected again: ask for all
+            urls = every
+            flags = self.r.smismember(Keys(crawl_id).seen, urls)
+        self.seen_cache.note(crawl_id, [u for u, seen in zip(urls, flags) if seen], epoch)
+        return [u for u, seen in zip(urls, flags) if not seen]
 
     def admit_variants(self, crawl_id: str, keyed: list[tuple[str, str]], limit: int) -> set[str]:
         """Count each (url, path key) as one more query variant of its path; the urls whose
@@ -391,8 +378,15 @@ class State:
         blog (the comment rule too), feed entry, cached page, the blog's sample count, what a
         deferred run of it fetched (`fetched`); counts the delivery (not when `count` is
         false: the same delivery read again after a Redis outage). `also(pipeline)`: the
-        caller's own commands, sent first in the same round trip (their replies are not read)."""
-        k = Keys(crawl_id)
+        caller's own commands, sent first in the same round trip (their replies are not read).
+        The blog's hash and patterns come from this process's reading of them less than BLOG_TTL
+        ago when there is one (its own `save_blog` drops it), the sample count from its last
+        write of a sample (issue 33: fewer commands a page)."""
+        k, b = Keys(crawl_id), blog_of(crawl_id)
+        known = self._blogs.get(b)
+        if known is not None and time.monotonic() - known[0] >= BLOG_TTL:
+            known = None
+        sampled = self._sampled.get(crawl_id)
         with self.r.pipeline(transaction=False) as p:
             if also is not None:
                 also(p)
@@ -400,16 +394,25 @@ class State:
             p.sismember(k.done, url)
             p.hmget(k.crawl, ["state", "options", "since"])
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
-            p.hgetall(k.blog)
             p.hget(k.entries, url)
             p.hget(k.pages, url)
             p.hget(k.sitemaps, url)
             p.hget(k.sources, url)
-            p.hgetall(k.patterns)
-            p.get(k.sampled)
             p.hgetall(k.fetched(url))
-            done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns, sampled, fetched \
+            if known is None:
+                p.hgetall(k.blog)
+                p.hgetall(k.patterns)
+            if sampled is None:
+                p.get(k.sampled)
+            done, (state, options, since), attempts, entry, page, sitemap, source, fetched, *rest \
                 = p.execute()[extra:]
+        if known is None:
+            blog, patterns, *rest = rest
+            self._blogs[b] = (time.monotonic(), blog, patterns)
+        else:
+            blog, patterns = known[1], known[2]
+        if sampled is None:
+            sampled = self._saw_samples(crawl_id, int(rest[0] or 0))
         return {"sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
@@ -431,23 +434,28 @@ class State:
         or the crawl finished when there are none, in flight from `handed_at` (a time; now by
         default: State.handed_at finds them by it). Returns {"saved": None (no record) or whether
         new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
-        k = Keys(crawl_id)
-        spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
-                "posts": _pairs(posts), "estimates": _pairs(estimates), "seen": list(seen or [])}
-        if save is not None:
-            spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
-        if hand_out is not None:
-            spec["hand"] = {"limit": int(hand_out[0]), "now": handed_at or repr(time.time()),
-                            "max_pages": int(hand_out[1])}
+        k, cache, epoch = Keys(crawl_id), self.seen_cache, self.seen_cache.epoch
+        every = (posts or {}, estimates or {})
+        posts, estimates = cache.unknown(crawl_id, every[0]), cache.unknown(crawl_id, every[1])
+        seen = list(seen or [])
+        data = save.data() if save is not None else ""
+        hand = ["", "", ""] if hand_out is None else [int(hand_out[0]), handed_at or repr(time.time()), int(hand_out[1])]
+        args = [url, crawl_id, "1" if counted else "0", repr(float(tie)), MAX_SAMPLES, *hand, data,
+                pack(data) if data else "", (save.body or "") if save is not None else "",
+                "" if sample is None else json.dumps([url, int(sample)]),
+                "" if trace is None else json.dumps([url, bool(trace)]), len(posts), len(estimates), len(seen),
+                *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
-                  k.posts, STREAM, k.bodies, k.trace, k.active],
-            args=[json.dumps(spec), "" if save is None else save.data(),
-                  "" if sample is None else json.dumps([url, int(sample)]),
-                  "" if trace is None else json.dumps([url, bool(trace)])])
+                  k.posts, STREAM, k.bodies, k.trace, k.active], args=args)
         if got[0]:
             return {"owner": got[0]}
-        _, saved, sampled, queued, finished, handed = got
+        _, saved, sampled, queued, finished, handed, written = got
+        if written:
+            cache.note(crawl_id, [*posts, *estimates, *seen], epoch)
+            queued += self._resend(crawl_id, epoch, every[0], posts, every[1], estimates, tie)
+        if sampled >= 0:
+            self._saw_samples(crawl_id, int(sampled))
         if finished:
             self.retire(crawl_id)
         return {"saved": None if saved < 0 else bool(saved), "sampled": None if sampled < 0 else int(sampled),
@@ -518,11 +526,17 @@ class State:
             p.rpush(k.samples, json.dumps([url, post_links]))
             p.ltrim(k.samples, -MAX_SAMPLES, -1)
             p.incr(k.sampled)
-            return p.execute()[2]
+            return self._saw_samples(crawl_id, p.execute()[2])
 
     def sampled(self, crawl_id: str) -> int:
         """Samples the blog ever had (what says when the priority model is worth refitting)."""
-        return int(self.r.get(Keys(crawl_id).sampled) or 0)
+        return self._saw_samples(crawl_id, int(self.r.get(Keys(crawl_id).sampled) or 0))
+
+    def _saw_samples(self, crawl_id: str, n: int) -> int:
+        """The blog's sample count as just read or written (page_context reuses it)."""
+        if n > (self._sampled.get(crawl_id) or 0):
+            self._sampled[crawl_id] = n
+        return n
 
     def samples(self, crawl_id: str) -> list[tuple[str, int]]:
         return [tuple(json.loads(s)) for s in self.r.lrange(Keys(crawl_id).samples, 0, -1)]
@@ -537,12 +551,12 @@ class State:
         once: the digest, the stream entry and the record are written in one step)."""
         k = Keys(crawl_id)
         saving = Saving(record, digest, stream_maxlen, output_unchanged, source)
+        data = saving.data()
         return bool(self._save_record(keys=[k.hashes, k.records, k.posts, STREAM, k.crawl],
-                                      args=[*saving.args(crawl_id), saving.data()]))
+                                      args=[*saving.args(crawl_id), data, pack(data)]))
 
     def record(self, crawl_id: str, url: str) -> dict | None:
-        raw = self.r.hget(Keys(crawl_id).records, url)
-        return json.loads(raw) if raw else None
+        return unpack(self.raw.hget(Keys(crawl_id).records, url))
 
     def crawl_records(self, crawl_id: str) -> list[dict]:
         return list(self.iter_records(crawl_id))
@@ -553,9 +567,9 @@ class State:
         k = Keys(crawl_id)
         urls = sorted(self.r.smembers(k.posts))
         for i in range(0, len(urls), chunk):
-            for raw in self.r.hmget(k.records, urls[i:i + chunk]):
+            for raw in self.raw.hmget(k.records, urls[i:i + chunk]):
                 if raw:
-                    yield json.loads(raw)
+                    yield unpack(raw)
 
     def post_count(self, crawl_id: str) -> int:
         return self.r.scard(Keys(crawl_id).posts)

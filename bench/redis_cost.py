@@ -1,0 +1,163 @@
+"""What a post costs the cluster's Redis (issue 33): commands, Redis time, bytes kept.
+
+    python bench/redis_cost.py [--posts 500] [--workers 2] [--json FILE]
+
+A farm WordPress blog on loopback; a private redis-server (`workers.redis_server.RedisServer`)
+and `--workers` worker processes (4 threads each) started here; `python -m workers.cli crawl
+URL --out F` with REDIS_URL set to that server, as on a cluster (the stream of records kept,
+as a cluster keeps it). From the server's `INFO commandstats` before and after the crawl:
+- commands per post (every command the server ran: the state's, the broker's, the ones a
+  Lua script runs, which commandstats counts as commands of their own);
+- Redis time per post, two ways: the sum of commandstats `usec` over posts (the issue's
+  measure; a script's `usec` already holds its inner commands', which are counted again
+  under their own names, so this is an upper bound), and the server's CPU time (`INFO cpu`,
+  user + sys: everything it did, network reads and writes included);
+- the posts/s one Redis can carry at that cost (1 s of Redis time / time per post);
+- MiB kept in Redis per 1,000 posts after the crawl (`used_memory` over the server's own
+  before the workers started), and what stays once the ended crawl's working keys expire
+  (`MEMORY USAGE` of the keys with no TTL), by kind of key.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def commandstats(r) -> dict[str, tuple[int, int]]:
+    """command -> (calls, usec)."""
+    return {k.split("_", 1)[1].upper(): (v["calls"], v["usec"]) for k, v in r.info("commandstats").items()}
+
+
+def cpu(r) -> float:
+    i = r.info("cpu")
+    return float(i["used_cpu_sys"]) + float(i["used_cpu_user"])
+
+
+def kind_of(key: str) -> str:
+    kind = re.sub(r"\{[0-9a-f]+\}", "{B}", key)
+    kind = re.sub(r":crawl:[^:]+", ":crawl:C", kind)
+    kind = re.sub(r"[0-9a-f]{8}-[0-9a-f-]{27}", "ID", kind)
+    return re.sub(r":fetched:[0-9a-f]+", ":fetched:U", kind)
+
+
+def kept(r) -> tuple[dict[str, int], dict[str, int]]:
+    """Bytes by kind of key: every key, and the keys with no TTL (what stays for good)."""
+    every, lasting = Counter(), Counter()
+    for key in r.scan_iter(count=1000):
+        n = r.memory_usage(key, samples=0) or 0
+        every[kind_of(key)] += n
+        if r.ttl(key) == -1:
+            lasting[kind_of(key)] += n
+    return dict(every), dict(lasting)
+
+
+def by_script(r) -> dict[str, tuple[int, int, int]]:
+    """Script name (workers/lua.py) -> (calls, usec, median usec of a call), from the SLOWLOG
+    of every command."""
+    from redis.commands.core import Script
+
+    from workers import lua
+
+    names = {Script(r, getattr(lua, n)).sha: n for n in dir(lua) if n.isupper()}
+    out: dict[str, list[int]] = {}
+    for e in r.slowlog_get(1_000_000):
+        cmd = e["command"]
+        cmd = (cmd.decode(errors="replace") if isinstance(cmd, bytes) else str(cmd)).split()
+        if len(cmd) > 1 and cmd[0].upper() == "EVALSHA":
+            n = names.get(cmd[1], cmd[1][:8])
+            out.setdefault(n, []).append(e["duration"])
+    return {n: (len(v), sum(v), sorted(v)[len(v) // 2]) for n, v in out.items()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--posts", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--json", help="write the figures here too")
+    ap.add_argument("--scripts", action="store_true",
+                    help="also time each Lua script apart (SLOWLOG of every command: slows Redis a little)")
+    a = ap.parse_args(argv)
+
+    import redis
+
+    from bench.peers import start_farm
+    from workers.embedded import WorkerProcesses
+    from workers.redis_server import RedisServer
+
+    farm, sites = start_farm("wordpress", a.seed, a.posts, 1)
+    with tempfile.TemporaryDirectory(prefix="bh-rc-") as d:
+        d = Path(d)
+        env = {"BLOGHARVEST_ALLOW_PRIVATE": "1", "BLOGHARVEST_LOCAL_DELAY": "0", "PYTHONPATH": str(ROOT)}
+        try:
+            with RedisServer(d / "redis", persist=False) as srv:
+                r = redis.Redis.from_url(srv.url, decode_responses=True)
+                base_mem = r.info("memory")["used_memory"]
+                pool = WorkerProcesses(srv.url, n=a.workers, concurrency=4, env=env, log_dir=d).start()
+                try:
+                    if a.scripts:
+                        r.config_set("slowlog-log-slower-than", 0)
+                        r.config_set("slowlog-max-len", 1_000_000)
+                        r.slowlog_reset()
+                    before, cpu0 = commandstats(r), cpu(r)
+                    began = time.monotonic()
+                    subprocess.run([sys.executable, "-m", "workers.cli", "crawl", sites[0]["url"], "--out",
+                                    str(d / "out.jsonl"), "--quiet"], check=True, cwd=ROOT,
+                                   env=dict(os.environ, REDIS_URL=srv.url, **env))
+                    wall = time.monotonic() - began
+                    after, cpu1 = commandstats(r), cpu(r)
+                    scripts = by_script(r) if a.scripts else {}
+                finally:
+                    pool.stop()
+                mem = r.info("memory")["used_memory"] - base_mem
+                every, lasting = kept(r)
+        finally:
+            farm.stdin.close()
+            farm.wait()
+        posts = sum(1 for line in (d / "out.jsonl").read_text().splitlines() if line.strip())
+    delta = {n: (c - before.get(n, (0, 0))[0], u - before.get(n, (0, 0))[1]) for n, (c, u) in after.items()}
+    delta = {n: v for n, v in delta.items() if v[0] > 0}
+    calls = sum(c for c, _ in delta.values())
+    usec = sum(u for _, u in delta.values())
+    p = max(1, posts)
+    out = {"posts": posts, "wall": wall, "commands_per_post": calls / p, "usec_per_post": usec / p,
+           "cpu_usec_per_post": (cpu1 - cpu0) * 1e6 / p,
+           "mib_per_1000_after": mem / 2**20 * 1000 / p,
+           "mib_per_1000_lasting": sum(lasting.values()) / 2**20 * 1000 / p,
+           "commands": {n: [c / p, u / p, u / max(1, c)] for n, (c, u) in delta.items()},
+           "kinds": {k: [v / 2**20 * 1000 / p, lasting.get(k, 0) / 2**20 * 1000 / p] for k, v in every.items()}}
+    print(f"farm WordPress blog of {a.posts} posts, {a.workers} workers, REDIS_URL (a private redis-server): "
+          f"{posts} posts out in {wall:.1f} s")
+    print(f"commands per post: {out['commands_per_post']:.1f}")
+    print(f"Redis time per post: {out['usec_per_post']:.0f} us (commandstats usec sum; "
+          f"-> {1e6 / max(1e-9, out['usec_per_post']):,.0f} posts/s per Redis), "
+          f"server CPU {out['cpu_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['cpu_usec_per_post']):,.0f} posts/s)")
+    print(f"kept in Redis after the crawl: {out['mib_per_1000_after']:.2f} MiB per 1,000 posts (used_memory); "
+          f"once the working keys expire: {out['mib_per_1000_lasting']:.2f} MiB (MEMORY USAGE, keys with no TTL)")
+    print(f"\ncommands (per post: calls, usec; usec per call), top {a.top} by time:")
+    for n, (c, u, each) in sorted(out["commands"].items(), key=lambda kv: -kv[1][1])[:a.top]:
+        print(f"  {n:18s} {c:7.2f} {u:8.1f} us  {each:7.1f} us/call")
+    for n, (c, u, median) in sorted(scripts.items(), key=lambda kv: -kv[1][1]):
+        print(f"  script {n:16s} {c / p:7.2f} {u / p:8.1f} us  {u / max(1, c):7.1f} us/call (median {median})")
+    print("\nkeys (MiB per 1,000 posts: all, with no TTL):")
+    for k, (v, last) in sorted(out["kinds"].items(), key=lambda kv: -kv[1][0])[:a.top]:
+        print(f"  {v:7.3f} {last:7.3f}  {k}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
