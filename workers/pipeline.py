@@ -23,6 +23,7 @@ from tasks.archive.records import content_hash, post_record
 from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.recognise import dated_blog, listing_like, title_holds
+from tasks.extract.content_comments import content_without_comments
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
@@ -247,11 +248,22 @@ def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: 
     if not (extracted.get("title") or extracted.get("content_text")):
         rt.state.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")
         return None
+    found = _part(rt, crawl_id, url, "comments", None, comments.comments_for, rt, crawl_id, url, entry, page,
+                  page.root, blog)
+    if found and (extracted.get("sources") or {}).get("content") == "rule":
+        extracted = _without_comments(rt, crawl_id, page, rules, blog, extracted)
     return post_record(record_url, blog["home"], extracted, rules=_rule_strings(rules), extraction=extraction,
-                       comments=_part(rt, crawl_id, url, "comments", None, comments.comments_for,
-                                      rt, crawl_id, url, entry, page, page.root, blog),
+                       comments=found,
                        media=_part(rt, crawl_id, url, "media", [], archive.media_for,
                                    rt, crawl_id, url, extracted, entry))
+
+
+def _without_comments(rt, crawl_id: str, page: Page, rules: dict, blog: dict, extracted: dict) -> dict:
+    """The post's content without the comments its content rule took in with it (the article
+    holding its comment section): the blog's comment rule finds them inside the content."""
+    rule = comments.blog_rule(rt, crawl_id, blog) or {}
+    cut = content_without_comments(comments.content_node(page.root, rules), rule.get("container"))
+    return dict(extracted, content_text=cut[0], content_html=cut[1]) if cut else extracted
 
 
 def _saving(rt, record: dict, ctx: dict) -> Saving | None:

@@ -370,6 +370,15 @@ def learn_comment_blocks(pages, theme=()) -> dict | None:
     # ("Thanks!" may well be said under two posts, not under every one)
     if len(prepared) >= 3:
         theme |= frozenset(theme_texts(pages, most=10 ** 6, least=len(prepared)))
+    best = _best(prepared, blind, theme)
+    if best is None and not blind:
+        # none after the content: a content rule wider than the post (the article holding its
+        # comment section) has them inside; they are taken only where the markup calls them comments
+        best = _best([(root, _after(None)) for root, _ in prepared], True, theme)
+    return best
+
+
+def _best(prepared, blind: bool, theme) -> dict | None:
     best, best_key = None, None
     for rule, per_page, pure in _candidates(prepared):
         good, bad, slots = _judge(prepared, per_page, theme)
