@@ -232,10 +232,24 @@ def shown_name(node) -> str:
     if not found:
         return ""
     labelled = _LABEL.match(found[0])  # "From: Ann", "Von: Ann": the label is no part of the name
-    return labelled.group(1) if labelled else found[0]
+    return _undated(labelled.group(1) if labelled else found[0])
 
 
 _LABEL = re.compile(r"^\w[\w.-]{0,15}\s?:\s+(\S.*)$")
+_APART = re.compile(r"\s+[-–—|·]\s+")
+
+
+def _undated(line: str) -> str:
+    """"5.10.2022 - Greg", "Greg | March 3, 2014": the name of a line that prints it beside its date."""
+    parts = _APART.split(line)
+    if len(parts) != 2 or not re.search(r"\d", line):
+        return line
+    from tasks.text.dates import parse_date
+
+    dated = [bool(re.search(r"\d", p)) and parse_date(p) is not None for p in parts]
+    if dated.count(True) != 1:
+        return line
+    return parts[dated.index(False)].strip() or line
 
 
 def outermost(nodes: list) -> list:

@@ -118,3 +118,10 @@ def test_the_theme_prints_no_comment_and_a_label_is_no_name():
     got = extract_comments(*page(9, [("Ann Lee", "First of two comments here"), ("Bo", "The second one, even")]) [:1],
                            rule, O + "/post-9/")
     assert [c["author"] for c in got] == ["Ann Lee", "Bo"]
+
+
+def test_a_name_printed_with_its_date_is_the_name():
+    from tasks.learn.comment_nodes import shown_name
+    for html, name in [("<h5>5.10.2022 - Greg</h5>", "Greg"), ("<b>Ann Lee | March 3, 2014</b>", "Ann Lee"),
+                       ("<b>Jean-Marc D.</b>", "Jean-Marc D."), ("<b>Ann - Bob</b>", "Ann - Bob")]:
+        assert shown_name(parse_html(f"<div>{html}</div>").find(".//div")[0]) == name
