@@ -54,7 +54,12 @@ DEAD_AFTER = _env_float("BLOGHARVEST_DEAD_AFTER", 20.0)  # > any Redis pause we 
 GONE_AFTER = _env_float("BLOGHARVEST_GONE_AFTER", 2 * BEAT_EVERY)
 SWEEP_EVERY = _env_float("BLOGHARVEST_SWEEP_EVERY", 2.0)
 DEAD = "bh:heal:dead"  # zset: worker id -> when it was reclaimed (what it held, a host's turn say, is free)
-RECOVER_EVERY = _env_float("BLOGHARVEST_RECOVER_EVERY", 30.0)
+RECOVER_EVERY = _env_float("BLOGHARVEST_RECOVER_EVERY", 15.0)
+# after a reclaim, every sweep pass (any worker's) takes up what nothing carries for this long:
+# a page the dead worker handed out just before it died is younger than ORPHAN_AFTER (5 s,
+# workers/orphans.py) at the reclaim, and waited for the next recovery pass (RECOVER_EVERY) before
+FOLLOW = "bh:heal:follow"  # string with a TTL: a reclaim's follow-up window is open
+FOLLOW_FOR = _env_float("BLOGHARVEST_FOLLOW_FOR", 0.0)  # 0: ORPHAN_AFTER + 2 x SWEEP_EVERY
 
 # Made at import, in the worker's main process, so prefork children inherit the same id;
 # the pid and a nonce keep a restarted worker of the same name apart from its dead self.
@@ -260,7 +265,10 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
     `judge`: this worker has reached Redis without a break for DEAD_AFTER s), release due
     pages; after a reclaim and with `recover`, take up what nothing carries (workers/orphans.py:
     pages in flight, messages taken and not noted, crawls starting); with `recover`, what beat
-    did (stale pages, idle crawls finished) and ended crawls retired."""
+    did (stale pages, idle crawls finished) and ended crawls retired. For FOLLOW_FOR s after
+    a reclaim every pass recovers: what the dead worker handed out just before it died is
+    older than ORPHAN_AFTER by then, so a kill is taken up within about GONE_AFTER +
+    ORPHAN_AFTER + 3 x SWEEP_EVERY s (docs/reliability.md), not at the next recovery pass."""
     from workers import orphans
     from workers.fetch import patience
 
@@ -273,6 +281,12 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
         dead = dead_workers(r, now, steady=judge)
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, send, now)}
+        if dead:  # what the dead left that nothing carries is taken up by the passes to come too
+            follow = FOLLOW_FOR or orphans.ORPHAN_AFTER + 2 * SWEEP_EVERY
+            r.set(FOLLOW, ",".join(dead)[:1000], px=int(1000 * follow))
+            recover = True
+        elif not recover and r.exists(FOLLOW):
+            recover = out["follow"] = True
         if dead or recover:
             running, starting, unretired = orphans.crawls(rt)
             if dead or judge:  # (after a Redis outage, a page's carrier may be on its way back)

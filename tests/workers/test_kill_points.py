@@ -10,8 +10,12 @@ idle queue, is told to consume the crawl's queue once the victim is dead (a repl
 pod), so only the workers' own heal sweep (workers/heal.py, workers/orphans.py) can bring
 the crawl to its end. Each case asserts: the crawl done, every post of an undisturbed crawl
 once in the output and once in the stream, within RECOVERY seconds of the kill, and its
-working keys retired (set to expire). The heal timers run fast here (a 0.5 s beat); the
-defaults and a 233-post crawl are measured by bench/kill.py.
+working keys retired (set to expire). The heal timers run fast here (a 0.5 s beat) in the
+defaults' order (a death told before a page it handed out is old enough to be an orphan), and
+the periodic recovery pass is out of play (RECOVER_EVERY 600 s): what a kill leaves must be
+taken up by the reclaim and its follow-up passes, so recovery is bounded by the heal timers
+alone (docs/reliability.md). The cases run in LANES lanes at once (each its own Redis and
+workers); the defaults and a 233-post crawl are measured by bench/kill.py.
 """
 from __future__ import annotations
 
@@ -20,15 +24,18 @@ import os
 import subprocess
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from celery import Celery
 
 from bench.kill import diagnose
+from tests.farm.faults import Fault
 from tests.farm.server import FarmServer
 from tests.farm.wordpress import WordPress
 from tests.workers.cluster import comparable
+from workers import heal
 from workers.embedded import WorkerProcesses
 from workers.redis_server import RedisServer
 from workers.start import start_crawl
@@ -38,10 +45,11 @@ ROOT = Path(__file__).resolve().parents[2]
 HOOK = Path(__file__).resolve().parent / "killpoint"
 ENV = {"BLOGHARVEST_ALLOW_PRIVATE": "1", "BLOGHARVEST_LOCAL_DELAY": "0", "BLOGHARVEST_REQUEST_TIMEOUT": "5",
        "BLOGHARVEST_BEAT_EVERY": "0.5", "BLOGHARVEST_GONE_AFTER": "1.5", "BLOGHARVEST_DEAD_AFTER": "4",
-       "BLOGHARVEST_SWEEP_EVERY": "0.5", "BLOGHARVEST_RECOVER_EVERY": "2", "BLOGHARVEST_ORPHAN_AFTER": "1",
+       "BLOGHARVEST_SWEEP_EVERY": "0.5", "BLOGHARVEST_RECOVER_EVERY": "600", "BLOGHARVEST_ORPHAN_AFTER": "3",
        "PYTHONPATH": os.pathsep.join([str(HOOK), str(ROOT)])}
 IDLE = "bh-idle"  # the queue the rescuer consumes until the victim is dead
 RECOVERY = 30.0  # seconds from the kill to the crawl's end (the default timers: bench/kill.py)
+LANES = int(os.environ.get("BLOGHARVEST_KILL_LANES") or 6)  # cases at once
 
 # (name of the write, which one: 1 the first, -1 the last, 0 the middle one), in a crawl's order
 CASES = [
@@ -155,12 +163,9 @@ def _which(name: str, n: int, counts: Counter) -> int:
     return {-1: total, 0: (total + 1) // 2}.get(n, n)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name,n", CASES, ids=[f"{c}#{n}" for c, n in CASES])
-def test_killed_between_two_writes_the_crawl_ends(tmp_path, undisturbed, name, n):
-    want, counts = undisturbed
-    at = f"{name}#{_which(name, n, counts)}"
-    lane = Lane(tmp_path, kill_at=at)
+def _case(base: Path, want: dict, at: str) -> float:
+    """One kill at `at` and the crawl's end: seconds from the kill to done (asserts the rest)."""
+    lane = Lane(base, kill_at=at)
     try:
         lane.ready()
         with FarmServer(_blog()) as site:
@@ -188,5 +193,53 @@ def test_killed_between_two_writes_the_crawl_ends(tmp_path, undisturbed, name, n
             k = Keys(cid)  # retired: the working keys expire
             _poll(lambda: lane.state.r.hget(k.crawl, "retired") == "1", RECOVERY, f"the crawl retired ({at})")
             assert lane.state.r.ttl(k.seen) > 0
+            return took
     finally:
         lane.stop()
+
+
+@pytest.mark.slow
+def test_killed_between_two_writes_the_crawl_ends(tmp_path, undisturbed):
+    """Every case of CASES, LANES at a time; every failure is reported, each with its kill point."""
+    want, counts = undisturbed
+    points = [f"{name}#{_which(name, n, counts)}" for name, n in CASES]
+    with ThreadPoolExecutor(LANES) as pool:
+        runs = [pool.submit(_case, tmp_path / f"case-{i}", want, at) for i, at in enumerate(points)]
+    failed = {at: f"{type(r.exception()).__name__}: {r.exception()}"[:2000] for at, r in zip(points, runs)
+              if r.exception() is not None}
+    took = {at: round(r.result(), 1) for at, r in zip(points, runs) if r.exception() is None}
+    print("seconds from the kill to done:", json.dumps(took))
+    assert not failed, "\n".join(f"{at}: {why}" for at, why in failed.items())
+
+
+@pytest.mark.slow
+def test_a_slow_page_keeps_its_worker_alive(tmp_path):
+    """A healthy worker on a page far slower than DEAD_AFTER and ORPHAN_AFTER (its heartbeat
+    comes from a thread of its own), with the recovery pass every second: nobody is taken for
+    dead, the slow page is fetched once (not sent again as an orphan), the crawl ends done."""
+    blog = _blog()
+    slow = blog.posts[2].path
+    env = dict(ENV, BLOGHARVEST_REQUEST_TIMEOUT="20", BLOGHARVEST_RECOVER_EVERY="1")
+    redis = RedisServer(tmp_path / "redis").start()
+    (tmp_path / "logs").mkdir()
+    pool = WorkerProcesses(redis.url, 2, 2, env=env, log_dir=tmp_path / "logs")
+    client = Celery("bh-slow-test", broker=redis.url, backend=redis.url)
+    client.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
+    st = State.from_url(redis.url)
+    try:
+        pool.start()
+        for p in pool.procs:
+            assert pool.ready[p].wait(60), "a worker did not start"
+        with FarmServer(blog, {slow: Fault("slow", {"seconds": 8})}) as site:
+            cid = st.create_crawl(site.url, None, {"js": "never"})
+            start_crawl(client, cid, site.url, None, {"js": "never"})
+            _poll(lambda: _ended(st, cid), 120, "the crawl's end", lambda: json.dumps(diagnose(st, cid), default=str))
+            assert st.state_of(cid) == "done"
+            assert heal.events(st.r) == [], "a live worker was taken for dead"
+            assert site.hits[slow] == 1, f"the slow page was fetched {site.hits[slow]} times"
+            urls = [r["url"] for r in st.crawl_records(cid)]
+            assert len(urls) == len(blog.posts) == len(set(urls))
+    finally:
+        pool.stop(timeout=10, asked=3)
+        client.close()
+        redis.stop()

@@ -145,6 +145,9 @@ class TestRender:
         assert "data-bh-frame-src" in out["html"]
 
     def test_hung_script_times_out_and_pool_recovers(self, pool, site):
+        # a live session first: the module's pool is fresh where this test runs first on its
+        # xdist worker (2 starts: the hang's own, then the replacement), else it has one (1)
+        pool.render(site.url + "page/warm")
         before = pool.started
         with pytest.raises(RenderTimeout, match=r"timeout.*hang.*did not finish within the 4s load"):
             pool.render(site.url + "hang")
