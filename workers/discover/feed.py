@@ -104,7 +104,7 @@ def _unchanged(rt, crawl_id: str, url: str, stored: dict) -> dict | Page | None:
     updating.skip(rt, crawl_id, "unchanged", [url] + ([stored["feed"]] if stored.get("feed") else []))
     st.save_entries(crawl_id, [])
     st.save_blog(crawl_id, entry_urls=[])
-    st.mark_done(crawl_id, stored["home"])
+    st.r.sadd(rt.keys(crawl_id).seen, stored["home"])  # read already (304): not queued again
     updating.cover(rt, crawl_id, "home page and feed unchanged since the last crawl")
     return {"learn": False, "entries": [], "feed": stored.get("feed")}
 
