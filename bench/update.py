@@ -1,6 +1,6 @@
 """Update crawls as a user runs them: what they find, and what they cost against a full crawl.
 
-    python bench/update.py [--new 25] [--corpus DIR] [--no-farm] [--no-eval] [BLOG...]
+    python bench/update.py [--new 25] [--corpus DIR] [--corpus-max N] [--no-farm] [--no-eval] [BLOG...]
 
 Blogs: the eval blogs (../shared/eval/blogs/*) and the corpus blogs (../shared/corpus or
 --corpus; only those listed in its DONE.txt when it has one) with at least 50 posts, each
@@ -256,6 +256,7 @@ def main(argv=None) -> int:
     ap.add_argument("--new", type=int, default=25)
     ap.add_argument("--corpus")
     ap.add_argument("--no-farm", action="store_true")
+    ap.add_argument("--corpus-max", type=int, default=1000, help="corpus blogs at most (0: none)")
     ap.add_argument("--no-eval", action="store_true")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
@@ -266,9 +267,10 @@ def main(argv=None) -> int:
     todo = []
     if not a.no_eval:
         todo += list(harness_blogs(h, sorted((SHARED / "eval" / "blogs").iterdir()), a.blogs))
-    todo += list(harness_blogs(h, corpus_dirs(a.corpus), a.blogs))
     if not a.no_farm and (not a.blogs or "farm-wordpress-nofeed" in a.blogs):
         todo.append(farm_blog())
+    if a.corpus_max:
+        todo += list(harness_blogs(h, corpus_dirs(a.corpus), a.blogs))[:a.corpus_max]
     rows = []
     with tempfile.TemporaryDirectory(prefix="bh-update-bench-") as tmp:
         print(f"{'blog':28s} {'posts':>5s} {'since':>10s} {'new':>4s} {'found%':>7s} {'old%':>6s} "
