@@ -66,6 +66,13 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
         return _process_sitemap(rt, crawl_id, url, ctx)
     kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
     why = update.before_read(rt, crawl_id, url, ctx, kind.post, kind.never_post)  # issue 35: nothing new there
+    if why == update.LATER:  # read after the listing page before it (which queues it again)
+        k = rt.keys(crawl_id)
+        with st.r.pipeline() as p:
+            p.srem(k.seen, url)
+            p.hdel(k.inflight, url)
+            p.execute()
+        return {"url": url, "skipped": why}
     if why:
         update.skip(rt, crawl_id, why, [url])
         st.mark_done(crawl_id, url)

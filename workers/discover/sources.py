@@ -16,6 +16,8 @@ from tasks.discover.canonical import fold_to_home
 from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
+from tasks.discover.recency import older
+from tasks.text.dates import url_day
 from workers.discover import update
 from workers.fetch.pages import cached
 
@@ -92,7 +94,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     update.skip(rt, crawl_id, "sitemap_lastmod", left)
     if nested:
         _queue(rt, crawl_id, nested)
-    pages, skipped, dated = [], [], 0
+    pages, skipped, dated, by_url = [], [], 0, []
     for e in data["urls"]:
         u = fold_to_home(canonical(e["url"]), home)
         if not in_scope(u, home):
@@ -101,10 +103,16 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
         if since and sm.older_than(e.get("lastmod"), since):
             skipped.append(u)  # update_crawl: unchanged since `since`, by the sitemap's word
             continue
+        if since and (not e.get("lastmod") or not ctx["options"].get("scheduled")) and older(url_day(u), since):
+            # update_crawl: a post whose URL is dated before `since` (its record would be out of
+            # the window, whatever a lastmod says; a scheduled update reads a changed one)
+            by_url.append(u)
+            continue
         pages.append(u)
     pages = list(dict.fromkeys(pages))
     if since:
         update.skip(rt, crawl_id, "sitemap_lastmod", skipped)
+        update.skip(rt, crawl_id, "url_date", by_url)
         if data["urls"] and dated * 10 >= len(data["urls"]) * 9:  # every page with its lastmod
             update.cover(rt, crawl_id, "a sitemap giving every page's lastmod")
     st.mark_sources(crawl_id, st.unseen(crawl_id, pages), "sitemap")  # first finder only

@@ -37,6 +37,8 @@ REASONS = {
     "held": "posts held from an earlier crawl that nothing says changed",
     "unchanged": "pages unchanged since an earlier crawl (HTTP 304)",
 }
+MAX_HOME_POSTS = 200  # the home page's post links kept (a listing's verdict leaves them out)
+LATER = "later"  # before_read: not now; queued again by the page before it in its listing
 SERIES_PRIORITY = 100_000.0  # the home page's listing, read in page order right after the posts
 
 
@@ -133,7 +135,9 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
         if bound and s[1] > int(bound):
             return "pagination"
         if s[0] in json.loads(crawl.get("main_series") or "[]"):
-            return None
+            # read in page order: a page ahead of the last one read waits until that one's
+            # link queues it again (LATER: not done, not seen)
+            return LATER if s[1] > int(crawl.get("read:" + s[0]) or 1) + 1 else None
     if crawl.get("covered") and listing and not end:  # a page of another kind may be a post
         return "covered"
     return None
@@ -176,7 +180,14 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
             return [], [], {}
         return _dated_posts(rt, crawl_id, ctx, posts, since, listing=False), _others(rt, crawl_id, url, others, since, home), {}
     days = _days(rt, crawl_id, ctx, posts)
-    past, old = listing_cut(days, since)
+    # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
+    # every page would make every listing look new)
+    shared = set() if url == home else _home_posts(rt, crawl_id)
+    own = [(u, d) for u, d in zip(posts, days) if u not in shared]
+    past, _ = listing_cut([d for _, d in own], since) if own else (False, [])
+    _, old = listing_cut(days, since)
+    if url == home:
+        rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts))[:MAX_HOME_POSTS]))
     if past:
         skip(rt, crawl_id, "past_since", posts + others)
         _past(rt, crawl_id, url, home)
@@ -187,7 +198,16 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     priorities = {}
     if url == home or _in_main_series(rt, crawl_id, url):
         priorities = _series_order(rt, crawl_id, url, home, others)
+        s = series(url)
+        if s:  # this page of the home's listing is read: the next one may be
+            rt.state.r.eval("local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1') "
+                            "if tonumber(ARGV[2]) > v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end",
+                            1, Keys(crawl_id).crawl, "read:" + s[0], s[1])
     return keep, others, priorities
+
+
+def _home_posts(rt, crawl_id: str) -> set[str]:
+    return set(json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "home_posts") or "[]"))
 
 
 def _days(rt, crawl_id: str, ctx: dict, posts: list[str]) -> list[str | None]:
