@@ -72,6 +72,9 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     # are read off the pages as served, so their text is always there and would vote "no js";
     # and with the decision made, training reads the pages as the crawl will (rendered or not)
     decided = bool(entries) and _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
+    if not entries and stored.get("rules"):  # issue 35: no feed, the rules of an earlier crawl read the posts
+        _save(st, crawl_id, home, home_url, feed, feed_url, [])
+        return {"learn": False, "entries": [], "feed": feed_url}
     if need is not None and not (entries and update and st.blog(crawl_id).get("rules")):
         entries = training.training_entries(rt, crawl_id, home_url, home, entries, need)
     if not entries:  # issue 31: no rules to learn, yet the blog's posts are still read (generic)
