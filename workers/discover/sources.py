@@ -64,6 +64,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     home = ctx["blog"]["home"]
     guessed = bool(meta.get("guessed"))
     since = update.since_of(ctx)
+    changed_since = ctx.get("since") if ctx["options"].get("update") else None  # lastmod: changes, any update
     try:
         resp = rt.downloader.get(url, conditional=bool(ctx["options"].get("update")))
         if resp.status == 304:  # unchanged since an earlier crawl: what it lists was read then
@@ -87,7 +88,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     for e in data["sitemaps"]:
         u = canonical(e["url"])
         if same_site(u, home):
-            if since and sm.older_than(e.get("lastmod"), since):
+            if changed_since and sm.older_than(e.get("lastmod"), changed_since):
                 left.append(u)
             else:
                 nested[u] = {"guessed": False, "next": []}
@@ -100,7 +101,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
         if not in_scope(u, home):
             continue
         dated += bool(e.get("lastmod"))
-        if since and sm.older_than(e.get("lastmod"), since):
+        if changed_since and sm.older_than(e.get("lastmod"), changed_since):
             skipped.append(u)  # update_crawl: unchanged since `since`, by the sitemap's word
             continue
         if since and (not e.get("lastmod") or not ctx["options"].get("scheduled")) and older(url_day(u), since):
@@ -110,8 +111,8 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
             continue
         pages.append(u)
     pages = list(dict.fromkeys(pages))
+    update.skip(rt, crawl_id, "sitemap_lastmod", skipped)
     if since:
-        update.skip(rt, crawl_id, "sitemap_lastmod", skipped)
         update.skip(rt, crawl_id, "url_date", by_url)
         if data["urls"] and dated * 10 >= len(data["urls"]) * 9:  # every page with its lastmod
             update.cover(rt, crawl_id, "a sitemap giving every page's lastmod")

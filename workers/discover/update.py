@@ -45,8 +45,8 @@ SERIES_PRIORITY = 100_000.0  # the home page's listing, read in page order right
 def since_of(ctx: dict) -> str | None:
     """The crawl's `since` where it is an update crawl that reads by date, else None."""
     options = ctx.get("options") or {}
-    if not options.get("update"):
-        return None
+    if not options.get("update") or options.get("scheduled"):
+        return None  # a scheduled update's since is the last crawl's time, no publication date
     return day_of(ctx.get("since"))
 
 
