@@ -79,6 +79,10 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         _fail(rt, crawl_id, url, e)
         return crawl_id
     memo.forget()
+    if plan.get("nothing"):  # issue 35: an update crawl with nothing to read (since in the future)
+        rt.state.r.hset(rt.keys(crawl_id).crawl, "since_note", plan["nothing"])
+        rt.state.set_state(crawl_id, "done", plan["nothing"])
+        return crawl_id
     if plan["learn"]:
         rt.state.set_phase(crawl_id, "learn")
         # a training page a browser draws is learned where the browsers are (the render queue)

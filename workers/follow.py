@@ -128,7 +128,26 @@ def _summary(st, infos: list[dict], quiet: bool) -> int:
         for e in st.errors(i["crawl_id"], 10):
             _log(f"  {e['kind']}: {e['url']}: {e['message']}", quiet)
         _log_not_found(st, i["crawl_id"], quiet)
+        _log_update(st, i, quiet)
     return 1 if failed and len(failed) == len(infos) else 0
+
+
+def _log_update(st, info: dict, quiet: bool) -> None:
+    """An update crawl's line: pages read, left unread and why (issue 35)."""
+    from workers.archive.report import update_facts
+
+    try:
+        u = update_facts(st, info["crawl_id"], info)
+    except Exception as e:  # the summary is said all the same
+        _log(f"  (update figures not read: {type(e).__name__}: {e})", quiet)
+        return
+    if not u:
+        return
+    _log(f"  update since {u['since']}: {u['read']} pages read, {u['skipped']} left unread"
+         + (" (" + ", ".join(f"{n} {why}" for why, n in u["skipped_by_reason"].items()) + ")" if u["skipped"] else ""),
+         quiet)
+    if u.get("note"):
+        _log(f"  {u['note']}", quiet)
 
 
 def _log_not_found(st, crawl_id: str, quiet: bool) -> None:

@@ -68,7 +68,7 @@ class Keys:
         """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages, f"{self.crawl}:variants",
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped"]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,

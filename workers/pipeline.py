@@ -33,6 +33,7 @@ from workers import limits, traverse
 from workers.archive import post as archive
 from workers.discover import posts as discovered
 from workers.discover import sources
+from workers.discover import update
 from workers.discover.feed import CrawlFailed, discover
 from workers.extract import comments
 from workers.extract import fallback as page_fallback
@@ -65,9 +66,18 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
         return _process_sitemap(rt, crawl_id, url, ctx)
     kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
-    if kind.post and _known(rt, crawl_id, url, ctx):
+    why = update.before_read(rt, crawl_id, url, ctx, kind.post, kind.never_post)  # issue 35: nothing new there
+    if why == update.LATER:  # read after the listing page before it (which queues it again)
+        k = rt.keys(crawl_id)
+        with st.r.pipeline() as p:
+            p.srem(k.seen, url)
+            p.hdel(k.inflight, url)
+            p.execute()
+        return {"url": url, "skipped": why}
+    if why:
+        update.skip(rt, crawl_id, why, [url])
         st.mark_done(crawl_id, url)
-        return {"url": url, "skipped": "known"}
+        return {"url": url, "skipped": why}
     page = _read(rt, crawl_id, url, ctx, chain)
     if not isinstance(page, Page):
         return page  # a feed (read as a list of links), or no HTML page (reported)
@@ -78,7 +88,11 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
-    _end(rt, crawl_id, url, page, ctx, (posts, others), None if post else len(set(posts)), record, result, chain)
+    sample = None if post else len(set(posts))
+    # issue 35: an update crawl follows only the links that may lead to something new
+    posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post,
+                                          published=(record or extracted or {}).get("published"))
+    _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered)
     return result
 
 
@@ -114,18 +128,6 @@ def _kind(url: str, ctx: dict) -> UrlKind:
                     js_decision(blog, ctx["options"]))
 
 
-def _known(rt, crawl_id: str, url: str, ctx: dict) -> bool:
-    """update_crawl: a post we hold (beyond the feed), published before `since`, is not fetched
-    again; newer known posts are (their content hash tells whether they changed)."""
-    if not ctx["options"].get("update") or ctx["entry"] is not None:
-        return False
-    old = rt.state.record(crawl_id, url)
-    if old is None:
-        return False
-    since = ctx["since"]
-    return bool(since and old.get("published") and old["published"][:10] < since[:10])
-
-
 def _read(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None = None) -> Page | dict:
     """The page to read: the cached one, else fetched now. A result instead where it is a feed
     (read as a list of links) or no HTML page (reported)."""
@@ -134,7 +136,12 @@ def _read(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None = None) ->
         # cached by an earlier stage before the gate held: binary is never a post
         why = None if usable(page) else f"not an HTML page (binary bytes, {len(page.html)} characters)"
     else:
-        resp = rt.downloader.get(url, revisit=bool(ctx["options"].get("update")))
+        update_crawl = bool(ctx["options"].get("update"))
+        resp = rt.downloader.get(url, revisit=update_crawl, conditional=update_crawl)
+        if resp.status == 304:  # issue 35: unchanged since an earlier crawl: not read, nothing emitted again
+            update.skip(rt, crawl_id, "unchanged", [url])
+            rt.state.mark_done(crawl_id, url)
+            return {"url": url, "skipped": "unchanged"}
         if looks_like_feed(resp.content, resp.content_type):
             return _process_feed(rt, crawl_id, url, resp, ctx, chain)
         page = html_page(resp, url)
@@ -154,7 +161,11 @@ def _process_feed(rt, crawl_id: str, url: str, resp, ctx: dict, chain: Chain | N
     except feedlib.FeedError as e:
         page_failed(rt, crawl_id, url, "feed", str(e))
         return {"url": url, "error": "feed"}
-    links = [canonical(e["url"]) for e in feed.get("entries", []) if e.get("url")]
+    since = update.since_of(ctx)
+    entries = [e for e in feed.get("entries", []) if e.get("url")]
+    old = [canonical(e["url"]) for e in entries if since and update.older_entry(e, since)]
+    update.skip(rt, crawl_id, "feed_date", old)  # issue 35: an update crawl leaves the older entries
+    links = [canonical(e["url"]) for e in entries if not (since and update.older_entry(e, since))]
     posts, _ = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
     found = traverse.links(rt, crawl_id, posts, [], ctx["options"], traps=TRAP_LIMITS)
     end = rt.state.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie,
@@ -308,7 +319,8 @@ def _in_window(record: dict, options: dict, since: str | None) -> bool:
 # ------------------------------------------------------------------ the page's writes
 
 def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[str], list[str]],
-         sample: int | None, record: dict | None, result: dict, chain: Chain | None) -> None:
+         sample: int | None, record: dict | None, result: dict, chain: Chain | None,
+         ordered: dict | None = None) -> None:
     """The page's writes in one round trip (State.end_page): a post's record (archived where new
     or changed), or the page's `sample` (its post links), its links queued, the page done; the
     next pages handed out (in a task's `chain`: set there at once, so that a failure after
@@ -316,6 +328,8 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     st, options = rt.state, ctx["options"]
     found = traverse.links(rt, crawl_id, *links, options, ctx["sampled"] + (sample is not None), TRAP_LIMITS,
                            sample=None if sample is None else (url, sample))
+    if ordered:  # issue 35: the home page's listing in page order, right after the posts
+        found.estimates.update({u: v for u, v in ordered.items() if u in found.estimates})
     if found.sampled is not None:  # written before the model's refit, which reads it
         result["sample"], sample = found.sampled, None
 

@@ -16,7 +16,7 @@ from tasks.discover.priority import LinkEstimator
 from tasks.discover.traps import DEFAULT as TRAP_LIMITS, TrapLimits, trap_reason, variant_key
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from workers.archive import post as archive
-from workers.discover import sources
+from workers.discover import sources, update
 
 TIE = 1e-9  # discovery order breaks ties between equal estimates
 REFIT_EVERY = 10  # new samples before the priority model is refitted and the frontier rescored,
@@ -61,9 +61,12 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
         return
     blog = st.blog(crawl_id)
     seeds = {blog["home"]: SEED_PRIORITY}
-    for u in blog.get("entry_urls") or []:
+    # issue 35: an update crawl leaves the feed's posts dated before `since`
+    entry_urls = update.seeds(rt, crawl_id, list(blog.get("entry_urls") or []),
+                              update.since_of({"options": st.options(crawl_id), "since": st.crawl_info(crawl_id).get("since")}))
+    for u in entry_urls:
         seeds.setdefault(u, POST_PRIORITY)
-    st.mark_sources(crawl_id, list(blog.get("entry_urls") or []), "feed")  # issue 15: sources
+    st.mark_sources(crawl_id, entry_urls, "feed")  # issue 15: sources
     st.enqueue(crawl_id, seeds)
     sources.seed(rt, crawl_id, blog["home"])  # issue 15: sitemaps, popped like seeds
     st.set_phase(crawl_id, "traverse")

@@ -292,6 +292,18 @@ def _section_verdict(f: dict) -> str:
     return "<h2>Verdict: what to check</h2><ul>" + "".join(f"<li>{_e(t)}</li>" for t in todo) + "</ul>"
 
 
+def _section_update(facts: dict) -> str:
+    """An update crawl (issue 35): what it read, what it left unread and why."""
+    u = facts.get("update")
+    if not u:
+        return ""
+    rows = [[_e(why), n] for why, n in u["skipped_by_reason"].items()]
+    return (f"<h2>Update since {_e(u.get('since'))}</h2><p>{u['read']} pages read, {u['skipped']} left unread"
+            + (f"; other listings left once {_e(u['covered_by'])} reached the new posts" if u.get("covered_by") else "")
+            + "</p>" + (f"<p>{_e(u['note'])}</p>" if u.get("note") else "")
+            + (_table(["left unread", "pages"], rows, {1}) if rows else ""))
+
+
 def render_html(facts: dict) -> str:
     """One self-contained page: no script, no external resource."""
     c = facts["crawl"]
@@ -302,7 +314,8 @@ def render_html(facts: dict) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>blogharvest report: {_e(c.get('url'))}</title><style>{_CSS}</style></head><body>",
         f"<h1>Crawl of {_e(c.get('url'))}</h1><p>crawl <code>{_e(c.get('crawl_id'))}</code></p>",
-        _section_verdict(facts), _section_overview(facts), _section_coverage(facts), _section_rules(facts),
+        _section_verdict(facts), _section_overview(facts), _section_update(facts), _section_coverage(facts),
+        _section_rules(facts),
         "<h2>Posts per month</h2>", bar_chart(months, "posts per month"),
         (f"<p>{facts['posts_per_month']['undated']} posts without a date</p>"
          if "undated" in facts["posts_per_month"] else ""),

@@ -20,7 +20,29 @@ def facts(state, crawl_id: str) -> dict | None:
     errors = state.errors(crawl_id, 10_000)
     f = summarise(info, blog, state.crawl_records(crawl_id), errors, announced)
     f["not_found"] = not_found(state, crawl_id, blog, errors)
+    f["update"] = update_facts(state, crawl_id, info, f)
     return f
+
+
+def update_facts(state, crawl_id: str, info: dict, f: dict | None = None) -> dict | None:
+    """An update crawl's part (issue 35): since, pages read, left unread by reason, and a plain
+    word where the dates could not narrow it (since before every post, or no post dated)."""
+    from workers.discover import update
+
+    raw = state.r.hgetall(Keys(crawl_id).crawl)
+    u = update.summary(dict(info, raw=raw))
+    if u is None or u.get("note"):
+        return u
+    undated = (f or {}).get("posts_per_month", {}).get("undated", 0) if f else 0
+    posts = (f or {}).get("posts", 0)
+    if not u["skipped"] and info.get("state") == "done":
+        if posts and undated == posts:
+            u["note"] = ("no post of this blog shows a date the crawl could read: every page was "
+                         "read, as in a full crawl")
+        else:
+            u["note"] = (f"nothing could be left unread: since {u['since']} is before every post "
+                         "the blog dates (a full crawl)")
+    return u
 
 
 MAX_EXAMPLES = 20  # announced posts not found, listed by URL in the report

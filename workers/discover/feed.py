@@ -28,6 +28,8 @@ from tasks.learn.pseudo_feed import training_need
 from workers.fetch import rendering
 from workers.fetch.pages import fetched
 from workers.fetch.patience import HostBusy
+from tasks.discover import recency
+from workers.discover import update as updating
 from workers.learn import training
 
 log = logging.getLogger("blogharvest")
@@ -35,6 +37,7 @@ log = logging.getLogger("blogharvest")
 MAX_FEED_CANDIDATES = 15  # feed candidates of the home page tried at most
 MAX_FEED_PAGES = 5  # feed paging: more entries mean more training pairs and known posts
 MAX_TRAINING = 30  # training pages per blog (votes)
+UPDATE_TRAINING = 10  # an update crawl's training pages at least, older posts making up the new ones' number
 
 
 class CrawlFailed(Exception):
@@ -45,17 +48,33 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     """Home page -> feed (with paging) -> training entries. Decides whether rules are learned."""
     st = rt.state
     update = bool(st.options(crawl_id).get("update"))
-    home = _home(rt, url, update)
+    since = recency.day_of(since) if update else None
+    if since and recency.future(since):  # issue 35: no post can be newer; nothing is fetched
+        return {"learn": False, "entries": [], "feed": None,
+                "nothing": f"since {since} is in the future: no post can be newer, nothing was fetched"}
+    stored = st.blog(crawl_id) if update else {}
+    home = None
+    if stored.get("rules") and stored.get("home"):  # issue 35: crawled before on this Redis
+        unchanged = _unchanged(rt, crawl_id, url, stored)
+        if isinstance(unchanged, dict):
+            return unchanged
+        home = unchanged
+    home = home or _home(rt, url, update)
     home_url = canonical(home.final_url)
     _announced(st, crawl_id, home)
     feed, feed_url, search = _find_feed(rt, home, home_url)
     feed = _report_feed(st, crawl_id, url, feed, feed_url, search)
-    entries = _feed_entries(rt, feed, feed_url, home_url)
+    entries = _feed_entries(rt, feed, feed_url, home_url, since)
+    if since and updating.feed_reaches_past(entries, since):
+        updating.cover(rt, crawl_id, "the feed, which reaches past since")
     need = training_need(entries)
     # --js auto is decided on the feed's own entries, before pseudo entries join them: those
     # are read off the pages as served, so their text is always there and would vote "no js";
     # and with the decision made, training reads the pages as the crawl will (rendered or not)
     decided = bool(entries) and _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
+    if not entries and stored.get("rules"):  # issue 35: no feed, the rules of an earlier crawl read the posts
+        _save(st, crawl_id, home, home_url, feed, feed_url, [])
+        return {"learn": False, "entries": [], "feed": feed_url}
     if need is not None and not (entries and update and st.blog(crawl_id).get("rules")):
         entries = training.training_entries(rt, crawl_id, home_url, home, entries, need)
     if not entries:  # issue 31: no rules to learn, yet the blog's posts are still read (generic)
@@ -65,7 +84,32 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     _save(st, crawl_id, home, home_url, feed, feed_url, entries)
     if not decided:  # no feed entries (or the decision failed): the pages found decide
         _decide_js(rt, crawl_id, url, entries[:MAX_TRAINING])
-    return {"learn": _learns(rt, crawl_id, url, entries), "entries": entries[:MAX_TRAINING], "feed": feed_url}
+    # issue 35: an update crawl trains on its new posts (read anyway), few older ones besides
+    trainees = updating.training_order(entries, since, UPDATE_TRAINING) if since else entries
+    return {"learn": _learns(rt, crawl_id, url, trainees), "entries": trainees[:MAX_TRAINING], "feed": feed_url}
+
+
+def _unchanged(rt, crawl_id: str, url: str, stored: dict) -> dict | Page | None:
+    """Issue 35: an update crawl of a blog crawled before on this Redis asks its home page and
+    feed conditionally; both unchanged (304) means nothing new reached them: the plan reads
+    only what other sources (sitemaps) say is new, with the stored rules. Else the home page
+    as served (a Page) or None: discovery goes on as usual."""
+    st = rt.state
+    try:
+        home = rt.downloader.get(url, conditional=True, revisit=True)
+        if home.status != 304:
+            return Page.from_response(home, url)
+        feed = rt.downloader.get(stored["feed"], conditional=True) if stored.get("feed") else None
+    except FetchError:
+        return None
+    if feed is not None and feed.status != 304:
+        return None
+    updating.skip(rt, crawl_id, "unchanged", [url] + ([stored["feed"]] if stored.get("feed") else []))
+    st.save_entries(crawl_id, [])
+    st.save_blog(crawl_id, entry_urls=[])
+    st.r.sadd(rt.keys(crawl_id).seen, stored["home"])  # read already (304): not queued again
+    updating.cover(rt, crawl_id, "home page and feed unchanged since the last crawl")
+    return {"learn": False, "entries": [], "feed": stored.get("feed")}
 
 
 def _home(rt, url: str, update: bool) -> Page:
@@ -162,9 +206,10 @@ def _report_feed(st, crawl_id: str, url: str, feed: dict | None, feed_url: str |
     return feed
 
 
-def _feed_entries(rt, feed: dict, feed_url: str | None, home_url: str) -> list[dict]:
+def _feed_entries(rt, feed: dict, feed_url: str | None, home_url: str, since: str | None = None) -> list[dict]:
     """The entries of the feed and of its next pages (up to MAX_FEED_PAGES, while they add
-    posts), canonical URLs in the crawl's scope, each post once."""
+    posts; an update crawl's until they reach past `since`), canonical URLs in the crawl's
+    scope, each post once."""
     entries, seen = [], set()
 
     def take(f: dict) -> int:
@@ -179,6 +224,8 @@ def _feed_entries(rt, feed: dict, feed_url: str | None, home_url: str) -> list[d
     take(feed)
     page, current, current_url = 1, feed, feed_url
     while feed_url and page < MAX_FEED_PAGES:
+        if since and updating.feed_reaches_past(entries, since):
+            break  # the next pages list older posts still
         nxt = _next_feed_page(rt, current, current_url, page)
         if nxt is None:
             break
@@ -244,10 +291,19 @@ def _learns(rt, crawl_id: str, url: str, entries: list[dict]) -> bool:
     st = rt.state
     if not (st.options(crawl_id).get("update") and st.blog(crawl_id).get("rules")):
         return True
-    if rules_still_match(rt, crawl_id, entries[:5]):
+    if rules_still_match(rt, crawl_id, _not_held(rt, crawl_id, entries)[:5]):
         return False
     st.add_error(crawl_id, url, "relearn", "stored rules stopped matching the feed: re-learning")
     return True
+
+
+def _not_held(rt, crawl_id: str, entries: list[dict]) -> list[dict]:
+    """The entries whose posts the blog's records do not hold yet (issue 35: an update crawl
+    checks its stored rules on new posts, which it reads anyway, not on posts it holds)."""
+    if not entries:
+        return []
+    held = rt.state.r.hmget(rt.keys(crawl_id).hashes, [e["url"] for e in entries])
+    return [e for e, h in zip(entries, held) if not h]
 
 
 def rules_still_match(rt, crawl_id: str, entries: list[dict]) -> bool:

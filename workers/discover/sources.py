@@ -16,6 +16,9 @@ from tasks.discover.canonical import fold_to_home
 from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
+from tasks.discover.recency import older
+from tasks.text.dates import url_day
+from workers.discover import update
 from workers.fetch.pages import cached
 
 log = logging.getLogger("blogharvest")
@@ -60,8 +63,14 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     st = rt.state
     home = ctx["blog"]["home"]
     guessed = bool(meta.get("guessed"))
+    since = update.since_of(ctx)
+    changed_since = ctx.get("since") if ctx["options"].get("update") else None  # lastmod: changes, any update
     try:
-        resp = rt.downloader.get(url)
+        resp = rt.downloader.get(url, conditional=bool(ctx["options"].get("update")))
+        if resp.status == 304:  # unchanged since an earlier crawl: what it lists was read then
+            update.skip(rt, crawl_id, "unchanged", [url])
+            st.mark_done(crawl_id, url)
+            return {"url": url, "sitemap": "unchanged"}
         data = sm.parse_sitemap(resp.content, resp.url, max_bytes=max(rt.settings.max_page_bytes, 1))
     except (FetchError, sm.SitemapError) as e:
         transient = isinstance(e, FetchError) and e.transient
@@ -75,26 +84,40 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
             st.add_error(crawl_id, url, "sitemap", str(e))
         st.mark_done(crawl_id, url)
         return {"url": url, "sitemap": "error"}
-    nested = {}
+    nested, left = {}, []
     for e in data["sitemaps"]:
         u = canonical(e["url"])
-        if same_site(u, home) and not sm.older_than(e.get("lastmod"), ctx.get("since")):
-            nested[u] = {"guessed": False, "next": []}
+        if same_site(u, home):
+            if changed_since and sm.older_than(e.get("lastmod"), changed_since):
+                left.append(u)
+            else:
+                nested[u] = {"guessed": False, "next": []}
+    update.skip(rt, crawl_id, "sitemap_lastmod", left)
     if nested:
         _queue(rt, crawl_id, nested)
-    since = ctx.get("since") if ctx["options"].get("update") else None
-    pages, skipped = [], 0
+    pages, skipped, dated, by_url = [], [], 0, []
     for e in data["urls"]:
         u = fold_to_home(canonical(e["url"]), home)
         if not in_scope(u, home):
             continue
-        if sm.older_than(e.get("lastmod"), since):
-            skipped += 1  # update_crawl: unchanged since `since`, by the sitemap's word
+        dated += bool(e.get("lastmod"))
+        if changed_since and sm.older_than(e.get("lastmod"), changed_since):
+            skipped.append(u)  # update_crawl: unchanged since `since`, by the sitemap's word
+            continue
+        if since and (not e.get("lastmod") or not ctx["options"].get("scheduled")) and older(url_day(u), since):
+            # update_crawl: a post whose URL is dated before `since` (its record would be out of
+            # the window, whatever a lastmod says; a scheduled update reads a changed one)
+            by_url.append(u)
             continue
         pages.append(u)
     pages = list(dict.fromkeys(pages))
+    update.skip(rt, crawl_id, "sitemap_lastmod", skipped)
+    if since:
+        update.skip(rt, crawl_id, "url_date", by_url)
+        if data["urls"] and dated * 10 >= len(data["urls"]) * 9:  # every page with its lastmod
+            update.cover(rt, crawl_id, "a sitemap giving every page's lastmod")
     st.mark_sources(crawl_id, st.unseen(crawl_id, pages), "sitemap")  # first finder only
     queue_links(pages)
     st.mark_done(crawl_id, url, counted=True)
     return {"url": url, "sitemap": data["kind"], "listed": len(pages), "nested": len(nested),
-            "skipped_lastmod": skipped}
+            "skipped_lastmod": len(skipped)}

@@ -21,6 +21,7 @@ from tasks.fetch.http import FetchError, Response, fetch, normalize_url
 from tasks.fetch.robots import RobotsPolicy
 from workers.cache import Recent
 from workers import heal, limits
+from workers.fetch import validators
 from workers.fetch.patience import HostBusy
 from workers.settings import Settings
 from workers.state import State
@@ -212,7 +213,7 @@ class Downloader:
         return policy
 
     def _fetch(self, url: str, *, max_bytes: int | None = None, delay: float | None,
-               robots: RobotsPolicy | None, revisit: bool = False) -> Response:
+               robots: RobotsPolicy | None, revisit: bool = False, headers: dict | None = None) -> Response:
         host = urlsplit(url).netloc.lower()
         session, jar = _session(), self._jar()
         with self.turn(host, self.host_gap(urlsplit(url).hostname or host, robots, delay)):
@@ -220,11 +221,11 @@ class Downloader:
             try:
                 resp = fetch(url, timeout=self.s.request_timeout, max_bytes=max_bytes or self.s.max_page_bytes,
                              max_redirects=self.s.max_redirects, allow_private=self.s.allow_private,
-                             user_agent=self.s.user_agent, session=session)
+                             user_agent=self.s.user_agent, session=session, headers=headers)
             finally:
                 session.cookies = requests.cookies.RequestsCookieJar()
                 _trim(jar)
-        if self.recorder:
+        if self.recorder and resp.status != 304:
             if revisit:
                 self.recorder(resp, revisit=True)
             else:
@@ -232,10 +233,13 @@ class Downloader:
         return resp
 
     def get(self, url: str, *, delay: float | None = None, obey_robots: bool = True,
-            max_bytes: int | None = None, revisit: bool = False) -> Response:
+            max_bytes: int | None = None, revisit: bool = False, conditional: bool = False) -> Response:
         """Fetch `url` politely; raises FetchError (kind "robots" when robots.txt forbids it,
         "bad_url" for a URL the guard's parser refuses).
-        revisit=True (update crawls): archive an unchanged payload as a WARC revisit record."""
+        revisit=True (update crawls): archive an unchanged payload as a WARC revisit record.
+        conditional=True (update crawls): If-None-Match / If-Modified-Since from the validators
+        an earlier crawl of the blog kept (workers/fetch/validators.py); a 304 comes back as
+        a Response of status 304 and no body (not archived: nothing was sent)."""
         url = normalize_url(url)
         limits.check()  # (issue 20) the task's deadline, checked before every request
         robots = None
@@ -243,4 +247,9 @@ class Downloader:
             robots = self.robots(url)
             if not robots.allowed(url):
                 raise FetchError("robots", url, "disallowed by robots.txt")
-        return self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots, revisit=revisit)
+        crawl_id = getattr(_local, "crawl", None)
+        headers = validators.request_headers(self.state.r, crawl_id, url) if conditional and crawl_id else None
+        resp = self._fetch(url, max_bytes=max_bytes, delay=delay, robots=robots, revisit=revisit, headers=headers)
+        if crawl_id and resp.status == 200:
+            validators.keep(self.state.r, crawl_id, url, resp)
+        return resp

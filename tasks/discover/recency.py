@@ -1,0 +1,124 @@
+"""What an update crawl may leave unread: which pages cannot hold a post newer than `since`.
+
+An update crawl (UpdateCrawl(url, since)) reads what is new, not the whole blog. What says a
+page is old comes from the blog itself: the day a post's URL carries, the dates its feed and
+sitemap give, the year/month of a date archive, and the order of its listings (newest first:
+once a listing shows only posts older than `since`, its next pages show older ones still).
+
+    older(day, since)                   a day before `since` (one day's margin: time zones)
+    archive_end(url, home)              the last day a date archive (/2019/, /2019/05/) covers
+    series(url)                         (the listing a page number belongs to, the number)
+    listing_cut(days)                   which of a listing's post links (document order) are old
+
+Pure: no Celery, no Redis.
+"""
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "future", "MARGIN_DAYS"]
+
+MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
+
+_ARCHIVE = re.compile(r"^(?P<pre>/(?:[^/]+/)?)(?P<y>(?:19|20)\d\d)(?:/(?P<m>0?[1-9]|1[0-2])(?:/(?P<d>0?[1-9]|[12]\d|3[01]))?)?"
+                      r"(?:/(?:page/\d+/?)?)?$")
+_PAGE_PATH = re.compile(r"^(?P<base>.*?/)(?:page|seite|pagina|pg)/(?P<n>\d+)/?$", re.I)
+_PAGE_FILE = re.compile(r"^(?P<base>.*?/)(?:index|page)-?(?P<n>\d+)\.html?$", re.I)
+_PAGE_QUERY = ("page", "paged", "pg")
+
+
+def day_of(value: str | None) -> str | None:
+    """The ISO day ("YYYY-MM-DD") a date string starts with, or None."""
+    if not value or not isinstance(value, str) or not re.match(r"^\d{4}-\d\d-\d\d", value):
+        return None
+    return value[:10]
+
+
+def _minus(day: str, days: int) -> str:
+    try:
+        return (dt.date.fromisoformat(day[:10]) - dt.timedelta(days=days)).isoformat()
+    except ValueError:
+        return day[:10]
+
+
+def older(day: str | None, since: str | None, margin: int = MARGIN_DAYS) -> bool:
+    """Is `day` (ISO) before `since` by more than `margin` days? Unknown: no."""
+    d = day_of(day)
+    s = day_of(since)
+    return bool(d and s and d < _minus(s, margin))
+
+
+def future(since: str | None, today: str | None = None) -> bool:
+    """Is `since` after today (UTC)? Then no post can be newer: nothing to read."""
+    s = day_of(since)
+    today = today or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    return bool(s and s > today)
+
+
+def archive_end(url: str, home: str | None = None) -> str | None:
+    """The last day a date archive page covers (/2019/ -> 2019-12-31, /blog/2019/05/ ->
+    2019-05-31, ?m=201905 -> 2019-05-31), or None where the URL is no date archive."""
+    p = urlsplit(url)
+    q = dict(parse_qsl(p.query))
+    m = re.fullmatch(r"((?:19|20)\d\d)(0[1-9]|1[0-2])?(\d\d)?", q.get("m", ""))
+    if m:  # WordPress's plain archives
+        y, mo, d = int(m.group(1)), m.group(2), m.group(3)
+    else:
+        path = p.path or "/"
+        if home:
+            hp = (urlsplit(home).path or "/").rstrip("/")
+            if hp and path.startswith(hp + "/"):
+                path = path[len(hp):]
+        a = _ARCHIVE.match(path)
+        if not a:
+            return None
+        y, mo, d = int(a.group("y")), a.group("m"), a.group("d")
+    try:
+        if d:
+            return dt.date(y, int(mo), int(d)).isoformat()
+        if mo:
+            return dt.date(y, int(mo), calendar.monthrange(y, int(mo))[1]).isoformat()
+        return dt.date(y, 12, 31).isoformat()
+    except ValueError:
+        return None
+
+
+def series(url: str) -> tuple[str, int] | None:
+    """(the listing a numbered page belongs to, its number): /page/3/ -> ("/", 3),
+    /tag/x/page/2/ -> ("/tag/x/", 2), ?paged=4 -> (url without it, 4); None for other URLs."""
+    p = urlsplit(url)
+    for rx in (_PAGE_PATH, _PAGE_FILE):
+        m = rx.match(p.path or "/")
+        if m:
+            return urlunsplit((p.scheme, p.netloc, m.group("base"), p.query, "")), int(m.group("n"))
+    q = parse_qsl(p.query, keep_blank_values=True)
+    for i, (k, v) in enumerate(q):
+        if k.lower() in _PAGE_QUERY and v.isdigit():
+            rest = urlencode(q[:i] + q[i + 1:])
+            return urlunsplit((p.scheme, p.netloc, p.path or "/", rest, "")), int(v)
+    return None
+
+
+def listing_cut(days: list[str | None], since: str) -> tuple[bool, list[bool]]:
+    """A listing's post links in document order, by the day each is known to be of (None:
+    unknown): (past, old) where `past` says the listing shows only posts older than `since`
+    (some dated, none new) and old[i] that link i cannot be new: dated before `since`, or
+    undated but after an old dated link in a listing whose dated links run newest first
+    (the listing proves the order)."""
+    dated = [d for d in days if day_of(d)]
+    if not dated:
+        return False, [False] * len(days)
+    past = not any(not older(d, since) for d in dated)
+    descending = all(a >= b for a, b in zip(dated, dated[1:]))
+    old, seen_old = [], False
+    for d in days:
+        if day_of(d):
+            o = older(d, since)
+            seen_old = seen_old or o
+            old.append(o)
+        else:
+            old.append(past or (descending and seen_old))
+    return past, old

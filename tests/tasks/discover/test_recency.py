@@ -1,0 +1,44 @@
+"""What an update crawl may leave unread, by the blog's own dates (tasks/discover/recency.py)."""
+from tasks.discover.recency import archive_end, future, listing_cut, older, series
+
+
+def test_older_keeps_a_day_of_margin():
+    assert older("2020-01-01", "2020-03-01")
+    assert not older("2020-02-29", "2020-03-01")  # a URL's day may be a day off (time zones)
+    assert not older(None, "2020-03-01") and not older("2020-01-01", None)
+
+
+def test_future():
+    assert future("2999-01-01") and not future("2001-01-01")
+    assert future("2020-01-02", today="2020-01-01") and not future("2020-01-01", today="2020-01-01")
+
+
+def test_archive_end():
+    assert archive_end("http://b.org/2019/") == "2019-12-31"
+    assert archive_end("http://b.org/2019/02/") == "2019-02-28"
+    assert archive_end("http://b.org/blog/2019/05/06/") == "2019-05-06"
+    assert archive_end("http://b.org/2019/05/page/2/") == "2019-05-31"
+    assert archive_end("http://b.org/?m=201905") == "2019-05-31"
+    assert archive_end("http://b.org/2019/05/06/a-post/") is None
+    assert archive_end("http://b.org/tag/x/") is None
+
+
+def test_series():
+    assert series("http://b.org/page/3/") == ("http://b.org/", 3)
+    assert series("http://b.org/tag/x/page/2/") == ("http://b.org/tag/x/", 2)
+    assert series("http://b.org/?paged=4&cat=2") == ("http://b.org/?cat=2", 4)
+    assert series("http://b.org/blog/page2.html") == ("http://b.org/blog/", 2)
+    assert series("http://b.org/2019/05/06/a-post/") is None
+
+
+def test_listing_cut():
+    since = "2020-03-01"
+    # newest first: the undated link after an older dated one is old too (the listing proves it)
+    past, old = listing_cut(["2020-05-01", None, "2020-01-01", None], since)
+    assert not past and old == [False, False, True, True]
+    past, old = listing_cut(["2019-05-01", None, "2019-01-01"], since)
+    assert past and all(old)
+    # no date known: nothing can be left
+    assert listing_cut([None, None], since) == (False, [False, False])
+    # dates out of order prove no order: undated links stay
+    assert listing_cut(["2019-01-01", "2020-05-01", None], since) == (False, [True, False, False])

@@ -1,0 +1,114 @@
+"""Update crawls read what may be new, not the whole blog (issue 35): farm blogs on loopback,
+real Redis, real worker processes."""
+from __future__ import annotations
+
+import hashlib
+
+from tests.farm.server import FarmServer
+from tests.farm.wordpress import WordPress
+from tests.httpd import Reply
+
+NO_FEED = {"/feed/": "404", "/?feed=rss2": "404"}
+
+
+class ValidatingServer(FarmServer):
+    """A farm blog served as a static host serves it: an ETag per page, 304 when it matches."""
+
+    def handle(self, req):
+        rep = super().handle(req)
+        if rep.status != 200 or not isinstance(rep.body, (str, bytes)):
+            return rep
+        etag = '"%s"' % hashlib.sha1(rep.encoded()).hexdigest()[:16]
+        sent = next((v for k, v in req.headers.items() if k.lower() == "if-none-match"), None)
+        if sent == etag:
+            return Reply(304, b"", headers={"ETag": etag}, content_type=None)
+        rep.headers = dict(rep.headers, ETag=etag)
+        return rep
+
+
+def _since(blog, new: int) -> str:
+    """A day after which exactly the `new` newest posts come."""
+    days = sorted(p.published.date().isoformat() for p in blog.posts)
+    assert days[-new - 1] < days[-new], "the farm's posts are a day apart at least"
+    return days[-new]
+
+
+def _full_requests(crawl, family_kwargs: dict, faults=None) -> int:
+    """Requests of a full crawl of the same blog served apart (another port: another blog)."""
+    with FarmServer(WordPress(**family_kwargs), faults) as site:
+        info, records = crawl(site.url)
+        assert info["state"] == "done" and records
+        return sum(site.hits.values())
+
+
+def test_update_crawl_reads_only_what_may_be_new(crawl, state):
+    kwargs = dict(seed=11, n_posts=60)
+    full = _full_requests(crawl, kwargs)
+    blog = WordPress(**kwargs)
+    since = _since(blog, 8)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url, since=since)
+        requests = sum(site.hits.values())
+        new = {site.origin + p.path for p in blog.posts if p.published.date().isoformat() >= since}
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records} == new
+    assert requests <= 0.35 * full, (requests, full)
+    raw = state.r.hgetall(f"bh:{{{info['crawl_id'].split('-')[0]}}}:crawl:{info['crawl_id']}")
+    skipped = {k: int(v) for k, v in raw.items() if k.startswith("skip:")}
+    assert sum(skipped.values()) > 0, raw
+    from workers.archive.report import facts
+
+    report = facts(state, info["crawl_id"])["update"]
+    assert report["since"] == since and report["skipped"] == sum(skipped.values())
+    assert report["skipped_by_reason"]
+
+
+def test_update_crawl_of_a_blog_whose_feed_answers_404(crawl):
+    kwargs = dict(seed=12, n_posts=60)
+    full = _full_requests(crawl, kwargs, NO_FEED)
+    blog = WordPress(**kwargs)
+    since = _since(blog, 10)
+    with FarmServer(blog, NO_FEED) as site:
+        info, records = crawl(site.url, since=since)
+        requests = sum(site.hits.values())
+        new = {site.origin + p.path for p in blog.posts if p.published.date().isoformat() >= since}
+    assert info["state"] == "done", info
+    got = {r["url"] for r in records}
+    assert new <= got and all((r.get("published") or "9")[:10] >= since for r in records), (new - got)
+    assert requests <= 0.5 * full, (requests, full)
+
+
+def test_a_second_update_asks_conditionally_and_emits_nothing_again(crawl, state):
+    blog = WordPress(seed=13, n_posts=40)
+    since = _since(blog, 6)
+    with ValidatingServer(blog) as site:
+        full, _ = crawl(site.url)
+        full_requests = sum(site.hits.values())
+        site.hits.clear()
+        info, records = crawl(site.url, since=since)
+        requests = sum(site.hits.values())
+        assert info["state"] == "done", info
+        assert records == []  # every post was emitted by the full crawl: unchanged, not again
+        assert requests <= 0.05 * full_requests, (requests, dict(site.hits))
+        raw = state.r.hgetall(f"bh:{{{info['crawl_id'].split('-')[0]}}}:crawl:{info['crawl_id']}")
+        assert int(raw.get("skip:unchanged", 0)) >= 1, raw
+        added = site.add_posts(2)
+        info, records = crawl(site.url, since=since)
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records} == {site.origin + p.path for p in added}
+
+
+def test_since_in_the_future_reads_nothing(crawl):
+    with FarmServer(WordPress(seed=14, n_posts=12)) as site:
+        info, records = crawl(site.url, since="2999-01-01")
+        assert sum(site.hits.values()) == 0
+    assert info["state"] == "done" and records == []
+    assert "future" in (info.get("message") or "")
+
+
+def test_since_far_in_the_past_is_a_full_crawl(crawl):
+    blog = WordPress(seed=15, n_posts=15)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url, since="1990-01-01")
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records} == {site.origin + p.path for p in blog.posts}

@@ -1,0 +1,305 @@
+"""An update crawl reads what may be new, not the whole blog again (issue 35, docs/update.md).
+
+Between tasks.discover.recency (what the blog's dates say) and the crawl's Redis state:
+
+    seeds(rt, crawl_id, urls)             the feed's posts to queue: not those dated before `since`
+    before_read(rt, crawl_id, url, ctx, kind)   why a popped page is not read, or None
+    links(rt, crawl_id, url, ctx, posts, others, ...)  a read page's links an update crawl follows
+    skip(rt, crawl_id, reason, urls)      count pages left unread, by reason (each URL once)
+    cover(rt, crawl_id, why)              the new posts are known to be reachable otherwise
+
+Skipped pages are counted in the crawl's hash (`skip:<reason>`, distinct URLs; the report
+shows them). `covered` in the crawl's hash says that something already proves where the
+new posts are (the feed reaches past `since`, a sitemap with lastmod, the home page's
+listing read down past `since`): other listings (tags, categories, authors) are then left.
+A full crawl (no `since`, or a scheduled update) passes through every function unchanged.
+"""
+from __future__ import annotations
+
+import json
+
+from tasks.discover.recency import archive_end, day_of, listing_cut, older, series
+from tasks.text.dates import url_day
+from workers.state import Keys, unpack
+
+SKIP = "skip:"  # crawl hash fields: pages an update crawl left unread, by reason
+REASONS = {
+    "feed_date": "feed entries dated before since",
+    "sitemap_lastmod": "sitemap entries whose lastmod is before since",
+    "url_date": "post URLs dated before since",
+    "listing_order": "undated posts listed after older ones (listings run newest first)",
+    "past_since": "links of listings that show only posts older than since",
+    "old_post": "links of posts older than since",
+    "archive": "date archives that end before since",
+    "pagination": "listing pages past the first one showing only posts older than since",
+    "covered": "other listings (tags, categories...): the new posts were reached otherwise",
+    "held_old": "posts held from an earlier crawl, published before since",
+    "held": "posts held from an earlier crawl that nothing says changed",
+    "unchanged": "pages unchanged since an earlier crawl (HTTP 304)",
+}
+MAX_HOME_POSTS = 200  # the home page's post links kept (a listing's verdict leaves them out)
+LATER = "later"  # before_read: not now; queued again by the page before it in its listing
+SERIES_PRIORITY = 100_000.0  # the home page's listing, read in page order right after the posts
+
+
+def since_of(ctx: dict) -> str | None:
+    """The crawl's `since` where it is an update crawl that reads by date, else None."""
+    options = ctx.get("options") or {}
+    if not options.get("update") or options.get("scheduled"):
+        return None  # a scheduled update's since is the last crawl's time, no publication date
+    return day_of(ctx.get("since"))
+
+
+def skip(rt, crawl_id: str, reason: str, urls: list[str]) -> int:
+    """Count `urls` as left unread for `reason` (each URL once per crawl); returns how many new."""
+    urls = list(dict.fromkeys(u for u in urls if u))
+    if not urls:
+        return 0
+    k = Keys(crawl_id)
+    with rt.state.r.pipeline(transaction=False) as p:
+        for u in urls:
+            p.sadd(f"{k.crawl}:skipped", u)
+        p.expire(f"{k.crawl}:skipped", 7 * 86400)
+        fresh = sum(p.execute()[:-1])
+    if fresh:
+        rt.state.r.hincrby(k.crawl, SKIP + reason, fresh)
+    return fresh
+
+
+def cover(rt, crawl_id: str, why: str) -> None:
+    """The new posts are reachable without the other listings (`why` goes to the report)."""
+    rt.state.r.hsetnx(Keys(crawl_id).crawl, "covered", why)
+
+
+# ------------------------------------------------------------------ discovery
+
+def feed_reaches_past(entries: list[dict], since: str) -> bool:
+    """Does the feed (newest first) list a post older than `since`? Then every newer post is in it."""
+    return any(older(day_of(e.get("published") or e.get("updated")), since) for e in entries
+               if not e.get("pseudo"))
+
+
+def training_order(entries: list[dict], since: str, keep_old: int) -> list[dict]:
+    """Training entries for an update crawl: the new ones (read anyway as posts), then at most
+    `keep_old` older ones (each a request the output does not need)."""
+    new = [e for e in entries if not older(_entry_day(e), since)]
+    old = [e for e in entries if older(_entry_day(e), since)]
+    return new + old[:max(0, keep_old - len(new))]
+
+
+def older_entry(e: dict, since: str) -> bool:
+    """A feed entry dated before `since` (its published, else updated, else its URL's day)."""
+    return older(_entry_day(e), since)
+
+
+def _entry_day(e: dict | None) -> str | None:
+    if not e:
+        return None
+    return day_of(e.get("published")) or day_of(e.get("updated")) or url_day(e.get("url"))
+
+
+def seeds(rt, crawl_id: str, urls: list[str], since: str | None) -> list[str]:
+    """The feed's post URLs to queue: an update crawl leaves those dated before `since`."""
+    if not since or not urls:
+        return urls
+    raw = rt.state.r.hmget(Keys(crawl_id).entries, urls)
+    keep, old = [], []
+    for u, e in zip(urls, raw):
+        day = _entry_day(json.loads(e) if e else {"url": u})
+        (old if older(day, since) else keep).append(u)
+    skip(rt, crawl_id, "feed_date", old)
+    return keep
+
+
+# ------------------------------------------------------------------ a popped page
+
+def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bool) -> str | None:
+    """Why an update crawl does not read `url` (a reason of REASONS), or None: read it.
+    `post`: a post by its URL; `listing`: a listing or a page below a post, never a post of
+    its own (tasks.discover.kinds)."""
+    since = since_of(ctx)
+    if not since:
+        return None
+    home = ctx["blog"]["home"]
+    if post:
+        return _held(rt, crawl_id, url, ctx, since)
+    if url == home or ctx.get("sitemap"):
+        return None
+    end = archive_end(url, home)
+    if end and older(end, since):
+        return "archive"
+    crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
+    s = series(url)
+    if s:
+        bound = crawl.get("past:" + s[0])
+        if bound and s[1] > int(bound):
+            return "pagination"
+        if s[0] in json.loads(crawl.get("main_series") or "[]"):
+            # read in page order: a page ahead of the last one read waits until that one's
+            # link queues it again (LATER: not done, not seen)
+            return LATER if s[1] > int(crawl.get("read:" + s[0]) or 1) + 1 else None
+    if crawl.get("covered") and listing and not end:  # a page of another kind may be a post
+        return "covered"
+    return None
+
+
+def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
+    """A post this blog's records hold from an earlier crawl: left when published before
+    `since`, or when nothing says it changed since (its feed entry no newer than the record,
+    no sitemap lastmod after `since` named it)."""
+    old = rt.state.record(crawl_id, url)
+    if old is None:
+        return None
+    if older(old.get("published"), since):
+        return "held_old"
+    entry = ctx.get("entry")
+    stamp = (entry or {}).get("updated") or (entry or {}).get("published")
+    crawled = old.get("crawled_at") or ""
+    if entry and stamp and day_of(stamp) and day_of(stamp) > crawled[:10]:
+        return None  # the feed says it changed after the record was made
+    if ctx.get("source") == "sitemap":
+        return None  # a lastmod after `since` named it: a conditional request tells
+    return "held"
+
+
+# ------------------------------------------------------------------ a read page's links
+
+def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list[str], *,
+          post: bool, published: str | None) -> tuple[list[str], list[str], dict]:
+    """(posts, others, priorities) an update crawl follows from the page at `url`: a post
+    older than `since` or a listing showing only older posts leads nowhere new; post links
+    dated before `since` (or listed after older ones) and date archives ending before it are
+    left; the home page's listing is read in page order (`priorities`: url -> score)."""
+    since = since_of(ctx)
+    if not since:
+        return posts, others, {}
+    home = ctx["blog"]["home"]
+    if post:
+        if older(published, since):
+            skip(rt, crawl_id, "old_post", posts + others)
+            return [], [], {}
+        return _dated_posts(rt, crawl_id, ctx, posts, since, listing=False), _others(rt, crawl_id, url, others, since, home), {}
+    days = _days(rt, crawl_id, ctx, posts)
+    # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
+    # every page would make every listing look new)
+    shared = set() if url == home else _home_posts(rt, crawl_id)
+    own = [(u, d) for u, d in zip(posts, days) if u not in shared]
+    past, _ = listing_cut([d for _, d in own], since) if own else (False, [])
+    _, old = listing_cut(days, since)
+    if url == home:
+        rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts))[:MAX_HOME_POSTS]))
+    if past:
+        skip(rt, crawl_id, "past_since", posts + others)
+        _past(rt, crawl_id, url, home)
+        return [], [], {}
+    keep = [u for u, o in zip(posts, old) if not o]
+    _count_old(rt, crawl_id, [u for u, o in zip(posts, old) if o], days, posts)
+    others = _others(rt, crawl_id, url, others, since, home)
+    priorities = {}
+    if url == home or _in_main_series(rt, crawl_id, url):
+        priorities = _series_order(rt, crawl_id, url, home, others)
+        s = series(url)
+        if s:  # this page of the home's listing is read: the next one may be
+            rt.state.r.eval("local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1') "
+                            "if tonumber(ARGV[2]) > v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end",
+                            1, Keys(crawl_id).crawl, "read:" + s[0], s[1])
+    return keep, others, priorities
+
+
+def _home_posts(rt, crawl_id: str) -> set[str]:
+    return set(json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "home_posts") or "[]"))
+
+
+def _days(rt, crawl_id: str, ctx: dict, posts: list[str]) -> list[str | None]:
+    """The day each post link is known to be of: its URL's, its feed entry's, or the record an
+    earlier crawl holds."""
+    days = [url_day(u) for u in posts]
+    unknown = [u for u, d in zip(posts, days) if not d]
+    if unknown:
+        k = Keys(crawl_id)
+        entries = rt.state.r.hmget(k.entries, unknown)
+        records = rt.state.raw.hmget(k.records, unknown)  # compressed JSON (State.record)
+        known = {}
+        for u, e, r in zip(unknown, entries, records):
+            d = _entry_day(json.loads(e)) if e else None
+            if not d and r:
+                d = day_of((unpack(r) or {}).get("published"))
+            known[u] = d
+        days = [d or known.get(u) for u, d in zip(posts, days)]
+    return days
+
+
+def _dated_posts(rt, crawl_id: str, ctx: dict, posts: list[str], since: str, listing: bool) -> list[str]:
+    days = _days(rt, crawl_id, ctx, posts)
+    old = [u for u, d in zip(posts, days) if older(d, since)]
+    _count_old(rt, crawl_id, old, days, posts)
+    return [u for u, d in zip(posts, days) if not older(d, since)]
+
+
+def _count_old(rt, crawl_id: str, old: list[str], days: list, posts: list[str]) -> None:
+    day = dict(zip(posts, days))
+    by_url = [u for u in old if url_day(u)]
+    skip(rt, crawl_id, "url_date", by_url)
+    dated = [u for u in old if not url_day(u) and day.get(u)]
+    skip(rt, crawl_id, "feed_date", dated)
+    skip(rt, crawl_id, "listing_order", [u for u in old if not day.get(u)])
+
+
+def _others(rt, crawl_id: str, url: str, others: list[str], since: str, home: str) -> list[str]:
+    """Non-post links: date archives ending before `since` left."""
+    keep, old = [], []
+    for u in others:
+        end = archive_end(u, home)
+        (old if end and older(end, since) else keep).append(u)
+    skip(rt, crawl_id, "archive", old)
+    return keep
+
+
+def _in_main_series(rt, crawl_id: str, url: str) -> bool:
+    s = series(url)
+    if not s:
+        return False
+    return s[0] in json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
+
+
+def _series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> dict:
+    """The home page's listing (its numbered pages: /page/2/, ?page=2...) read in page order,
+    right after the posts; the home page names which series is its listing."""
+    numbered = {u: s for u in others if (s := series(u))}
+    if not numbered:
+        return {}
+    if url == home:
+        first = min(numbered.values(), key=lambda s: s[1])
+        rt.state.r.hsetnx(Keys(crawl_id).crawl, "main_series", json.dumps([first[0]]))
+        main = first[0]
+    else:
+        main = series(url)[0]
+    return {u: SERIES_PRIORITY - s[1] for u, s in numbered.items() if s[0] == main}
+
+
+def _past(rt, crawl_id: str, url: str, home: str) -> None:
+    """A listing showing only older posts: its later pages are left, and where it is the home
+    page's listing, the new posts were all reached through it."""
+    k = Keys(crawl_id)
+    s = series(url)
+    if s:
+        script = ("local v = redis.call('HGET', KEYS[1], ARGV[1]) "
+                  "if not v or tonumber(v) > tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end")
+        rt.state.r.eval(script, 1, k.crawl, "past:" + s[0], s[1])
+    if url == home or (s and _in_main_series(rt, crawl_id, url)):
+        cover(rt, crawl_id, "the home page's listing, read down past since")
+
+
+# ------------------------------------------------------------------ the report
+
+def summary(info: dict) -> dict | None:
+    """An update crawl's part of the report: since, what it read, what it left unread and why."""
+    raw = info.get("raw") or {}
+    skipped = {k[len(SKIP):]: int(v) for k, v in raw.items() if k.startswith(SKIP)}
+    if not info.get("since") and not skipped:
+        return None
+    return {"since": info.get("since"), "read": int(raw.get("pages") or 0),
+            "unchanged_304": int(raw.get(SKIP + "unchanged") or 0),
+            "skipped": sum(skipped.values()),
+            "skipped_by_reason": {REASONS.get(k, k): n for k, n in sorted(skipped.items(), key=lambda x: -x[1])},
+            "covered_by": raw.get("covered"), "note": raw.get("since_note")}
