@@ -112,6 +112,36 @@ MAYBE_FINISH = _HAND_OUT + """
 return finish(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3])
 """
 
+# A page's part of the site (its family, tasks/discover/traps.py), before its links are queued:
+# a page bringing a new post starts its family's count again; one bringing new pages of its own
+# family and no new post counts one more barren page in a row; at `limit` the family is cut.
+# Returns the count when this page cut it, else 0.
+_BARREN = """
+local function barren(seen, counts, cut, t, posts, estimates)
+  local fresh = false
+  for i = 1, #posts, 2 do
+    if redis.call('SISMEMBER', seen, posts[i]) == 0 then fresh = true break end
+  end
+  if not fresh then
+    for _, i in ipairs(t.post) do
+      if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then fresh = true break end
+    end
+  end
+  if fresh then
+    redis.call('HDEL', counts, t.family)
+    return 0
+  end
+  local kin = false
+  for _, i in ipairs(t.kin) do
+    if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then kin = true break end
+  end
+  if not kin then return 0 end
+  local n = redis.call('HINCRBY', counts, t.family, 1)
+  if n >= tonumber(t.limit) and redis.call('HSETNX', cut, t.family, n) == 1 then return n end
+  return 0
+end
+"""
+
 # A record saved in one step: streamed when its digest changed, stored, listed, counted. A
 # worker killed mid-save leaves all of it or none, and two deliveries of one page (a page
 # reclaimed from a worker thought dead) cannot both stream it: once per new content.
@@ -159,16 +189,20 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV, ARGV[8])
 # trace active; ARGV: the spec (JSON: url, crawl, counted, tie, posts, estimates, seen,
 # max_samples, save {r, body}, hand {limit, now, max_pages}), the record JSON, the sample,
 # the trace entry.
+# KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py);
+# spec.trap {family, limit, kin (indices of spec.estimates' urls of the page's own family),
+# post (indices of its urls that are posts: order=bfs queues posts among the estimates)}.
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
-# urls queued, finished, {handed urls}}, or {owner} when the body is another URL's. A page
-# done already (a second delivery) or of a crawl no longer running writes nothing.
-END_PAGE = _QUEUE + _HAND_OUT + _SAVE + """
+# urls queued, finished, {handed urls}, barren pages in a row when this page cut its family
+# (else 0)}, or {owner} when the body is another URL's. A page done already (a second
+# delivery) or of a crawl no longer running writes nothing.
+END_PAGE = _QUEUE + _HAND_OUT + _SAVE + _BARREN + """
 local spec = cjson.decode(ARGV[1])
 if redis.call('SISMEMBER', KEYS[4], spec.url) == 1 or redis.call('HGET', KEYS[3], 'state') ~= 'running' then
   -- a second delivery (a page reclaimed from a slow worker) or a crawl that ended meanwhile:
   -- nothing is written again (pages counted, samples, links, record), the page only leaves in-flight
   redis.call('HDEL', KEYS[5], spec.url)
-  return {'', -1, -1, 0, 0, {}}
+  return {'', -1, -1, 0, 0, {}, 0}
 end
 local saved, sampled = -1, -1
 if ARGV[2] ~= '' then
@@ -182,6 +216,8 @@ if ARGV[3] ~= '' then
   sampled = redis.call('INCR', KEYS[7])
 end
 for _, u in ipairs(spec.seen) do redis.call('SADD', KEYS[1], u) end
+local cut = 0
+if spec.trap then cut = barren(KEYS[1], KEYS[15], KEYS[16], spec.trap, spec.posts, spec.estimates) end
 local queued = queue(KEYS[1], KEYS[2], KEYS[3], spec.tie, spec.posts, spec.estimates)
 if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[4]) end
 redis.call('SADD', KEYS[4], spec.url)
@@ -195,5 +231,5 @@ if spec.hand then
     finished = finish(KEYS[2], KEYS[5], KEYS[3], KEYS[14], h.now, tonumber(h.max_pages), spec.crawl)
   end
 end
-return {'', saved, sampled, queued, finished, handed}
+return {'', saved, sampled, queued, finished, handed, cut}
 """

@@ -64,6 +64,8 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
         return _process_sitemap(rt, crawl_id, url, ctx)
     kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
+    if not kind.post and _cut(rt, crawl_id, url, ctx):
+        return {"url": url, "skipped": "trap"}
     if kind.post and _known(rt, crawl_id, url, ctx):
         st.mark_done(crawl_id, url)
         return {"url": url, "skipped": "known"}
@@ -111,6 +113,20 @@ def _kind(url: str, ctx: dict) -> UrlKind:
     blog = ctx["blog"]
     return url_kind(url, blog["home"], blog.get("pattern"), ctx["entry"] is not None,
                     js_decision(blog, ctx["options"]))
+
+
+def _cut(rt, crawl_id: str, url: str, ctx: dict) -> bool:
+    """A page queued before its part of the site was cut as a trap (traverse.Source): done
+    unread, counted in the crawl's `trapped`."""
+    if not ctx["cut"]:
+        return False
+    source = traverse.Source(url, ctx["blog"]["home"], ctx["cut"])
+    if source.family() not in ctx["cut"]:
+        return False
+    rt.state.note_traps(crawl_id, [(url, f"{traverse.family_pattern(source.home, source.family())} "
+                                         f"is cut as a trap (queued before)")])
+    rt.state.mark_done(crawl_id, url)
+    return True
 
 
 def _known(rt, crawl_id: str, url: str, ctx: dict) -> bool:
@@ -299,8 +315,9 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     next pages handed out (in a task's `chain`: set there at once, so that a failure after
     the page's writes cannot keep them from being sent)."""
     st, options = rt.state, ctx["options"]
+    source = traverse.Source(url, ctx["blog"]["home"], ctx["cut"], counts=sample is not None)
     found = traverse.links(rt, crawl_id, *links, options, ctx["sampled"] + (sample is not None), TRAP_LIMITS,
-                           sample=None if sample is None else (url, sample))
+                           sample=None if sample is None else (url, sample), source=source)
     if found.sampled is not None:  # written before the model's refit, which reads it
         result["sample"], sample = found.sampled, None
 
@@ -309,10 +326,13 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
-                           seen=[final] if final != url else None, **_handing(rt, crawl_id, options, chain))
+                           seen=[final] if final != url else None, trap=found.trap,
+                           **_handing(rt, crawl_id, options, chain))
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
     _handed(chain, end)
+    if end.get("cut"):
+        traverse.report_cut(rt, crawl_id, url, source, end["cut"])
     if end["sampled"] is not None:
         result["sample"] = end["sampled"]
     if record is not None:

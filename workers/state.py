@@ -85,6 +85,10 @@ class Keys:
         self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
         self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
         self.trace = f"{c}:trace"  # list: [url, produced a record] per processed page (option trace)
+        # traps (tasks/discover/traps.py): per part of the site, its pages in a row that brought
+        # more of it and no post; the parts cut (family -> that count when cut)
+        self.barren = f"{c}:barren"  # hash: family -> pages in a row
+        self.cut = f"{c}:cut"  # hash: family -> pages in a row when it was cut
 
     def fetched(self, scope: str | None = None) -> str:
         """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
@@ -94,12 +98,12 @@ class Keys:
         """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages, f"{self.crawl}:variants",
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", self.barren, self.cut]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", self.barren, self.cut]
 
 
 @dataclass(frozen=True)
@@ -361,6 +365,16 @@ class State:
         if n <= report:
             self.add_error(crawl_id, url, "trap", f"not followed: {reason}")
 
+    def note_traps(self, crawl_id: str, items: list[tuple[str, str]], report: int = 20) -> None:
+        """`note_trap` of many (url, reason) at once: one count, the first `report` ever reported."""
+        if not items:
+            return
+        n = self.r.hincrby(Keys(crawl_id).crawl, "trapped", len(items))
+        for i, (url, reason) in enumerate(items, n - len(items) + 1):
+            if i > report:
+                break
+            self.add_error(crawl_id, url, "trap", f"not followed: {reason}")
+
     def traced(self, crawl_id: str) -> list[tuple[str, bool]]:
         return [tuple(json.loads(x)) for x in self.r.lrange(Keys(crawl_id).trace, 0, -1)]
 
@@ -408,9 +422,10 @@ class State:
             p.hgetall(k.patterns)
             p.get(k.sampled)
             p.hgetall(k.fetched(url))
-            done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns, sampled, fetched \
-                = p.execute()[extra:]
-        return {"sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
+            p.hgetall(k.cut)
+            done, (state, options, since), attempts, blog, entry, page, sitemap, source, patterns, sampled, fetched, \
+                cut = p.execute()[extra:]
+        return {"cut": cut or {}, "sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
                 "since": since or None, "attempts": attempts,
@@ -421,7 +436,7 @@ class State:
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
                  sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
                  counted: bool = True, hand_out: tuple[int, int] | None = None,
-                 handed_at: str | None = None) -> dict:
+                 handed_at: str | None = None, trap: dict | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
         (once its body is claimed: {"owner": url} alone when another URL holds the body, and
         nothing is written), its `sample` (the number of post links on it), the urls it was
@@ -429,29 +444,34 @@ class State:
         (`enqueue_estimated`), its `trace` entry (whether it produced a record), the page done
         (and `counted`); with `hand_out` (parallelism, page budget) the next pages handed out,
         or the crawl finished when there are none, in flight from `handed_at` (a time; now by
-        default: State.handed_at finds them by it). Returns {"saved": None (no record) or whether
-        new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
+        default: State.handed_at finds them by it); `trap` (traverse.Links.trap): the page's part
+        of the site counted as barren (more of it, no new post) or not, and cut at its limit.
+        Returns {"saved": None (no record) or whether new or changed, "sampled": samples ever
+        (None: no sample), "queued", "handed", "finished", "cut": the barren pages in a row
+        when this page cut its part of the site (else 0)}."""
         k = Keys(crawl_id)
         spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
                 "posts": _pairs(posts), "estimates": _pairs(estimates), "seen": list(seen or [])}
         if save is not None:
             spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
+        if trap is not None:
+            spec["trap"] = trap
         if hand_out is not None:
             spec["hand"] = {"limit": int(hand_out[0]), "now": handed_at or repr(time.time()),
                             "max_pages": int(hand_out[1])}
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
-                  k.posts, STREAM, k.bodies, k.trace, k.active],
+                  k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut],
             args=[json.dumps(spec), "" if save is None else save.data(),
                   "" if sample is None else json.dumps([url, int(sample)]),
                   "" if trace is None else json.dumps([url, bool(trace)])])
         if got[0]:
             return {"owner": got[0]}
-        _, saved, sampled, queued, finished, handed = got
+        _, saved, sampled, queued, finished, handed, cut = got
         if finished:
             self.retire(crawl_id)
         return {"saved": None if saved < 0 else bool(saved), "sampled": None if sampled < 0 else int(sampled),
-                "queued": int(queued), "handed": list(handed), "finished": bool(finished)}
+                "queued": int(queued), "handed": list(handed), "finished": bool(finished), "cut": int(cut)}
 
     def mark_done(self, crawl_id: str, url: str, counted: bool = False) -> None:
         """The page is finished (and, if `counted`, one more page read), in one step."""
