@@ -328,3 +328,32 @@ def test_a_failing_part_of_a_post_is_reported_and_the_post_kept(rt):
 
     with pytest.raises(redis.exceptions.ConnectionError):
         pipeline._part(rt, cid, "http://part-test.example/p", "comments", None, redis_down)
+
+
+ENDLESS = {"/calendar/": ("calendar", "/calendar/1/"), "/list/": ("paged_trap", "/list/?page=1"),
+           "/search/": ("growing_query", "/search/?a0=1"), "/forum/": ("session_trap", "/forum/"),
+           "/tree/": ("deep_trap", "/tree/")}
+
+
+@pytest.mark.slow
+def test_endless_parts_of_a_small_blog_are_cut_and_every_post_found(farm_blog, crawl):
+    """Issue 34: a 6-post blog whose home links five endless parts (a calendar, an endless
+    `?page=N`, a growing query, session tokens, an ever-deeper tree), their pages linking the
+    blog's posts: each part is cut well within 200 pages and reported, every post found, the
+    crawl ends done (not on its page budget)."""
+    from tests.farm import make_blog
+
+    paths = [p.path for p in make_blog("wordpress", seed=34, n_posts=6).posts]
+    faults = {"/": fault("extra_link", hrefs=[entry for _, entry in ENDLESS.values()])}
+    faults.update({prefix + "*": fault(kind, posts=paths) for prefix, (kind, _) in ENDLESS.items()})
+    site = farm_blog("wordpress", seed=34, n_posts=6, faults=faults)
+    info, records = crawl(site.url, js="never", timeout=240)
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records} >= set(site.post_urls())
+    for prefix in ENDLESS:
+        served = sum(n for t, n in site.hits.items() if t.startswith(prefix))
+        assert 0 < served <= 120, (prefix, served)
+    report = [e["message"] for e in info["error_report"] if e["kind"] == "trap"]
+    cut = {prefix for prefix in ENDLESS if any(f"{prefix}* not followed" in m for m in report)}
+    assert {"/calendar/", "/list/", "/forum/"} <= cut, report
+    assert info["trapped"] > 0
