@@ -35,7 +35,8 @@ Hostile kinds (the security suite, docs/security.md):
                       (size=100_000, refs=5_000: half a gigabyte once expanded)
     probe             the normal page plus an iframe, a script, an image and a fetch() aimed at
                       `target` (a URL the guard must refuse); a comment-widget iframe so it is inlined
-    dom_bomb          the normal page plus a script appending `size` bytes of text to the DOM (size=30_000_000)
+    dom_bomb          the normal page plus a script appending `size` bytes of text to the DOM (size=30_000_000),
+                      and `nodes` empty elements (nodes=0), in one script task
     set_cookie        the normal page with `count` large cookies set for the host (count=40, size=3000)
     require_no_cookie 431 when the request carries any Cookie header, else the normal page
     extra_link        the normal page plus a link to `href` (a way into a trap)
@@ -252,7 +253,9 @@ def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None 
     if k == "dom_bomb":
         script = (f"<script>(function(){{var s='x'.repeat(1000000),d=document.createElement('div');"
                   f"for(var i=0;i<{int(f.get('size', 30_000_000)) // 1_000_000};i++){{var p=document.createElement('p');"
-                  f"p.textContent=s;d.appendChild(p);}}document.body.appendChild(d);}})();</script>").encode()
+                  f"p.textContent=s;d.appendChild(p);}}"
+                  f"for(var j=0;j<{int(f.get('nodes', 0))};j++){{d.appendChild(document.createElement('i'));}}"
+                  f"document.body.appendChild(d);}})();</script>").encode()
         return Reply(rep.status, body.replace(b"</body>", script + b"</body>", 1), dict(rep.headers),
                      rep.content_type)
     if k == "set_cookie":
