@@ -3,6 +3,7 @@
     python bench/hostile.py                     both parts
     python bench/hostile.py --only traps        the traps alone (no browser)
     python bench/hostile.py --only dom          the DOM bomb alone (--js always, with and without it)
+    python bench/hostile.py --code ../main      crawl with another checkout's code (before/after)
 
 traps: a 6-post farm blog whose home page links five endless parts of the site (a calendar of
 ever-next months and ever-deeper paths, an endless `?page=N` listing of no post, a query
@@ -35,6 +36,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CODE = ROOT  # the checkout whose crawler runs (--code); the farm is always this one's
 TRAPS = {"/calendar/": "calendar", "/list/": "paged_trap", "/search/": "growing_query", "/forum/": "session_trap",
          "/tree/": "deep_trap"}
 ENTRIES = {"/calendar/": "/calendar/1/", "/list/": "/list/?page=1", "/search/": "/search/?a0=1",
@@ -108,12 +110,12 @@ def crawl(url: str, extra: list[str], tmp: Path) -> dict:
     and peak sum of RSS of its process tree, the records' urls."""
     home, out = tmp / f"home{time.monotonic_ns()}", tmp / f"out{time.monotonic_ns()}.jsonl"
     env = dict(os.environ, BLOGHARVEST_HOME=str(home), BLOGHARVEST_ALLOW_PRIVATE="1", BLOGHARVEST_LOCAL_DELAY="0",
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(CODE))
     env.pop("REDIS_URL", None)
     cmd = [sys.executable, "-m", "workers.cli", "crawl", url, "--out", str(out), "--quiet",
            "--report", str(tmp / "report.html"), *extra]
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=CODE, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     peak = {"pss": 0, "rss": 0}
     done = threading.Event()
@@ -181,7 +183,10 @@ def main() -> None:
     ap.add_argument("--posts", type=int, default=20, help="posts of the DOM part's blog")
     ap.add_argument("--dom-mb", type=int, default=40)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--code", type=Path, help="the checkout whose crawler runs (default: this one)")
     a = ap.parse_args()
+    global CODE
+    CODE = a.code.resolve() if a.code else ROOT
     with tempfile.TemporaryDirectory(prefix="bh-hostile-") as d:
         for _ in range(a.repeat):
             if a.only in (None, "traps"):
