@@ -23,6 +23,7 @@ from tasks.archive.records import content_hash, post_record
 from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.recognise import listing_like
+from tasks.discover.traps import capped
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
@@ -74,7 +75,10 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
         return page  # a feed (read as a list of links), or no HTML page (reported)
     page = rendering.as_drawn(rt, crawl_id, url, page, kind.render)
     limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
-    posts, others = _links(page, ctx)
+    posts, others, dropped = capped(*_links(page, ctx), TRAP_LIMITS)
+    if dropped:
+        st.add_error(crawl_id, url, "too_many_links", f"{dropped} of the page's links not followed "
+                                                      f"(at most {TRAP_LIMITS.max_links} a page, posts first)")
     result = {"url": url, "post": kind.post}
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)

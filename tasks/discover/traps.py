@@ -31,6 +31,7 @@ class TrapLimits:
     max_query_variants: int = 1000  # distinct queries of one path (listing pages, archives: fewer)
     max_params: int = 24  # parameters in one query
     max_barren: int = 50  # pages of one part of the site in a row bringing more of it and no post
+    max_links: int = 10_000  # links of one page followed (posts first): a page of a million links
 
 
 DEFAULT = TrapLimits()
@@ -65,6 +66,18 @@ def trap_reason(url: str, limits: TrapLimits = DEFAULT) -> str | None:
     if _repeated_run(segments, limits.max_repeats - 1):
         return "path repeats a run of segments"
     return None
+
+
+def capped(posts: list[str], others: list[str], limits: TrapLimits = DEFAULT) -> tuple[list[str], list[str], int]:
+    """A page's (post links, other links) within `max_links` (post links first, then in
+    document order), and how many were left out."""
+    posts, others = list(dict.fromkeys(posts)), list(dict.fromkeys(others))
+    room = limits.max_links
+    if len(posts) + len(others) <= room:
+        return posts, others, 0
+    left = len(posts) + len(others) - room
+    posts = posts[:room]
+    return posts, others[:max(0, room - len(posts))], left
 
 
 def _repeated_run(segments: list[str], times: int) -> bool:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.discover.traps import TrapLimits, family, family_pattern, trap_reason, variant_key
+from tasks.discover.traps import TrapLimits, capped, family, family_pattern, trap_reason, variant_key
 
 O = "http://blog.example"
 
@@ -60,3 +60,11 @@ def test_family_pattern_names_the_paths():
     assert family_pattern(O + "/blog/", "calendar") == "/blog/calendar/*"
     assert family_pattern(O + "/", "") == "/?*"
     assert family_pattern(O + "/blog/", "/shop") == "/shop/*"
+
+
+def test_links_of_a_page_are_capped_posts_first():
+    posts = [f"{O}/p/{i}/" for i in range(5)]
+    others = [f"{O}/o/{i}/" for i in range(10)] + [O + "/o/0/"]
+    assert capped(posts, others, TrapLimits(max_links=20)) == (posts, others[:10], 0)
+    assert capped(posts, others, TrapLimits(max_links=8)) == (posts, others[:3], 7)
+    assert capped(posts, others, TrapLimits(max_links=3)) == (posts[:3], [], 12)
