@@ -426,13 +426,25 @@ def test_hostile_faults(wp):
     wp.faults["/trap/*"] = fault("deep_trap")
     t = requests.get(wp.origin + "/trap/d1/", timeout=10).text
     assert 'href="/trap/d1/d2/"' in t and 'href="/trap/d1/d1/"' in t and "?month=3" in t
+    wp.faults["/"] = fault("extra_link", hrefs=["/calendar/1/", "/list/?page=1"])
+    home = requests.get(wp.url, timeout=10).text
+    assert 'href="/calendar/1/"' in home and 'href="/list/?page=1"' in home
+    endless = {"calendar": ("/calendar/5/", ['"/calendar/6/"', '"/calendar/4/"', '"/calendar/5/5/"']),
+               "paged_trap": ("/list/?page=3", ['"/list/?page=4"', '"/list/?page=5"']),
+               "growing_query": ("/search/?a0=1", ['"/search/?a0=1&a1=1"', '"/search/?a0=2"']),
+               "session_trap": ("/forum/", ['"/forum/?sid2='])}
+    for kind, (target, links) in endless.items():
+        wp.faults[target.split("/")[1].join("//") + "*"] = fault(kind, posts=[p])
+        t = requests.get(wp.origin + target, timeout=10).text
+        assert all(link in t for link in links) and f'href="{p}"' in t, (kind, t)
 
 
 def test_fault_table_is_fully_tested():
     tested = {"404", "410", "500", "503", "429", "slow", "redirect_chain", "redirect_loop", "wrong_charset",
               "missing_charset", "truncated", "malformed", "binary_html", "huge", "disallow",
               "bad_location", "many_headers", "charset", "entity_bomb", "probe", "dom_bomb", "set_cookie",
-              "require_no_cookie", "extra_link", "deep_trap"}
+              "require_no_cookie", "extra_link", "deep_trap", "calendar", "paged_trap", "growing_query",
+              "session_trap"}
     assert set(KINDS) == tested
 
 

@@ -59,6 +59,10 @@ class Keys:
         self.bodies = f"{c}:bodies"  # hash: body key (title + text) -> the post url that holds it
         self.patterns = f"bh:{{{b}}}:patterns"  # hash: further post pattern -> posts recognised under it
         self.trace = f"{c}:trace"  # list: [url, produced a record] per processed page (option trace)
+        # traps (tasks/discover/traps.py): per part of the site, its pages in a row that brought
+        # more of it and no post; the parts cut (family -> that count when cut)
+        self.barren = f"{c}:barren"  # hash: family -> pages in a row
+        self.cut = f"{c}:cut"  # hash: family -> pages in a row when it was cut
 
     def fetched(self, scope: str | None = None) -> str:
         """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
@@ -68,9 +72,10 @@ class Keys:
         """The keys a crawl needs while it runs only."""
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages, f"{self.crawl}:variants",
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped"]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
+                self.barren, self.cut]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks"]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", self.barren, self.cut]

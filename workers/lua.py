@@ -177,6 +177,36 @@ flush(KEYS[3], c)
 return finished
 """
 
+# A page's part of the site (its family, tasks/discover/traps.py), before its links are queued:
+# a page bringing a new post starts its family's count again; one bringing new pages of its own
+# family and no new post counts one more barren page in a row; at `limit` the family is cut.
+# Returns the count when this page cut it, else 0.
+_BARREN = """
+local function barren(seen, counts, cut, t, posts, estimates)
+  local fresh = false
+  for i = 1, #posts, 2 do
+    if redis.call('SISMEMBER', seen, posts[i]) == 0 then fresh = true break end
+  end
+  if not fresh then
+    for _, i in ipairs(t.post) do
+      if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then fresh = true break end
+    end
+  end
+  if fresh then
+    redis.call('HDEL', counts, t.family)
+    return 0
+  end
+  local kin = false
+  for _, i in ipairs(t.kin) do
+    if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then kin = true break end
+  end
+  if not kin then return 0 end
+  local n = redis.call('HINCRBY', counts, t.family, 1)
+  if n >= tonumber(t.limit) and redis.call('HSETNX', cut, t.family, n) == 1 then return n end
+  return 0
+end
+"""
+
 # A record saved in one step: streamed when its digest changed, stored, listed, counted. A
 # worker killed mid-save leaves all of it or none, and two deliveries of one page (a page
 # reclaimed from a worker thought dead) cannot both stream it: once per new content.
@@ -228,12 +258,16 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # 4 tie, 5 max samples, 6-8 hand-out limit, time, page budget (limit '': none), 9 the record
 # JSON ('': none), 10 the record compressed, 11 its body key, 12 the sample, 13 the trace
 # entry, 14-16 how many posts (pairs), estimates (pairs), seen urls follow, 17-23 the save's
-# `r` (see _SAVE), then the posts, estimates and seen urls.
+# `r` (see _SAVE), then the posts, estimates and seen urls, then the page's trap count ('' or
+# none: not counted): its family, the limit, how many kin and post indices, the indices
+# (1-based, of the estimates: the page's urls of its own family, and those that are posts).
+# KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
-# urls queued, finished, {handed urls}, written (1: the links are in the seen set now)}, or
+# urls queued, finished, {handed urls}, written (1: the links are in the seen set now), barren
+# pages in a row when this page cut its family (else 0)}, or
 # {owner} when the body is another URL's. A page done already (a second delivery) or of a
 # crawl no longer running writes nothing.
-END_PAGE = _QUEUE + _HAND_OUT + _SAVE + """
+END_PAGE = _QUEUE + _HAND_OUT + _SAVE + _BARREN + """
 local url = ARGV[1]
 local r = {ARGV[17], ARGV[18], ARGV[19], ARGV[20], ARGV[21], ARGV[22], ARGV[23]}
 local extra = {}
@@ -271,6 +305,15 @@ for i = 24, 23 + 2 * np do posts[#posts + 1] = ARGV[i] end
 for i = 24 + 2 * np, 23 + 2 * np + 2 * ne do estimates[#estimates + 1] = ARGV[i] end
 for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARGV[i] end
 for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
+local t0 = 24 + 2 * np + 2 * ne + ns
+local cut = 0
+if ARGV[t0] and ARGV[t0] ~= '' then
+  local t = {family = ARGV[t0], limit = ARGV[t0 + 1], kin = {}, post = {}}
+  local nk, npo = tonumber(ARGV[t0 + 2]), tonumber(ARGV[t0 + 3])
+  for i = t0 + 4, t0 + 3 + nk do t.kin[#t.kin + 1] = tonumber(ARGV[i]) end
+  for i = t0 + 4 + nk, t0 + 3 + nk + npo do t.post[#t.post + 1] = tonumber(ARGV[i]) end
+  cut = barren(KEYS[1], KEYS[15], KEYS[16], t, posts, estimates)
+end
 local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence)
 if seq ~= c.sequence then set(c, 'sequence', seq) end
 if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end
@@ -285,5 +328,5 @@ if ARGV[6] ~= '' then
   end
 end
 flush(KEYS[3], c)
-return {'', saved, sampled, queued, finished, handed, 1}
+return {'', saved, sampled, queued, finished, handed, 1, cut}
 """

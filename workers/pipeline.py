@@ -24,6 +24,7 @@ from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.recognise import dated_blog, listing_like, title_holds
 from tasks.extract.content_comments import content_without_comments
+from tasks.discover.traps import capped
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
@@ -66,6 +67,8 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
         return _process_sitemap(rt, crawl_id, url, ctx)
     kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
+    if not kind.post and _cut(rt, crawl_id, url, ctx):
+        return {"url": url, "skipped": "trap"}
     why = update.before_read(rt, crawl_id, url, ctx, kind.post, kind.never_post)  # issue 35: nothing new there
     if why == update.LATER:  # read after the listing page before it (which queues it again)
         k = rt.keys(crawl_id)
@@ -83,7 +86,10 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
         return page  # a feed (read as a list of links), or no HTML page (reported)
     page = rendering.as_drawn(rt, crawl_id, url, page, kind.render)
     limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
-    posts, others = _links(page, ctx)
+    posts, others, dropped = capped(*_links(page, ctx), TRAP_LIMITS)
+    if dropped:
+        st.add_error(crawl_id, url, "too_many_links", f"{dropped} of the page's links not followed "
+                                                      f"(at most {TRAP_LIMITS.max_links} a page, posts first)")
     result = {"url": url, "post": kind.post}
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
@@ -126,6 +132,20 @@ def _kind(url: str, ctx: dict) -> UrlKind:
     blog = ctx["blog"]
     return url_kind(url, blog["home"], blog.get("pattern"), ctx["entry"] is not None,
                     js_decision(blog, ctx["options"]))
+
+
+def _cut(rt, crawl_id: str, url: str, ctx: dict) -> bool:
+    """A page queued before its part of the site was cut as a trap (traverse.Source): done
+    unread, counted in the crawl's `trapped`."""
+    if not ctx["cut"]:
+        return False
+    source = traverse.Source(url, ctx["blog"]["home"], ctx["cut"])
+    if source.family() not in ctx["cut"]:
+        return False
+    rt.state.note_traps(crawl_id, [(url, f"{traverse.family_pattern(source.home, source.family())} "
+                                         f"is cut as a trap (queued before)")])
+    rt.state.mark_done(crawl_id, url)
+    return True
 
 
 def _read(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None = None) -> Page | dict:
@@ -326,8 +346,9 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     next pages handed out (in a task's `chain`: set there at once, so that a failure after
     the page's writes cannot keep them from being sent)."""
     st, options = rt.state, ctx["options"]
+    source = traverse.Source(url, ctx["blog"]["home"], ctx["cut"], counts=sample is not None)
     found = traverse.links(rt, crawl_id, *links, options, ctx["sampled"] + (sample is not None), TRAP_LIMITS,
-                           sample=None if sample is None else (url, sample))
+                           sample=None if sample is None else (url, sample), source=source)
     if ordered:  # issue 35: the home page's listing in page order, right after the posts
         found.estimates.update({u: v for u, v in ordered.items() if u in found.estimates})
     if found.sampled is not None:  # written before the model's refit, which reads it
@@ -338,10 +359,13 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
-                           seen=[final] if final != url else None, **_handing(rt, crawl_id, options, chain))
+                           seen=[final] if final != url else None, trap=found.trap,
+                           **_handing(rt, crawl_id, options, chain))
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
     _handed(chain, end)
+    if end.get("cut"):
+        traverse.report_cut(rt, crawl_id, url, source, end["cut"])
     if end["sampled"] is not None:
         result["sample"] = end["sampled"]
     if record is not None:

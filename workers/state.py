@@ -74,6 +74,18 @@ def unpack(raw: bytes | str | None) -> dict | None:
     return json.loads(raw)
 
 
+def _trap_args(trap: dict | None, every: list[str], sent) -> list:
+    """The page's trap count as END_PAGE takes it (workers/lua.py): its `kin` and `post` indices,
+    given into `every` estimate, pointed into those `sent` (the seen cache keeps known ones back:
+    they are no new page of anything)."""
+    if not trap:
+        return []
+    at = {u: i for i, u in enumerate(sent, 1)}
+    kin = [at[every[i - 1]] for i in trap["kin"] if every[i - 1] in at]
+    post = [at[every[i - 1]] for i in trap["post"] if every[i - 1] in at]
+    return [trap["family"], int(trap["limit"]), len(kin), len(post), *kin, *post]
+
+
 def _pairs(scored: dict[str, float] | None) -> list:
     """{url: score} as the scripts take it: [url, score, url, score...]."""
     return [x for u, v in (scored or {}).items() for x in (u, float(v))]
@@ -348,6 +360,16 @@ class State:
         if n <= report:
             self.add_error(crawl_id, url, "trap", f"not followed: {reason}")
 
+    def note_traps(self, crawl_id: str, items: list[tuple[str, str]], report: int = 20) -> None:
+        """`note_trap` of many (url, reason) at once: one count, the first `report` ever reported."""
+        if not items:
+            return
+        n = self.r.hincrby(Keys(crawl_id).crawl, "trapped", len(items))
+        for i, (url, reason) in enumerate(items, n - len(items) + 1):
+            if i > report:
+                break
+            self.add_error(crawl_id, url, "trap", f"not followed: {reason}")
+
     def traced(self, crawl_id: str) -> list[tuple[str, bool]]:
         return [tuple(json.loads(x)) for x in self.r.lrange(Keys(crawl_id).trace, 0, -1)]
 
@@ -399,12 +421,13 @@ class State:
             p.hget(k.sitemaps, url)
             p.hget(k.sources, url)
             p.hgetall(k.fetched(url))
+            p.hgetall(k.cut)
             if known is None:
                 p.hgetall(k.blog)
                 p.hgetall(k.patterns)
             if sampled is None:
                 p.get(k.sampled)
-            done, (state, options, since), attempts, entry, page, sitemap, source, fetched, *rest \
+            done, (state, options, since), attempts, entry, page, sitemap, source, fetched, cut, *rest \
                 = p.execute()[extra:]
         if known is None:
             blog, patterns, *rest = rest
@@ -413,7 +436,7 @@ class State:
             blog, patterns = known[1], known[2]
         if sampled is None:
             sampled = self._saw_samples(crawl_id, int(rest[0] or 0))
-        return {"sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
+        return {"cut": cut or {}, "sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
                 "since": since or None, "attempts": attempts,
@@ -424,7 +447,7 @@ class State:
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
                  sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
                  counted: bool = True, hand_out: tuple[int, int] | None = None,
-                 handed_at: str | None = None) -> dict:
+                 handed_at: str | None = None, trap: dict | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
         (once its body is claimed: {"owner": url} alone when another URL holds the body, and
         nothing is written), its `sample` (the number of post links on it), the urls it was
@@ -432,8 +455,11 @@ class State:
         (`enqueue_estimated`), its `trace` entry (whether it produced a record), the page done
         (and `counted`); with `hand_out` (parallelism, page budget) the next pages handed out,
         or the crawl finished when there are none, in flight from `handed_at` (a time; now by
-        default: State.handed_at finds them by it). Returns {"saved": None (no record) or whether
-        new or changed, "sampled": samples ever (None: no sample), "queued", "handed", "finished"}."""
+        default: State.handed_at finds them by it); `trap` (traverse.Links.trap): the page's part
+        of the site counted as barren (more of it, no new post) or not, and cut at its limit.
+        Returns {"saved": None (no record) or whether new or changed, "sampled": samples ever
+        (None: no sample), "queued", "handed", "finished", "cut": the barren pages in a row
+        when this page cut its part of the site (else 0)}."""
         k, cache, epoch = Keys(crawl_id), self.seen_cache, self.seen_cache.epoch
         every = (posts or {}, estimates or {})
         posts, estimates = cache.unknown(crawl_id, every[0]), cache.unknown(crawl_id, every[1])
@@ -444,13 +470,14 @@ class State:
                 pack(data) if data else "", (save.body or "") if save is not None else "",
                 "" if sample is None else json.dumps([url, int(sample)]),
                 "" if trace is None else json.dumps([url, bool(trace)]), len(posts), len(estimates), len(seen),
-                *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen]
+                *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen,
+                *_trap_args(trap, list(every[1]), estimates)]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
-                  k.posts, STREAM, k.bodies, k.trace, k.active], args=args)
+                  k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut], args=args)
         if got[0]:
             return {"owner": got[0]}
-        _, saved, sampled, queued, finished, handed, written = got
+        _, saved, sampled, queued, finished, handed, written, cut = got
         if written:
             cache.note(crawl_id, [*posts, *estimates, *seen], epoch)
             queued += self._resend(crawl_id, epoch, every[0], posts, every[1], estimates, tie)
@@ -459,7 +486,7 @@ class State:
         if finished:
             self.retire(crawl_id)
         return {"saved": None if saved < 0 else bool(saved), "sampled": None if sampled < 0 else int(sampled),
-                "queued": int(queued), "handed": list(handed), "finished": bool(finished)}
+                "queued": int(queued), "handed": list(handed), "finished": bool(finished), "cut": int(cut)}
 
     def mark_done(self, crawl_id: str, url: str, counted: bool = False) -> None:
         """The page is finished (and, if `counted`, one more page read), in one step."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tasks.discover.priority import LinkEstimator
-from tasks.discover.traps import DEFAULT as TRAP_LIMITS, TrapLimits, trap_reason, variant_key
+from tasks.discover.traps import DEFAULT as TRAP_LIMITS, TrapLimits, family, family_pattern, trap_reason, variant_key
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from workers.archive import post as archive
 from workers.discover import sources, update
@@ -134,12 +134,28 @@ class Links:
     """A page's links as the frontier takes them (State.enqueue_estimated, State.end_page):
     `posts` at their priority, the others at their `estimates` less `tie` x their discovery
     number; `model`: the priority model refitted for them (the queue is rescored once they
-    are in); `sampled`: the page's own sample went in before the fit, the blog's samples then."""
+    are in); `sampled`: the page's own sample went in before the fit, the blog's samples then;
+    `trap`: the page's count as a barren page of its family (State.end_page's `trap`)."""
     posts: dict
     estimates: dict
     tie: float = TIE
     model: object | None = None
     sampled: int | None = None
+    trap: dict | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """The page whose links are queued, as the trap count needs it (tasks/discover/traps.py,
+    `family`): its url, the blog's home, the families cut so far (State.page_context's "cut"),
+    whether it counts (a page that is not a post: a post's links are not its to answer for)."""
+    url: str
+    home: str
+    cut: dict
+    counts: bool = True
+
+    def family(self) -> str:
+        return family(self.url, self.home)
 
 
 def queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options: dict | None = None,
@@ -152,24 +168,67 @@ def queue_links(rt, crawl_id: str, posts: list[str], others: list[str], options:
 
 def links(rt, crawl_id: str, posts: list[str], others: list[str], options: dict | None = None,
           samples: int | None = None, traps: TrapLimits = TRAP_LIMITS,
-          sample: tuple[str, int] | None = None) -> Links:
+          sample: tuple[str, int] | None = None, source: Source | None = None) -> Links:
     """Posts first; other pages by their estimated number of post links (kNN). The option
     order=bfs queues everything first come, first served (the baseline the benchmark compares
     the kNN order with: every estimate 0, a tie of 1). Trap-like links (past `traps`) are left
-    out first. `samples`: the blog's samples, counting the page's own `sample` (url, post
-    links), which is written first if the model is refitted now (the fit reads it)."""
+    out first, and, given the page's `source`, the links into families cut as traps; the
+    page is counted as barren or not (Links.trap). `samples`: the blog's samples, counting the
+    page's own `sample` (url, post links), which is written first if the model is refitted now
+    (the fit reads it)."""
     posts, others = untrapped(rt, crawl_id, posts, traps, variants=False), untrapped(rt, crawl_id, others, traps)
+    if source is not None:
+        others = uncut(rt, crawl_id, others, source)
     if (options if options is not None else rt.state.options(crawl_id)).get("order") == "bfs":
-        return Links({}, {u: 0.0 for u in dict.fromkeys(posts + others)}, tie=1.0)
+        found = Links({}, {u: 0.0 for u in dict.fromkeys(posts + others)}, tie=1.0)
+        return _counted(found, set(posts), source, traps)
     scored = {u: POST_PRIORITY for u in posts}
     others = [u for u in dict.fromkeys(others) if u not in scored]
     if not others:
-        return Links(scored, {})
+        return _counted(Links(scored, {}), set(), source, traps)
     # every link is estimated (numpy, cheap) and the script keeps the ones never queued, so
     # the page's links cost no round trip of their own (which are new, their numbers, queue)
     model, refitted, sampled = _estimator(rt, crawl_id, samples, sample)
-    return Links(scored, dict(zip(others, model.predict(others))), model=model if refitted else None,
-                 sampled=sampled)
+    found = Links(scored, dict(zip(others, model.predict(others))), model=model if refitted else None,
+                  sampled=sampled)
+    return _counted(found, set(), source, traps)
+
+
+def _counted(found: Links, posts: set, source: Source | None, traps: TrapLimits) -> Links:
+    """`found` with the page's trap count (State.end_page's `trap`): its family, the estimates
+    of that family (`kin`) and those that are posts (order=bfs), by their 1-based index."""
+    if source is None or not source.counts or not traps.max_barren:
+        return found
+    fam = source.family()
+    kin, post = [], []
+    for i, u in enumerate(found.estimates, 1):
+        if u in posts:
+            post.append(i)
+        elif family(u, source.home) == fam:
+            kin.append(i)
+    if kin:  # a page bringing none of its own family cannot be a barren one
+        found.trap = {"family": fam, "limit": traps.max_barren, "kin": kin, "post": post}
+    return found
+
+
+def uncut(rt, crawl_id: str, urls: list[str], source: Source) -> list[str]:
+    """`urls` without those in a family cut as a trap (each counted in the crawl's `trapped`)."""
+    if not source.cut:
+        return urls
+    keep, left = [], []
+    for u in urls:
+        (left if family(u, source.home) in source.cut else keep).append(u)
+    if left:
+        rt.state.note_traps(crawl_id, [(u, f"{family_pattern(source.home, family(u, source.home))} "
+                                           f"is cut as a trap") for u in left])
+    return keep
+
+
+def report_cut(rt, crawl_id: str, url: str, source: Source, pages: int) -> None:
+    """The report's entry for a family this page cut: its paths and the pages it took."""
+    rt.state.add_error(crawl_id, url, "trap", f"{family_pattern(source.home, source.family())} not followed "
+                                              f"further: {pages} of its pages in a row brought only more of "
+                                              f"its pages and no post (a trap)")
 
 
 def rescore(rt, crawl_id: str, found: Links) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import secrets
 import shutil
 import tempfile
 import threading
@@ -35,7 +36,7 @@ from tasks.fetch.browser_procs import _MemoryWatch, _first_existing, _is_timeout
 from tasks.fetch.grid import ENV_ADVERTISE, ENV_UNGUARDED, UNGUARDED, Listen, grid_listen
 from tasks.fetch.guard import AllowPrivate
 from tasks.fetch.page_scripts import (_CLEAN, _CLICK, _FRAMES, _INSTRUMENT, _SETTLE, _SIGNATURE, _SPENT,
-                                      _STATUS, _WAIT_SELECTOR, DOM_SIZE)
+                                      _STATUS, _WAIT_SELECTOR, DOM_SIZE, guard_script)
 from tasks.fetch.proxy import GuardingProxy
 
 __all__ = ["BrowserPool", "RenderError", "RenderTimeout", "GridUnguarded", "DEFAULT_LOAD_MORE", "COMMENT_FRAMES",
@@ -76,8 +77,8 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--mute-audio",
     "--window-size=1280,2000",
-    # renderer memory: one renderer, a bounded V8 heap (the DOM's own memory is watched, see
-    # BrowserPool.max_renderer_bytes)
+    # renderer memory: one renderer, a bounded V8 heap (the DOM's own size is watched in the page
+    # while it loads, page_scripts._GUARD, and the processes' memory, BrowserPool.max_renderer_bytes)
     "--renderer-process-limit=1", "--js-flags=--max-old-space-size=512",
     # a page left for about:blank is kept alive in the back-forward cache, its renderer too:
     # one more renderer (20-25 MB) per page rendered until the session is recycled
@@ -143,6 +144,7 @@ class BrowserPool:
                  remote_url: str | None = None, quiet_ms: int = 250, stale_ms: int = 2500,
                  extra_args: tuple[str, ...] = (), allow_private: AllowPrivate = None,
                  max_dom_bytes: int = 15_000_000, max_renderer_bytes: int = 2_000_000_000,
+                 max_dom_nodes: int = 500_000, max_renderer_growth: int = 512_000_000,
                  request_timeout: float = 20.0, record_bytes: int = 100_000_000,
                  proxy_advertise: str | None = None, unguarded_grid: bool | None = None,
                  idle_timeout: float = 0.0):
@@ -164,6 +166,12 @@ class BrowserPool:
         # every request of the browser goes through a guarding proxy (tasks/fetch/proxy.py)
         self.allow_private = allow_private
         self.max_dom_bytes, self.max_renderer_bytes = max_dom_bytes, max_renderer_bytes
+        # while a page loads: its DOM's size in the page (characters, nodes: the guard script),
+        # and any of the browser's processes growing by more than `max_renderer_growth` bytes
+        # resident (a DOM built in one script task, before the guard can run)
+        self.max_dom_nodes, self.max_renderer_growth = max_dom_nodes, max_renderer_growth
+        self._guard_key = "__bh" + secrets.token_hex(8)
+        self._guard = guard_script(self._guard_key, max_dom_bytes, max_dom_nodes)
         self.request_timeout, self.record_bytes = request_timeout, record_bytes
         self._idle: queue.LifoQueue = queue.LifoQueue()
         for _ in range(size):
@@ -280,7 +288,8 @@ class BrowserPool:
             drv = s.driver
             if not self.remote_url:
                 try:
-                    drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _INSTRUMENT})
+                    drv.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                        {"source": self._guard + _INSTRUMENT})
                     s.cdp = True
                 except Exception:
                     s.cdp = False
@@ -400,8 +409,9 @@ class BrowserPool:
         """What a dead session's error means: the memory cap stopped it, a timeout (a hung
         script), or a crash; None when a crash may be retried on a fresh session."""
         if over_memory:
-            return RenderError("too_large", url, f"the browser grew past "
-                               f"{self.max_renderer_bytes // 1_000_000} MB and was stopped")
+            return RenderError("too_large", url, f"a browser process grew past "
+                               f"{self.max_renderer_bytes // 1_000_000} MB, or by more than "
+                               f"{self.max_renderer_growth // 1_000_000} MB while the page loaded, and was stopped")
         if _is_timeout(e):
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             return RenderTimeout(url, f"the page or its scripts did not finish within the "
@@ -442,7 +452,7 @@ class BrowserPool:
         return clicks
 
     def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
-        with _MemoryWatch(s, self.max_renderer_bytes):
+        with _MemoryWatch(s, self.max_renderer_bytes, self.max_renderer_growth):
             return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames)
 
     def _render_watched(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
@@ -450,7 +460,9 @@ class BrowserPool:
         deadline = t0 + self.page_load_timeout + 4 * self.script_timeout
         drv = s.driver
         self._load(s, url)
+        self._too_large(s, url)
         self._settle_page(s, wait_selector)
+        self._too_large(s, url)
         clicks = self._click_all(drv, selectors, max_clicks, deadline) if max_clicks > 0 else 0
         frame_html, clicks = self._comment_frames(s, frames, selectors, max_clicks, clicks, deadline)
         html, status, final = self._capture(s, url, frame_html)
@@ -485,7 +497,7 @@ class BrowserPool:
         `wait_selector` when given."""
         drv = s.driver
         if not s.cdp:
-            drv.execute_script(_INSTRUMENT)
+            drv.execute_script(self._guard + _INSTRUMENT)
         self._settle(drv)
         if wait_selector:
             drv.execute_async_script(_WAIT_SELECTOR, wait_selector, max(0.5, self.script_timeout - 1) * 1000)
@@ -505,8 +517,10 @@ class BrowserPool:
                 continue
             drv.switch_to.frame(el)
             try:
-                drv.execute_script(_INSTRUMENT)
+                drv.execute_script(self._guard + _INSTRUMENT)
                 self._settle(drv)
+                if self._over(drv):
+                    continue  # a frame grown too large was emptied: nothing of it goes into the page
                 if max_clicks > clicks:
                     clicks += self._click_all(drv, selectors, max_clicks - clicks, deadline)
                 drv.execute_script(_CLEAN)
@@ -516,11 +530,27 @@ class BrowserPool:
                 drv.switch_to.default_content()
         return frame_html, clicks
 
+    def _over(self, drv) -> dict | None:
+        """What the guard script found when it stopped the page ({chars, nodes}), else None."""
+        got = drv.execute_script(f"return window[{self._guard_key!r}] || null")
+        return got if isinstance(got, dict) else None
+
+    def _too_large(self, s: _Session, url: str) -> None:
+        """RenderError "too_large" when the guard stopped the page (its DOM grew past the
+        bounds while it loaded); the browser is left on about:blank."""
+        over = self._over(s.driver)
+        if over:
+            s.driver.get("about:blank")
+            raise RenderError("too_large", url, f"the page's DOM grew past {self.max_dom_bytes} characters or "
+                                                f"{self.max_dom_nodes} nodes while it loaded (at least {over.get('chars')} "
+                                                f"characters, {over.get('nodes')} nodes) and was stopped")
+
     def _capture(self, s: _Session, url: str, frame_html: list) -> tuple[str, int | None, str]:
         """(html with the frames inlined, HTTP status, final URL) of the rendered page, refused
         over `max_dom_bytes`; the browser is left on about:blank (the page's timers and
         connections stopped between renders)."""
         drv = s.driver
+        self._too_large(s, url)
         drv.execute_script(_CLEAN)
         size = int(drv.execute_script(DOM_SIZE) or 0) + sum(len(b or "") for _, _, b in frame_html)
         if size > self.max_dom_bytes:

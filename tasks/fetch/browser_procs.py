@@ -55,12 +55,15 @@ def _is_timeout(exc: BaseException) -> bool:
 
 class _MemoryWatch:
     """While a page renders, look at the resident memory of each of the session's processes
-    every quarter second; one past `limit` bytes (a renderer holding a DOM bomb) gets the
-    browser killed, and the render fails as "too_large". Per process, not summed: shared
-    pages are counted in every process's RSS."""
+    every tenth of a second; one past `limit` bytes, or grown by more than `growth` bytes since
+    the render began (a renderer building a DOM bomb in one script task, which the in-page
+    guard cannot interrupt), gets the browser killed, and the render fails as "too_large".
+    Per process, not summed: shared pages are counted in every process's RSS."""
 
-    def __init__(self, s, limit: int):
-        self.s, self.limit = s, limit
+    EVERY = 0.1  # seconds between looks: at 1 GB/s of growth, 100 MB past the bound at most
+
+    def __init__(self, s, limit: int, growth: int = 0):
+        self.s, self.limit, self.growth = s, limit, growth
         self._stop = threading.Event()
 
     def __enter__(self):
@@ -76,13 +79,17 @@ class _MemoryWatch:
             import psutil
         except ImportError:  # pragma: no cover
             return
-        procs = {}
-        while not self._stop.wait(0.25):
+        procs, base = {}, {}
+        first = True
+        while first or not self._stop.wait(self.EVERY):
+            first = False
             pids = _process_tree(self.s.pids[0])
             for pid in pids:
                 try:
                     p = procs.get(pid) or procs.setdefault(pid, psutil.Process(pid))
-                    if p.memory_info().rss > self.limit:
+                    rss = p.memory_info().rss
+                    start = base.setdefault(pid, rss)
+                    if rss > self.limit or (self.growth and rss - start > self.growth):
                         break
                 except psutil.Error:
                     continue

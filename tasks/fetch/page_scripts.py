@@ -1,5 +1,95 @@
-"""JavaScript that tasks/fetch/browser.py runs in rendered pages: instrumentation, settling,
-clicking "load more" buttons, frames, and the DOM size check."""
+"""JavaScript that tasks/fetch/browser.py runs in rendered pages: the DOM guard, instrumentation,
+settling, clicking "load more" buttons, frames, and the DOM size check."""
+
+import json
+
+# Installed before any page script runs, in every frame (or late, where CDP is missing): the
+# DOM's size watched while the page loads. A MutationObserver's callback runs right after
+# the script task that changed the DOM, before the page is styled and laid out (where a
+# large DOM costs most), so a page whose DOM grows past `chars` characters of text and
+# attribute values or `nodes` nodes is stopped there: loading stopped, its document emptied
+# (again at every later change), and the window property `key` (random per pool, so the page
+# cannot forge or hide it) reads {chars, nodes}. Added nodes are counted as they come; over a
+# bound, the whole document is counted again (nodes moved or replaced were counted twice).
+# A script building its DOM in one task (detached, or all at once) never lets the observer
+# run: the DOM's ways in (createElement, createTextNode, the innerHTML/textContent/data
+# setters, insertAdjacentHTML, document.write) count what they make, and past twice the
+# bounds over the page's life they throw, which ends the script's task.
+_GUARD = r"""
+(() => {
+  const KEY = %(key)s, MAX_CHARS = %(chars)d, MAX_NODES = %(nodes)d;
+  if (Object.prototype.hasOwnProperty.call(window, KEY)) return;
+  let chars = 0, nodes = 0, made = 0, text = 0, over = null;
+  Object.defineProperty(window, KEY, {get: () => over, configurable: false, enumerable: false});
+  const size = root => {
+    let c = 0, n = 0;
+    const w = document.createTreeWalker(root, 0xFFFFFFFF);
+    for (let x = root; x; x = w.nextNode()) {
+      n++;
+      const t = x.nodeType;
+      if (t === 3 || t === 4 || t === 8) c += x.data.length;
+      else if (t === 1) for (const a of x.attributes) c += a.value.length;
+      if (n > 2 * MAX_NODES || c > 2 * MAX_CHARS) break;
+    }
+    return [c, n];
+  };
+  const clear = () => {
+    try { window.stop(); } catch (e) {}
+    const de = document.documentElement;
+    if (de) try { de.replaceChildren(); } catch (e) {}
+  };
+  const spend = (n, c) => {
+    made += n; text += c;
+    if (made > 2 * MAX_NODES || text > 2 * MAX_CHARS) {
+      if (!over) over = {chars: text, nodes: made};
+      throw new RangeError('blogharvest: the page made a DOM past its bounds');
+    }
+  };
+  const wrap = (proto, name, cost) => {
+    const f = proto && proto[name];
+    if (typeof f !== 'function') return;
+    proto[name] = function () { spend(...cost(arguments)); return f.apply(this, arguments); };
+  };
+  const len = v => (typeof v === 'string' ? v.length : 0);
+  wrap(Document.prototype, 'createElement', () => [1, 0]);
+  wrap(Document.prototype, 'createElementNS', () => [1, 0]);
+  wrap(Document.prototype, 'createTextNode', a => [1, len(a[0])]);
+  wrap(Document.prototype, 'createComment', a => [1, len(a[0])]);
+  wrap(Document.prototype, 'write', a => [0, Array.prototype.reduce.call(a, (s, v) => s + len(v), 0)]);
+  wrap(Document.prototype, 'writeln', a => [0, Array.prototype.reduce.call(a, (s, v) => s + len(v), 0)]);
+  wrap(Element.prototype, 'insertAdjacentHTML', a => [0, len(a[1])]);
+  wrap(Element.prototype, 'insertAdjacentText', a => [0, len(a[1])]);
+  const setter = (proto, name) => {
+    const d = proto && Object.getOwnPropertyDescriptor(proto, name);
+    if (!d || !d.set) return;
+    Object.defineProperty(proto, name, Object.assign({}, d, {set(v) { spend(0, len(v)); return d.set.call(this, v); }}));
+  };
+  setter(Element.prototype, 'innerHTML');
+  setter(Element.prototype, 'outerHTML');
+  setter(Node.prototype, 'textContent');
+  setter(Node.prototype, 'nodeValue');
+  setter(CharacterData.prototype, 'data');
+  setter(HTMLElement.prototype, 'innerText');
+  setter(HTMLElement.prototype, 'outerText');
+  new MutationObserver(muts => {
+    if (over) return clear();
+    for (const m of muts) {
+      if (m.type === 'characterData') chars += (m.target.data || '').length;
+      else if (m.type === 'attributes') chars += ((m.target.getAttribute && m.target.getAttribute(m.attributeName)) || '').length;
+      else for (const a of m.addedNodes) { const [c, n] = size(a); chars += c; nodes += n; }
+    }
+    if (chars <= MAX_CHARS && nodes <= MAX_NODES) return;
+    [chars, nodes] = size(document);
+    if (chars > MAX_CHARS || nodes > MAX_NODES) { over = {chars: chars, nodes: nodes}; clear(); }
+  }).observe(document, {childList: true, subtree: true, characterData: true, attributes: true});
+})();
+"""
+
+
+def guard_script(key: str, chars: int, nodes: int) -> str:
+    """`_GUARD` for one pool: its window property `key`, its bounds."""
+    return _GUARD % {"key": json.dumps(key), "chars": int(chars), "nodes": int(nodes)}
+
 
 # Installed before any page script runs (or late, through execute_script, where CDP is
 # missing): counts requests in flight and notes the time of the last DOM change.

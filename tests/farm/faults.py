@@ -35,12 +35,24 @@ Hostile kinds (the security suite, docs/security.md):
                       (size=100_000, refs=5_000: half a gigabyte once expanded)
     probe             the normal page plus an iframe, a script, an image and a fetch() aimed at
                       `target` (a URL the guard must refuse); a comment-widget iframe so it is inlined
-    dom_bomb          the normal page plus a script appending `size` bytes of text to the DOM (size=30_000_000)
+    dom_bomb          the normal page plus a script appending `size` bytes of text to the DOM (size=30_000_000),
+                      and `nodes` empty elements (nodes=0), in one script task
     set_cookie        the normal page with `count` large cookies set for the host (count=40, size=3000)
     require_no_cookie 431 when the request carries any Cookie header, else the normal page
     extra_link        the normal page plus a link to `href` (a way into a trap)
     deep_trap         a page linking one level deeper (`PATH<n>/`) and to its own path `repeat`ed:
                       an endless tree of pages, for any path under the fault's prefix
+    extra_link        `hrefs=[...]` instead of `href`: several links at once
+
+Endless pages that bring no post (issue 34), each linking the blog's `posts` (paths: a theme's
+"recent posts", known already) beside what makes it endless, for any path under the prefix:
+
+    calendar          `/calendar/N/...`: the next and the previous month (N+1, N-1 on the last
+                      segment) and one level deeper (`PATH<N>/`)
+    paged_trap        `PATH?page=N`: the next two pages, forever
+    growing_query     `PATH?a0=1&...`: the query one parameter longer, and the same with the
+                      last parameter's value changed
+    session_trap      `PATH?sid2=<token>`: the page again under two new session-like tokens
 """
 from __future__ import annotations
 
@@ -80,7 +92,13 @@ KINDS = {
     "require_no_cookie": "431 when any Cookie header is sent",
     "extra_link": "normal page plus a link to `href`",
     "deep_trap": "endless ever-deeper pages under a prefix",
+    "calendar": "endless calendar: next and previous month, one level deeper",
+    "paged_trap": "endless ?page=N listing of no post",
+    "growing_query": "a query growing by one parameter a page",
+    "session_trap": "the page again under new session-like tokens",
 }
+
+ENDLESS = ("calendar", "paged_trap", "growing_query", "session_trap")
 
 
 @dataclass
@@ -206,6 +224,8 @@ def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None 
                  f'<a href="{path}?month={n + 1}">next month</a>')
         return Reply(200, f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Archive {n}</title></head>"
                           f"<body><h1>Archive level {n}</h1><p>{links}</p></body></html>")
+    if k in ENDLESS:
+        return endless(f, target)
     if k == "require_no_cookie":
         if (headers or {}).get("cookie"):
             return Reply(431, error_page(431, "Request Header Fields Too Large"))
@@ -216,7 +236,8 @@ def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None 
         return Reply(404, error_page(404, "Not Found"))
     body = rep.encoded()
     if k == "extra_link":
-        link = f'<p><a href="{f.get("href", "/trap/")}">archive</a></p>'.encode()
+        hrefs = f.get("hrefs", None) or [f.get("href", "/trap/")]
+        link = "".join(f'<p><a href="{h}">archive</a></p>' for h in hrefs).encode()
         return Reply(rep.status, body.replace(b"</body>", link + b"</body>", 1), dict(rep.headers), rep.content_type)
     if k == "many_headers":
         extra = {f"X-Filler-{i}": str(i) for i in range(int(f.get("count", 150)))}
@@ -232,7 +253,9 @@ def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None 
     if k == "dom_bomb":
         script = (f"<script>(function(){{var s='x'.repeat(1000000),d=document.createElement('div');"
                   f"for(var i=0;i<{int(f.get('size', 30_000_000)) // 1_000_000};i++){{var p=document.createElement('p');"
-                  f"p.textContent=s;d.appendChild(p);}}document.body.appendChild(d);}})();</script>").encode()
+                  f"p.textContent=s;d.appendChild(p);}}"
+                  f"for(var j=0;j<{int(f.get('nodes', 0))};j++){{d.appendChild(document.createElement('i'));}}"
+                  f"document.body.appendChild(d);}})();</script>").encode()
         return Reply(rep.status, body.replace(b"</body>", script + b"</body>", 1), dict(rep.headers),
                      rep.content_type)
     if k == "set_cookie":
@@ -259,6 +282,35 @@ def apply(f: Fault, target: str, render, origin: str = "", headers: dict | None 
         size = int(f.get("size", 5_000_000))
         return Reply(rep.status, padded(body, size), dict(rep.headers), rep.content_type)
     return rep  # disallow: the page itself is served
+
+
+def endless(f: Fault, target: str) -> Reply:
+    """A page of an endless kind (`ENDLESS`): the links that make it endless, the blog's
+    `posts` (known ones) beside them, and no post of its own."""
+    import hashlib
+
+    path, _, query = target.partition("?")
+    k = f.kind
+    if k == "calendar":
+        segs = [s for s in path.split("/") if s]
+        last = segs[-1] if segs else "0"
+        n = int(last) if last.isdigit() else 0
+        up = "/" + "/".join(segs[:-1]) + "/" if len(segs) > 1 else "/"
+        links = [f"{up}{n + 1}/", f"{up}{max(n - 1, 0)}/", f"{path.rstrip('/')}/{n}/"]
+    elif k == "paged_trap":
+        n = int(re.search(r"page=(\d+)", query).group(1)) if re.search(r"page=(\d+)", query) else 1
+        links = [f"{path}?page={n + 1}", f"{path}?page={n + 2}"]
+    elif k == "growing_query":
+        params = [p for p in query.split("&") if p]
+        links = [f"{path}?" + "&".join(params + [f"a{len(params)}=1"]),
+                 f"{path}?" + "&".join(params[:-1] + [f"a{len(params) - 1}=2"]) if params else f"{path}?a0=2"]
+    else:  # session_trap
+        token = hashlib.sha1(target.encode()).hexdigest()
+        links = [f"{path}?sid2={token[:20]}", f"{path}?sid2={token[20:]}{token[:4]}"]
+    known = "".join(f'<li><a href="{p}">recent post</a></li>' for p in f.get("posts", []))
+    body = "".join(f'<a href="{u}">more</a> ' for u in links)
+    return Reply(200, f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Archive {target[:80]}</title>"
+                      f"</head><body><h1>Archive</h1><p>{body}</p><ul>{known}</ul></body></html>")
 
 
 def entity_bomb(size: int, refs: int) -> bytes:

@@ -228,6 +228,47 @@ def test_query_variants_per_path_are_bounded(rt, monkeypatch):
     assert sum("/calendar/" in u for u in queued) == 10 and sum("/list/" in u for u in queued) == 3
 
 
+def _end(rt, cid, url, home, posts, others, cut, limits):
+    """One non-post page's end as the pipeline writes it: its links (the trap count with them)."""
+    from workers import traverse
+
+    source = traverse.Source(url, home, cut)
+    found = traverse.links(rt, cid, posts, others, {"order": "bfs"}, traps=limits, source=source)
+    end = rt.state.end_page(cid, url, posts=found.posts, estimates=found.estimates, tie=found.tie, trap=found.trap)
+    if end["cut"]:
+        traverse.report_cut(rt, cid, url, source, end["cut"])
+    return end
+
+
+def test_a_family_bringing_only_more_of_itself_is_cut_and_reported(rt):
+    """Calendar pages (each the next month, a known post beside it) are cut after `max_barren`
+    in a row; a listing whose every page brings a new post is never cut."""
+    from tasks.discover import traps
+
+    limits = traps.TrapLimits(max_barren=5)
+    o = "http://barren-test.example"
+    cid = rt.state.create_crawl(o + "/", None, {"order": "bfs"})
+    rt.state.set_state(cid, "running")
+    rt.state.enqueue(cid, {o + "/2014/01/01/known/": 1.0})
+    cut_at = None
+    for n in range(1, 12):
+        page = f"{o}/calendar/{n}/"
+        end = _end(rt, cid, page, o + "/", [o + "/2014/01/01/known/"], [f"{o}/calendar/{n + 1}/"],
+                   rt.state.page_context(cid, page)["cut"], limits)
+        lst = f"{o}/page/{n}/"  # interleaved: a listing that brings a post each page
+        assert not _end(rt, cid, lst, o + "/", [f"{o}/2014/01/{n:02d}/post-{n}/"], [f"{o}/page/{n + 1}/"],
+                        rt.state.page_context(cid, lst)["cut"], limits)["cut"]
+        if end["cut"]:
+            cut_at = n
+    assert cut_at == 5
+    queued = {u for u, _ in rt.state.frontier(cid)}
+    assert o + "/calendar/6/" in queued and o + "/calendar/7/" not in queued  # linked before the cut, not after
+    assert o + "/page/12/" in queued
+    report = [e for e in rt.state.errors(cid) if e["kind"] == "trap"]
+    assert any("/calendar/*" in e["message"] and "5 of its pages" in e["message"] for e in report), report
+    assert rt.state.crawl_info(cid)["trapped"] == 6  # calendar/7/ ... calendar/12/: the links after the cut
+
+
 # ------------------------------------------------------------------ a whole hostile crawl
 
 @pytest.mark.slow
@@ -287,3 +328,32 @@ def test_a_failing_part_of_a_post_is_reported_and_the_post_kept(rt):
 
     with pytest.raises(redis.exceptions.ConnectionError):
         pipeline._part(rt, cid, "http://part-test.example/p", "comments", None, redis_down)
+
+
+ENDLESS = {"/calendar/": ("calendar", "/calendar/1/"), "/list/": ("paged_trap", "/list/?page=1"),
+           "/search/": ("growing_query", "/search/?a0=1"), "/forum/": ("session_trap", "/forum/"),
+           "/tree/": ("deep_trap", "/tree/")}
+
+
+@pytest.mark.slow
+def test_endless_parts_of_a_small_blog_are_cut_and_every_post_found(farm_blog, crawl):
+    """Issue 34: a 6-post blog whose home links five endless parts (a calendar, an endless
+    `?page=N`, a growing query, session tokens, an ever-deeper tree), their pages linking the
+    blog's posts: each part is cut well within 200 pages and reported, every post found, the
+    crawl ends done (not on its page budget)."""
+    from tests.farm import make_blog
+
+    paths = [p.path for p in make_blog("wordpress", seed=34, n_posts=6).posts]
+    faults = {"/": fault("extra_link", hrefs=[entry for _, entry in ENDLESS.values()])}
+    faults.update({prefix + "*": fault(kind, posts=paths) for prefix, (kind, _) in ENDLESS.items()})
+    site = farm_blog("wordpress", seed=34, n_posts=6, faults=faults)
+    info, records = crawl(site.url, js="never", timeout=240)
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records} >= set(site.post_urls())
+    for prefix in ENDLESS:
+        served = sum(n for t, n in site.hits.items() if t.startswith(prefix))
+        assert 0 < served <= 120, (prefix, served)
+    report = [e["message"] for e in info["error_report"] if e["kind"] == "trap"]
+    cut = {prefix for prefix in ENDLESS if any(f"{prefix}* not followed" in m for m in report)}
+    assert {"/calendar/", "/list/", "/forum/"} <= cut, report
+    assert info["trapped"] > 0

@@ -293,7 +293,7 @@ def test_the_end_of_the_last_page_finishes_the_crawl(state, redis_client):
     state.enqueue(cid, {o + "/": 2e6})
     [home] = state.dispatch(cid, 8, 100)
     assert state.end_page(cid, home, hand_out=(8, 100)) == {"saved": None, "sampled": None, "queued": 0,
-                                                          "handed": [], "finished": True}
+                                                          "handed": [], "finished": True, "cut": 0}
     assert state.state_of(cid) == "done" and state.crawl_info(cid)["seen"] == 1  # retired
     assert state.hand_out(cid, 8, 100) == ([], False)  # an ended crawl hands out nothing and ends once
 
@@ -326,7 +326,7 @@ def test_a_page_of_an_ended_crawl_writes_nothing(state, redis_client):
     state.set_state(cid, "failed", "stopped")
     got = state.end_page(cid, url, posts={o + "/p/2": 1e6}, sample=2, hand_out=(8, 100),
                          save=Saving({"url": url, "title": "T", "content_text": "b"}, "h", 1000, body="t|b"))
-    assert got == {"saved": None, "sampled": None, "queued": 0, "handed": [], "finished": False}
+    assert got == {"saved": None, "sampled": None, "queued": 0, "handed": [], "finished": False, "cut": 0}
     info = state.crawl_info(cid)
     assert info["pages"] == 0 and info["posts"] == 0 and info["in_flight"] == 0
     assert not redis_client.sismember(Keys(cid).seen, o + "/p/2")

@@ -154,12 +154,65 @@ def test_rendered_dom_size_is_capped(guarded_pool):
 
 @browser_test
 def test_renderer_memory_is_bounded():
+    """The process watch alone (the in-page guard's bounds out of reach): a renderer growing
+    past `max_renderer_growth` while the page loads is stopped, the next page renders."""
     if _missing:
         pytest.skip("no browser")
     with blog({"/bomb": fault("dom_bomb", size=400_000_000)}) as site:
         with BrowserPool(size=1, page_load_timeout=20, script_timeout=20, remote_url="",
-                         allow_private=only(site), max_renderer_bytes=700_000_000) as p:
+                         allow_private=only(site), max_renderer_bytes=1_500_000_000,
+                         max_renderer_growth=300_000_000, max_dom_bytes=10**10, max_dom_nodes=10**9) as p:
             with pytest.raises(RenderError) as e:
                 p.render(site.url + "bomb", max_clicks=0)
-            assert e.value.kind == "too_large", e.value
+            assert e.value.kind == "too_large" and "while the page loaded" in e.value.message, e.value
             assert "public words" in p.render(site.url + "ok", max_clicks=0)["html"]
+
+
+def _tree_pss(pids) -> int:
+    import psutil
+
+    total = 0
+    for pid in pids:
+        try:
+            total += psutil.Process(pid).memory_full_info().pss
+        except psutil.Error:
+            pass
+    return total
+
+
+@browser_test
+@pytest.mark.parametrize("bomb", [{"size": 40_000_000}, {"size": 0, "nodes": 2_000_000}],
+                         ids=["40MB-of-text", "2M-nodes"])
+def test_a_growing_dom_is_stopped_while_the_page_loads(bomb):
+    """Issue 34: a script building a 40 MB DOM (or two million nodes) is stopped by the in-page
+    guard before the page is laid out: `too_large`, the browser's memory (PSS of its processes,
+    sampled while it renders) at most 150 MiB above what an ordinary page took, and the
+    session renders the next page."""
+    import threading
+
+    if _missing:
+        pytest.skip("no browser")
+    with blog({"/bomb": fault("dom_bomb", **bomb)}) as site, \
+            BrowserPool(size=1, remote_url="", allow_private=only(site)) as p:
+        peak, stop = [0], threading.Event()
+
+        def sample():
+            while not stop.is_set():
+                peak[0] = max(peak[0], _tree_pss(p.browser_pids()))
+                stop.wait(0.05)
+
+        p.render(site.url + "ok", max_clicks=0)
+        t = threading.Thread(target=sample, daemon=True)
+        t.start()
+        try:
+            p.render(site.url + "ok2", max_clicks=0)
+            ordinary, peak[0] = peak[0], 0
+            with pytest.raises(RenderError) as e:
+                p.render(site.url + "bomb", max_clicks=0)
+            bombed = peak[0]
+        finally:
+            stop.set()
+            t.join()
+        assert e.value.kind == "too_large" and "while it loaded" in e.value.message, e.value
+        assert bombed - ordinary < 150 * 2**20, (ordinary >> 20, bombed >> 20)
+        assert "public words" in p.render(site.url + "ok", max_clicks=0)["html"]
