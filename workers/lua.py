@@ -278,7 +278,7 @@ local c = crawl_fields(KEYS[3], extra)
 -- the page only leaves in-flight)
 if c.state ~= 'running' or redis.call('SADD', KEYS[4], url) == 0 then
   redis.call('HDEL', KEYS[5], url)
-  return {'', -1, -1, 0, 0, {}, 0}
+  return {'', -1, -1, 0, 0, {}, 0, 0}
 end
 local saved, sampled = -1, -1
 if ARGV[9] ~= '' then
