@@ -43,10 +43,12 @@ def schedule(rt, crawl_id: str, url: str) -> bool:
     host, gap = dl.gap_for(url)
     if gap <= 0:
         return True
+    k = Keys(crawl_id)
+    if rt.state.r.hexists(k.pages, url):
+        return True  # read for learning already: no request of its own to book a slot for
     wait, slot = dl.book_at(host, gap)
     if wait <= INLINE_WAIT:
         return True
-    k = Keys(crawl_id)
     with rt.state.r.pipeline() as p:
         p.hset(k.inflight, url, slot)  # in flight, due then: the stale sweep leaves it alone meanwhile
         p.zadd(DELAYED, {json.dumps([crawl_id, url]): slot})
