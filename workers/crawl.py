@@ -171,6 +171,8 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
         with rt.downloader.crawl(crawl_id):
             rules = pipeline.reduce(rt, crawl_id, results)
             pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
+    except HostBusy as e:  # robots.txt read for the sitemaps at the host's turn: both steps run again then
+        raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
         if heal.wait_for_redis(rt.state.r):
             raise self.retry(countdown=1)

@@ -24,8 +24,12 @@ COUNTDOWN_MAX = 300.0  # a task retried for politeness comes back at most this f
 REMEMBER_TTL = 86400
 
 
-class HostBusy(Exception):
-    """The host's next turn is `wait` seconds away, more than a task may wait for it."""
+class HostBusy(BaseException):
+    """The host's next turn is `wait` seconds away, more than a task may wait for it.
+
+    Not an Exception: no `except Exception` of a step (a feed candidate that failed, a post's
+    comments kept apart when they fail) may take a politeness wait for the step's failure;
+    it reaches the task, which defers the step to its slot (`except HostBusy`)."""
 
     def __init__(self, host: str, wait: float):
         super().__init__(f"host {host} busy for {wait:.1f} s (politeness)")
