@@ -182,6 +182,8 @@ if ARGV[3] ~= '' then
   sampled = redis.call('INCR', KEYS[7])
 end
 for _, u in ipairs(spec.seen) do redis.call('SADD', KEYS[1], u) end
+-- (issue 33) the page's own sub-pages its step read (comment pages, its comment feed): never read again
+for _, u in ipairs(spec.read or {}) do redis.call('SADD', KEYS[1], u); redis.call('ZREM', KEYS[2], u) end
 local queued = queue(KEYS[1], KEYS[2], KEYS[3], spec.tie, spec.posts, spec.estimates)
 if ARGV[4] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[4]) end
 redis.call('SADD', KEYS[4], spec.url)

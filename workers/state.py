@@ -421,11 +421,12 @@ class State:
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
                  sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
                  counted: bool = True, hand_out: tuple[int, int] | None = None,
-                 handed_at: str | None = None) -> dict:
+                 handed_at: str | None = None, read: list[str] | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
         (once its body is claimed: {"owner": url} alone when another URL holds the body, and
         nothing is written), its `sample` (the number of post links on it), the urls it was
-        read under (`seen`: a redirect's target, not to be queued), its links queued
+        read under (`seen`: a redirect's target, not to be queued), the sub-pages read with it
+        (`read`: its comment pages, its comment feed; seen and off the frontier), its links queued
         (`enqueue_estimated`), its `trace` entry (whether it produced a record), the page done
         (and `counted`); with `hand_out` (parallelism, page budget) the next pages handed out,
         or the crawl finished when there are none, in flight from `handed_at` (a time; now by
@@ -434,6 +435,8 @@ class State:
         k = Keys(crawl_id)
         spec = {"url": url, "crawl": crawl_id, "counted": bool(counted), "tie": float(tie), "max_samples": MAX_SAMPLES,
                 "posts": _pairs(posts), "estimates": _pairs(estimates), "seen": list(seen or [])}
+        if read:  # sub-pages the page's step read with it: marked seen and taken off the frontier
+            spec["read"] = list(read)
         if save is not None:
             spec["save"] = {"r": save.args(crawl_id), "body": save.body or ""}
         if hand_out is not None:

@@ -162,6 +162,26 @@ class Remembering:
         return getattr(self.downloader, name)
 
 
+def read_along(rt, url: str) -> list[str]:
+    """(issue 33) The URLs below page `url` (its comment pages, its comment feed) that the page's
+    step fetched with it, by its Remembering downloader: the traversal need not read them again.
+    Only those below the page: a step may also read other posts (a comment rule's sample), which
+    stay the traversal's to read."""
+    memo = getattr(rt, "downloader", None)
+    if not isinstance(memo, Remembering) or not memo.kept:
+        return []
+    below = url.split("#")[0].split("?")[0].rstrip("/") + "/"
+    out = []
+    for field in memo.kept:
+        try:
+            u = json.loads(field)[0]
+        except (ValueError, TypeError, IndexError):
+            continue
+        if isinstance(u, str) and u.startswith(below) and u.rstrip("/") != url.rstrip("/"):
+            out.append(u)
+    return out
+
+
 def recall(rt, crawl_id: str, url: str, kept: dict) -> None:
     """What a deferred run of page `url` fetched, read with the page's state (State.page_context,
     no round trip of its own), handed to the step's Remembering downloader when it has one."""
