@@ -16,6 +16,10 @@ Printed per round:
   host busy at its own pace all the time) and against the CPU limit of this machine (the
   pages/s the crawl would reach if its tree had every core: cores x pages / CPU seconds);
 - the share of the lower of the two limits (the target: >= 90 %);
+- the pace bound: a blog cannot end sooner than its pages x the delay, so the largest blog
+  bounds the wall time (pages / (its pages x delay) is what the run could reach), and the
+  share of it reached; the machine's load average (other work takes the CPU a run gets);
+- for each host, the share of its span (first to last request) its requests filled at the pace;
 - pages per post, posts found of the blogs' posts, CPU seconds and CPU % of the tree (of all
   cores), peak PSS of the tree;
 - the first and last time a blog's records were complete in --out is not measured here (see
@@ -29,6 +33,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,11 +51,13 @@ def serve(family: str, seed: int, posts: int, blogs: int) -> int:
 
     servers = [FarmServer(make_blog(family, seed + i, posts), host=f"127.0.0.{i + 2}").__enter__()
                for i in range(blogs)]
-    for s in servers:  # a client closing a kept-alive connection is no news
+    times: list[list[float]] = [[] for _ in servers]
+    for s, t in zip(servers, times):  # a client closing a kept-alive connection is no news
         s._server.server.handle_error = lambda *a: None
+        s._server.routes = (lambda route, t: lambda req: (t.append(time.time()), route(req))[1])(s._server.routes, t)
     print(json.dumps([{"url": s.url, "posts": [p.path for p in s.blog.posts]} for s in servers]), flush=True)
     sys.stdin.readline()
-    print(json.dumps([dict(s.hits) for s in servers]), flush=True)
+    print(json.dumps([{"hits": dict(s.hits), "times": t} for s, t in zip(servers, times)]), flush=True)
     sys.stdin.read()
     for s in servers:
         s.__exit__(None, None, None)
@@ -85,15 +92,22 @@ def one_round(a, cores: int) -> dict:
             m = measure([sys.executable, "-m", "workers.cli", "crawl", *[s["url"] for s in farm.sites],
                          "--out", str(out), "--quiet", *a.extra], env)
             urls = [json.loads(line)["url"] for line in out.read_text().splitlines() if line.strip()]
-        hits = farm.hits()
+        served = farm.hits()
     finally:
         farm.close()
+    hits = [h["hits"] for h in served]
+    # each host's requests: from its first to its last, how much of the span its pace filled
+    spans = sorted((min(h["times"]), max(h["times"]), len(h["times"])) for h in served if h["times"])
+    t0 = m["end"] - m["wall"]
+    fill = sorted(n * a.delay / max(b - f, 1e-9) for f, b, n in spans)
     pages = sum(sum(h.values()) for h in hits)
     posts = _posts_of(urls, farm.sites)
     polite = a.blogs / a.delay if a.delay > 0 else float("inf")
     cpu_limit = cores * pages / m["cpu"] if m["cpu"] else float("inf")
     rate = pages / m["wall"]
-    row = dict(wall=m["wall"], pages=pages, posts=posts, total=sum(len(s["posts"]) for s in farm.sites),
+    most = max(sum(h.values()) for h in hits)
+    paced = pages / (most * a.delay) if a.delay > 0 else float("inf")  # the largest blog alone takes most x delay
+    row = dict(paced=paced, load=os.getloadavg()[0], wall=m["wall"], pages=pages, posts=posts, total=sum(len(s["posts"]) for s in farm.sites),
                rate=rate, polite=polite, cpu_limit=cpu_limit, share_polite=rate / polite,
                share_cpu=rate / cpu_limit, share=rate / min(polite, cpu_limit), per_post=pages / max(posts, 1),
                cpu=m["cpu"], cpu_pct=100 * m["cpu"] / (m["wall"] * cores), pss=m["peak_pss"],
@@ -104,6 +118,13 @@ def one_round(a, cores: int) -> dict:
     print(f"  posts {posts}/{row['total']}, {row['per_post']:.2f} pages per post (per blog {row['fewest']}-"
           f"{row['most']} pages), CPU {m['cpu']:.1f} s = {row['cpu_pct']:.0f} % of {cores} cores, "
           f"peak PSS {m['peak_pss'] / 2**20:.0f} MiB", flush=True)
+    print(f"  the largest blog alone takes {most * a.delay:.0f} s at the pace: all blogs within that would be "
+          f"{paced:.2f} pages/s; reached {100 * rate / paced:.0f} % of it; load average at the end "
+          f"{row['load']:.1f} on {cores} cores", flush=True)
+    print(f"  hosts: first request {spans[0][0] - t0:.1f}-{spans[-1][0] - t0:.1f} s after the start, last "
+          f"{min(b for _, b, _ in spans) - t0:.1f}-{max(b for _, b, _ in spans) - t0:.1f} s; share of each host's "
+          f"span its requests filled at the pace: median {100 * fill[len(fill) // 2]:.0f} %, lowest "
+          f"{100 * fill[0]:.0f} %", flush=True)
     return row
 
 
