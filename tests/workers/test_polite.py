@@ -24,10 +24,13 @@ CLI = [sys.executable, "-m", "workers.cli"]
 
 
 @pytest.fixture
-def due_set(state):
-    state.r.delete(patience.DELAYED)
+def due_set(state, monkeypatch):
+    """A due set of the test's own: the suite's real workers drain `bh:delayed` on the same Redis."""
+    key = f"bh:delayed:test-{time.monotonic_ns()}"
+    monkeypatch.setattr(patience, "DELAYED", key)
+    monkeypatch.setattr(pacing, "DELAYED", key)
     yield state
-    state.r.delete(patience.DELAYED)
+    state.r.delete(key)
 
 
 def _paced_site(state, gap: float) -> str:
