@@ -137,6 +137,7 @@ def test_a_blog_is_written_to_out_while_a_slow_blog_still_runs(tmp_path):
             wait_for(lambda: b_posts <= {r["url"] for r in _records(out)} or proc.poll() is not None, 120,
                      "B's posts in --out")
             took = time.monotonic() - start
+            print(f"B's posts written {took:.1f} s after the start")
             assert proc.poll() is None, "the command ended: A did not wait for its Crawl-delay"
             written = {r["url"] for r in _records(out)}
             assert b_posts <= written
