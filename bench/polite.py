@@ -55,7 +55,8 @@ def serve(family: str, seed: int, posts: int, blogs: int) -> int:
     for s, t in zip(servers, times):  # a client closing a kept-alive connection is no news
         s._server.server.handle_error = lambda *a: None
         s._server.routes = (lambda route, t: lambda req: (t.append(time.time()), route(req))[1])(s._server.routes, t)
-    print(json.dumps([{"url": s.url, "posts": [p.path for p in s.blog.posts]} for s in servers]), flush=True)
+    print(json.dumps([{"url": s.url, "posts": [p.path for p in s.blog.posts],
+                       "comments": sum(len(p.comments) for p in s.blog.posts)} for s in servers]), flush=True)
     sys.stdin.readline()
     print(json.dumps([{"hits": dict(s.hits), "times": t} for s, t in zip(servers, times)]), flush=True)
     sys.stdin.read()
@@ -91,7 +92,9 @@ def one_round(a, cores: int) -> dict:
             env.pop("REDIS_URL", None)
             m = measure([sys.executable, "-m", "workers.cli", "crawl", *[s["url"] for s in farm.sites],
                          "--out", str(out), "--quiet", *a.extra], env)
-            urls = [json.loads(line)["url"] for line in out.read_text().splitlines() if line.strip()]
+            records = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+            urls = [r["url"] for r in records]
+            comments = sum(len(r.get("comments") or []) for r in records)
         served = farm.hits()
     finally:
         farm.close()
@@ -115,7 +118,8 @@ def one_round(a, cores: int) -> dict:
     print(f"  pages {pages} in {m['wall']:.1f} s: {rate:.2f} pages/s = {100 * row['share_polite']:.0f} % of the "
           f"politeness limit ({polite:.1f}/s), {100 * row['share_cpu']:.0f} % of the CPU limit "
           f"({cpu_limit:.1f}/s); of the lower: {100 * row['share']:.0f} %", flush=True)
-    print(f"  posts {posts}/{row['total']}, {row['per_post']:.2f} pages per post (per blog {row['fewest']}-"
+    print(f"  posts {posts}/{row['total']}, comments {comments}/{sum(x['comments'] for x in farm.sites)}, "
+          f"{row['per_post']:.2f} pages per post (per blog {row['fewest']}-"
           f"{row['most']} pages), CPU {m['cpu']:.1f} s = {row['cpu_pct']:.0f} % of {cores} cores, "
           f"peak PSS {m['peak_pss'] / 2**20:.0f} MiB", flush=True)
     print(f"  the largest blog alone takes {most * a.delay:.0f} s at the pace: all blogs within that would be "
