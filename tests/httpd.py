@@ -42,16 +42,18 @@ class Reply:
 Handler = Callable[[Request], Reply]
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
 class LoopbackServer:
-    """Serve `routes` on 127.0.0.1 on a free port for the life of the `with` block."""
+    """Serve `routes` on 127.0.0.1 (or another loopback address, `host`: one per blog, as real
+    blogs are on hosts of their own) on a free port for the life of the `with` block."""
 
-    def __init__(self, routes: Handler | dict[str, Reply]):
+    def __init__(self, routes: Handler | dict[str, Reply], host: str = "127.0.0.1"):
+        self.host = host
         if isinstance(routes, dict):
             table = routes
             routes = lambda req: table.get(req.path) or table.get(req.split.path) or Reply(404, "not found")
@@ -61,7 +63,7 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
+        return f"http://{self.host}:{self.port}/"
 
     def __enter__(self) -> "LoopbackServer":
         outer = self
@@ -112,8 +114,8 @@ class LoopbackServer:
 
             do_HEAD = do_GET
 
-        self.port = free_port()
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), H)
+        self.port = free_port(self.host)
+        self.server = http.server.ThreadingHTTPServer((self.host, self.port), H)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -19,7 +19,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from tasks.fetch.http import FetchError
 from workers.app import app
 from workers import heal, limits, pipeline, validate
-from workers.fetch import rendering
+from workers.fetch import pacing, rendering
 from workers.fetch.patience import COUNTDOWN_MAX, HostBusy, defer_page, remembering
 from workers.start import send_page, start_crawl
 from workers.runtime import runtime
@@ -38,6 +38,7 @@ BUSY_RETRIES = 100_000  # a busy host (politeness) is no failure: its retries ar
 
 heal.connect(app)  # heartbeats, holds and the sweep inside every worker (workers/heal.py)
 limits.connect(app)  # task deadlines that hold in the threads pool (workers/limits.py)
+pacing.connect(app)  # pages of paced hosts sent when their slot comes (workers/fetch/pacing.py)
 
 
 @app.task(name="blogharvest.new_crawl", bind=True, max_retries=3, **IDEMPOTENT)
@@ -174,6 +175,8 @@ def reduce_rules(self, results: list, crawl_id: str) -> dict:
         with rt.downloader.crawl(crawl_id):
             rules = pipeline.reduce(rt, crawl_id, results)
             pipeline.start_traversal(rt, crawl_id, rules, send=send_page)
+    except HostBusy as e:  # robots.txt read for the sitemaps at the host's turn: both steps run again then
+        raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
         if heal.wait_for_redis(rt.state.r):
             raise self.retry(countdown=1)
@@ -197,8 +200,12 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     out = _page(self, rt, crawl_id, url, True, chain)
     mine = (self.request.delivery_info or {}).get("routing_key") or app.conf.task_default_queue
 
-    def keep(u: str) -> bool:  # a page for the other queue's workers is sent there
-        return (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) == mine
+    def keep(u: str) -> bool | None:
+        """True: this task reads `u` next; False: sent (a page for the other queue's workers goes
+        there); None: booked a later slot of its host, the pacer sends it then (issue 33)."""
+        if (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) != mine:
+            return False
+        return True if pacing.schedule(rt, crawl_id, u) else None
 
     held = None  # the page kept last: its note is dropped with the next one's, or at the end
     try:
@@ -253,7 +260,7 @@ def _page(task, rt, crawl_id: str, url: str, first: bool, chain: pipeline.Chain)
 
         def defer(again):
             memo.keep()
-            defer_page(rt, crawl_id, url, wait, send_page)
+            defer_page(rt, crawl_id, url, wait)
 
         _ride_out(rt, defer)
         return {"url": url, "deferred": wait}

@@ -5,10 +5,10 @@ sweeps (re-sends pages whose worker died) so a laptop crawl needs no beat proces
 """
 from __future__ import annotations
 
+import json
 import sys
 import time
 
-from workers.archive.sinks import write_jsonl
 from workers.start import send_page, start_crawl
 from workers.state import ENDED as FINAL  # done, failed, budget_exhausted
 
@@ -80,18 +80,20 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
     rt = runtime()
     st = rt.state
     ids = [_started(st, u, since, options, embedded is not None, quiet) for u in urls]
+    writer = BlogByBlog(st, out)
     try:
-        infos = _follow(rt, ids, quiet, embedded.pool if embedded is not None else None)
+        infos = _follow(rt, ids, quiet, embedded.pool if embedded is not None else None, writer)
     except KeyboardInterrupt:
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
+        writer.close()
         return 130
     if embedded is not None:
         # the workers end first: the last page's WARC record is written just after the step
         # that ended the crawl, and the parts are assembled below (a warm stop finishes it)
         embedded.pool.stop()
     records = _retrying(lambda: _records(st, ids), "reading the records", quiet)
-    if out:
-        write_jsonl(records, out)
+    _retrying(lambda: writer.write(ids), "writing the records", quiet)
+    writer.close()
     _archive(rt, ids, urls, records, warc, wacz, warc_parts, embedded is not None, quiet)
     for cid in ids:
         st.set_phase(cid, "end", current=False)
@@ -109,6 +111,41 @@ def _started(st, url: str, since: str | None, options: dict, embedded: bool, qui
         _resume(cid)
         return cid
     return enqueue(url, since, options)
+
+
+class BlogByBlog:
+    """`--out`, written blog by blog (issue 34): a blog's records go to the file as soon as its
+    crawl ends, whatever the other blogs of the command still wait for (a blog whose host
+    asks minutes between requests holds no other blog's records back). The file is emptied
+    when the command starts; each blog's records are appended whole and flushed; a blog is
+    written once (`write` again at the end writes only the blogs not written yet)."""
+
+    def __init__(self, st, path: str | None):
+        self.st, self.path, self.written = st, path, set()
+        self.f = open(path, "w", encoding="utf-8") if path else None
+
+    def write(self, ids: list[str]) -> int:
+        n = 0
+        if self.f is None:
+            return n
+        for cid in ids:
+            if cid in self.written:
+                continue
+            lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in self.st.iter_records(cid)]
+            self.f.writelines(lines)
+            self.f.flush()
+            self.written.add(cid)
+            n += len(lines)
+        return n
+
+    def ended(self, infos: list[dict]) -> None:
+        """The blogs whose crawl ended since the last look, written."""
+        self.write([i["crawl_id"] for i in infos if i["state"] in FINAL and i["crawl_id"] not in self.written])
+
+    def close(self) -> None:
+        if self.f is not None:
+            self.f.close()
+            self.f = None
 
 
 def _records(st, ids: list[str]) -> list[dict]:
@@ -285,9 +322,10 @@ class _Display:
             self.progress.stop()
 
 
-def _follow(rt, ids: list[str], quiet: bool, pool=None) -> list[dict]:
+def _follow(rt, ids: list[str], quiet: bool, pool=None, writer: BlogByBlog | None = None) -> list[dict]:
     """Watch the crawls to their end (their last infos), sweeping every SWEEP_EVERY seconds;
-    `pool`: the embedded workers, some maybe deferred until the first consumes."""
+    `pool`: the embedded workers, some maybe deferred until the first consumes; `writer`: where
+    each blog's records go when its crawl ends."""
     st = rt.state
     display = _Display(st, ids, quiet)
     last_sweep = time.monotonic()
@@ -297,6 +335,8 @@ def _follow(rt, ids: list[str], quiet: bool, pool=None) -> list[dict]:
             infos = _retrying(lambda: [st.crawl_info(cid) for cid in ids], "following the crawl", quiet)
             _warnings(infos, said)
             display.show(infos, time.time())
+            if writer is not None and len(ids) > 1:
+                _retrying(lambda: writer.ended(infos), "writing a blog's records", quiet)
             if all(i["state"] in FINAL for i in infos):
                 return infos
             if time.monotonic() - last_sweep > SWEEP_EVERY:

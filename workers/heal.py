@@ -280,7 +280,7 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
         now = redis_now(r)
         dead = dead_workers(r, now, steady=judge)
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
-               "released": patience.release_due(rt, send, now)}
+               "released": patience.release_due(rt, _send_due, now)}
         if dead:  # what the dead left that nothing carries is taken up by the passes to come too
             follow = FOLLOW_FOR or orphans.ORPHAN_AFTER + 2 * SWEEP_EVERY
             r.set(FOLLOW, ",".join(dead)[:1000], px=int(1000 * follow))
@@ -299,6 +299,13 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
     finally:
         if r.get(LOCK) == token:
             r.delete(LOCK)
+
+
+def _send_due(crawl_id: str, url: str) -> None:
+    """A page of the due set: its slot is booked already (workers/fetch/pacing.py)."""
+    from workers.start import send_due
+
+    send_due(crawl_id, url)
 
 
 _TAKE_OVER = """

@@ -258,9 +258,10 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # 4 tie, 5 max samples, 6-8 hand-out limit, time, page budget (limit '': none), 9 the record
 # JSON ('': none), 10 the record compressed, 11 its body key, 12 the sample, 13 the trace
 # entry, 14-16 how many posts (pairs), estimates (pairs), seen urls follow, 17-23 the save's
-# `r` (see _SAVE), then the posts, estimates and seen urls, then the page's trap count ('' or
-# none: not counted): its family, the limit, how many kin and post indices, the indices
-# (1-based, of the estimates: the page's urls of its own family, and those that are posts).
+# `r` (see _SAVE), then the posts, estimates and seen urls, then the page's trap count: its
+# family ('': not counted), the limit, how many kin and post indices, the indices (1-based, of
+# the estimates: the page's urls of its own family, and those that are posts), then how many
+# sub-pages the page's step read (its comment pages, its comment feed) and their urls.
 # KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
 # urls queued, finished, {handed urls}, written (1: the links are in the seen set now), barren
@@ -306,13 +307,19 @@ for i = 24 + 2 * np, 23 + 2 * np + 2 * ne do estimates[#estimates + 1] = ARGV[i]
 for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARGV[i] end
 for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
 local t0 = 24 + 2 * np + 2 * ne + ns
+local nk, npo = tonumber(ARGV[t0 + 2]), tonumber(ARGV[t0 + 3])
 local cut = 0
-if ARGV[t0] and ARGV[t0] ~= '' then
+if ARGV[t0] ~= '' then
   local t = {family = ARGV[t0], limit = ARGV[t0 + 1], kin = {}, post = {}}
-  local nk, npo = tonumber(ARGV[t0 + 2]), tonumber(ARGV[t0 + 3])
   for i = t0 + 4, t0 + 3 + nk do t.kin[#t.kin + 1] = tonumber(ARGV[i]) end
   for i = t0 + 4 + nk, t0 + 3 + nk + npo do t.post[#t.post + 1] = tonumber(ARGV[i]) end
   cut = barren(KEYS[1], KEYS[15], KEYS[16], t, posts, estimates)
+end
+-- (issue 33) the page's own sub-pages its step read (comment pages, its comment feed): never read again
+local r0 = t0 + 4 + nk + npo
+for i = r0 + 1, r0 + tonumber(ARGV[r0]) do
+  redis.call('SADD', KEYS[1], ARGV[i])
+  redis.call('ZREM', KEYS[2], ARGV[i])
 end
 local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence)
 if seq ~= c.sequence then set(c, 'sequence', seq) end

@@ -356,10 +356,12 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
 
     final = canonical(page.final_url)  # (a redirect's target: read here, not to be fetched again)
 
+    read = [canonical(u) for u in patience.read_along(rt, url)] if record is not None else None
+
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
-                           seen=[final] if final != url else None, trap=found.trap,
+                           seen=[final] if final != url else None, trap=found.trap, read=read,
                            **_handing(rt, crawl_id, options, chain))
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)

@@ -39,6 +39,10 @@ class Settings:
     # loopback and private hosts (tests, the eval harness) get `local_delay`
     delay: float = field(default_factory=lambda: _float("BLOGHARVEST_DELAY", 1.0))
     local_delay: float = field(default_factory=lambda: _float("BLOGHARVEST_LOCAL_DELAY", 0.0))
+    # (issue 34) a robots.txt Crawl-delay above this is capped (Heritrix respects up to 300 s by
+    # default): one blog asking for 10 minutes between requests would take days, and the cap
+    # is said in the crawl's report
+    max_crawl_delay: float = field(default_factory=lambda: _float("BLOGHARVEST_MAX_CRAWL_DELAY", 300.0))
     # how many pages of one crawl may be in flight at once, across all workers
     crawl_parallelism: int = field(default_factory=lambda: _int("BLOGHARVEST_CRAWL_PARALLELISM", 8))
     # task time limits (seconds); the broker's visibility timeout is kept above twice the hard limit

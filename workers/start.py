@@ -18,7 +18,19 @@ def start_crawl(app, crawl_id: str, url: str, since: str | None, options: dict) 
 
 
 def send_page(crawl_id: str, url: str, **options) -> None:
-    """A page's task, on the render queue when a browser will draw the page."""
+    """A page's task, sent when its host is free (issue 33): a page of a host that politeness
+    paces is booked a slot of the host's schedule, and the pacer sends it then if that is
+    later (workers/fetch/pacing.py). A retry's message (`options`: its countdown) goes as it is."""
+    if not options:
+        from workers.fetch import pacing
+
+        if not pacing.schedule(runtime(), crawl_id, url):
+            return
+    send_due(crawl_id, url, **options)
+
+
+def send_due(crawl_id: str, url: str, **options) -> None:
+    """A page's task now, on the render queue when a browser will draw the page."""
     from workers.app import app
     from workers.fetch import rendering  # not at import: the CLI's follower would load the crawl's code
 

@@ -79,7 +79,7 @@ def _trap_args(trap: dict | None, every: list[str], sent) -> list:
     given into `every` estimate, pointed into those `sent` (the seen cache keeps known ones back:
     they are no new page of anything)."""
     if not trap:
-        return []
+        return ["", 0, 0, 0]
     at = {u: i for i, u in enumerate(sent, 1)}
     kin = [at[every[i - 1]] for i in trap["kin"] if every[i - 1] in at]
     post = [at[every[i - 1]] for i in trap["post"] if every[i - 1] in at]
@@ -447,16 +447,19 @@ class State:
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
                  sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
                  counted: bool = True, hand_out: tuple[int, int] | None = None,
-                 handed_at: str | None = None, trap: dict | None = None) -> dict:
+                 handed_at: str | None = None, trap: dict | None = None,
+                 read: list[str] | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
         (once its body is claimed: {"owner": url} alone when another URL holds the body, and
         nothing is written), its `sample` (the number of post links on it), the urls it was
-        read under (`seen`: a redirect's target, not to be queued), its links queued
+        read under (`seen`: a redirect's target, not to be queued), the sub-pages read with it
+        (`read`: its comment pages, its comment feed; seen and off the frontier), its links queued
         (`enqueue_estimated`), its `trace` entry (whether it produced a record), the page done
         (and `counted`); with `hand_out` (parallelism, page budget) the next pages handed out,
         or the crawl finished when there are none, in flight from `handed_at` (a time; now by
         default: State.handed_at finds them by it); `trap` (traverse.Links.trap): the page's part
-        of the site counted as barren (more of it, no new post) or not, and cut at its limit.
+        of the site counted as barren (more of it, no new post) or not, and cut at its limit;
+        `read`: sub-pages the page's step read with it (marked seen and taken off the frontier).
         Returns {"saved": None (no record) or whether new or changed, "sampled": samples ever
         (None: no sample), "queued", "handed", "finished", "cut": the barren pages in a row
         when this page cut its part of the site (else 0)}."""
@@ -471,7 +474,8 @@ class State:
                 "" if sample is None else json.dumps([url, int(sample)]),
                 "" if trace is None else json.dumps([url, bool(trace)]), len(posts), len(estimates), len(seen),
                 *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen,
-                *_trap_args(trap, list(every[1]), estimates)]
+                *_trap_args(trap, list(every[1]), estimates),
+                len(read or ()), *(read or ())]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut], args=args)

@@ -92,16 +92,22 @@ def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None =
              handed: tuple[list[str], bool] | None = None) -> str | None:
     """Hand out the best queued pages up to the crawl's parallelism; finish an idle crawl.
     With `keep`, the best page it accepts is not sent but returned: the caller reads it
-    next itself (it is in flight like the others, so a dead caller's page is handed out again).
+    next itself (it is in flight like the others, so a dead caller's page is handed out again);
+    a page `keep` answers None for it has scheduled itself (workers/fetch/pacing.py).
     `handed`: (urls, finished) that the end of a page handed out already (State.end_page)."""
     if handed is None:
         urls, finished = rt.state.hand_out(crawl_id, *hand_out(rt, crawl_id))
     else:
         urls, finished = list(handed[0]), handed[1]
-    kept = next((u for u in urls if keep(u)), None) if keep else None
-    if kept is not None:
-        urls.remove(kept)
+    kept = None
     for u in urls:
+        if keep is not None and kept is None:
+            verdict = keep(u)
+            if verdict:
+                kept = u
+                continue
+            if verdict is None:
+                continue
         send(crawl_id, u)
     if finished:
         archive.on_finished(rt, crawl_id)  # BLOGHARVEST_WACZ_DIR on a cluster: the crawl's WACZ

@@ -17,13 +17,15 @@ from .faults import Faults, apply, error_page, robots_with
 
 
 class FarmServer:
-    """A farm blog on http://127.0.0.1:PORT/ for the life of the `with` block."""
+    """A farm blog on http://127.0.0.1:PORT/ (or `host`, another loopback address) for the life
+    of the `with` block."""
 
-    def __init__(self, blog: Blog, faults: dict | None = None, port: int | None = None):
+    def __init__(self, blog: Blog, faults: dict | None = None, port: int | None = None, host: str = "127.0.0.1"):
         self.blog = blog
         self.faults = Faults(faults)
         self._lock = threading.RLock()
-        self._server = LoopbackServer(self.handle)
+        self.host = host
+        self._server = LoopbackServer(self.handle, host=host)
         self._port = port
 
     # ---------------------------------------------------------------- lifecycle
@@ -32,7 +34,7 @@ class FarmServer:
         if self._port:
             import tests.httpd as httpd
             orig = httpd.free_port
-            httpd.free_port = lambda: self._port
+            httpd.free_port = lambda host="127.0.0.1": self._port
             try:
                 self._server.__enter__()
             finally:
@@ -51,14 +53,14 @@ class FarmServer:
         if hasattr(srv, "_BaseServer__shutdown_request"):
             srv._BaseServer__shutdown_request = True
             try:
-                socket.create_connection(("127.0.0.1", self._server.port), timeout=1).close()
+                socket.create_connection((self.host, self._server.port), timeout=1).close()
             except OSError:
                 pass
         self._server.__exit__(*exc)
 
     @property
     def origin(self) -> str:
-        return f"http://127.0.0.1:{self._server.port}"
+        return f"http://{self.host}:{self._server.port}"
 
     @property
     def url(self) -> str:

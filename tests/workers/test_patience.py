@@ -39,12 +39,32 @@ def test_long_wait_goes_to_the_delayed_set_and_comes_back_when_due(rt):
     assert sent == [(cid, "http://x.test/a")] and patience.delayed(rt) == []
 
 
-def test_short_wait_is_a_countdown_message(rt):
-    sent = []
-    patience.defer_page(rt, "abcdef123456-patience2", "http://x.test/b", 3.0,
-                        lambda *a, **kw: sent.append((a, kw)))
-    assert sent == [(("abcdef123456-patience2", "http://x.test/b"), {"countdown": 3.0})]
-    assert patience.delayed(rt) == []
+def test_short_wait_goes_to_the_due_set_too_never_a_countdown_message(rt):
+    """(issue 33) a countdown message would wait in one worker's memory: a politeness wait of
+    any length is in the due set, which every worker's pacer drains."""
+    patience.defer_page(rt, "abcdef123456-patience2", "http://x.test/b", 3.0)
+    [(c, u, due)] = patience.delayed(rt)
+    assert (c, u) == ("abcdef123456-patience2", "http://x.test/b")
+    pages, following = patience.pop_due(rt.state.r, now=due - 1)
+    assert pages == [] and following == pytest.approx(1.0, abs=1e-3)
+    assert patience.pop_due(rt.state.r, now=due)[0] == [(c, u)] and patience.delayed(rt) == []
+
+
+def test_busy_steps_book_slots_of_their_own(rt):
+    """(issue 33) steps that find a host busy each book a slot of its own, a gap apart (no herd
+    waking at once); the wait each is told is until its slot."""
+    dl = Downloader(rt.state, rt.settings)
+    host = f"paced-{free_port()}.test"
+    with dl.turn(host, 5.0):
+        pass
+    waits = []
+    for _ in range(3):
+        with pytest.raises(patience.HostBusy) as e:
+            with dl.turn(host, 5.0):
+                pytest.fail("got a turn 5 s early")
+        waits.append(e.value.wait)
+    assert 4.0 < waits[0] <= 5.0
+    assert waits[1] - waits[0] == pytest.approx(5.0, abs=0.5) and waits[2] - waits[1] == pytest.approx(5.0, abs=0.5)
 
 
 def test_a_far_turn_raises_host_busy_instead_of_sleeping(rt):

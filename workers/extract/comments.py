@@ -33,6 +33,7 @@ from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks, theme_texts
 from tasks.learn.rules import first_of
 from workers import heal
+from workers.fetch import patience
 from workers.fetch.pages import page_at
 from workers.fetch.rendering import cached_rendering
 
@@ -202,7 +203,12 @@ def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
             try:
                 done, rule = settled()
                 if not done:
-                    rule, sample = _settle(rt, crawl_id, rule)
+                    # (issue 33) settling reads several pages of one host: a run that meets the host's
+                    # politeness gap (HostBusy: the page is deferred) leaves what it read for the next
+                    # run, whichever page's task that is, so each run gets a request further
+                    patient, memo = patience.remembering(rt, crawl_id, scope=f"comment-rule:{crawl_id}", eager=True)
+                    rule, sample = _settle(patient, crawl_id, rule)
+                    memo.forget()
                     if rule:
                         st.save_blog(crawl_id, comment_rules=rule, comment_rule_sample=sample)
                     else:

@@ -44,8 +44,10 @@ if now < nxt then
   return string.format('%.6f', nxt - now)
 end
 local lease = tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'next', string.format('%.6f', now + lease))
-redis.call('PEXPIRE', KEYS[1], math.floor(lease * 1000) + 60000)
+redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'next', string.format('%.6f', now + lease),
+           'since', string.format('%.6f', now))
+local keep = math.floor(lease * 1000) + 60000
+if redis.call('PTTL', KEYS[1]) < keep then redis.call('PEXPIRE', KEYS[1], keep) end
 return '0'
 """
 _END_TURN = """
@@ -53,9 +55,38 @@ if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
 local gap = tonumber(ARGV[2])
+local turn = redis.call('HMGET', KEYS[1], 'since', 'took')
+local since, took = tonumber(turn[1] or ''), tonumber(turn[2] or '')
+if since then  -- how long a request takes, smoothed: bookings (_BOOK) leave room for it
+  local this = math.min(math.max(now - since, 0), 30)
+  took = took and (0.7 * took + 0.3 * this) or this
+  redis.call('HSET', KEYS[1], 'took', string.format('%.6f', took))
+end
 redis.call('HSET', KEYS[1], 'holder', '', 'next', string.format('%.6f', now + gap))
-redis.call('PEXPIRE', KEYS[1], math.floor(gap * 1000) + 60000)
+local keep = math.floor(gap * 1000) + 60000
+if redis.call('PTTL', KEYS[1]) < keep then redis.call('PEXPIRE', KEYS[1], keep) end
 return 1
+"""
+# (issue 33) A slot booked in the host's schedule: the time a step that found the host busy (or a
+# page about to be sent, workers/fetch/pacing.py) comes back at, when its turn will be free.
+# Slots follow each other by the gap and the time a request takes ('took'), after the host's next
+# free moment ('next', or now + gap while a request is out), so each booking gets a turn of its
+# own: no herd of steps waking at the same moment, no step sleeping in a worker's thread.
+_BOOK = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local gap = tonumber(ARGV[1])
+local turn = redis.call('HMGET', KEYS[1], 'holder', 'next', 'booked', 'took')
+local took = tonumber(turn[4] or '0') or 0
+local slot = now
+if turn[1] and turn[1] ~= '' then slot = now + gap + took
+elseif tonumber(turn[2] or '0') > slot then slot = tonumber(turn[2]) end
+local booked = tonumber(turn[3] or '0') or 0
+if booked + gap + took > slot then slot = booked + gap + took end
+redis.call('HSET', KEYS[1], 'booked', string.format('%.6f', slot))
+local keep = math.floor((slot - now + gap) * 1000) + 60000
+if redis.call('PTTL', KEYS[1]) < keep then redis.call('PEXPIRE', KEYS[1], keep) end
+return {string.format('%.6f', slot - now), string.format('%.6f', slot)}
 """
 # A turn whose holder died is free at once, not when its lease ends: the holder token begins
 # with the worker's heal id, and a request out for HOLDER_LOOK s has its holder looked at
@@ -67,10 +98,11 @@ local t = redis.call('TIME')
 redis.call('HSET', KEYS[1], 'holder', '', 'next', string.format('%.6f', tonumber(t[1]) + tonumber(t[2]) / 1e6))
 return 1
 """
-# (issue 20) a task waits at most this long in all for a host's turn; a turn farther away
-# raises HostBusy and the step is done later (workers.fetch.patience): no thread sleeps
-# through a Crawl-delay while other blogs wait for it
-INLINE_WAIT = 2.0
+# (issue 20, 33) a task waits at most this long in all for a host's turn (the time a request
+# before it takes); a turn farther away books a slot of the host's schedule (_BOOK) and raises
+# HostBusy: the step is done at that slot (workers.fetch.patience), and the thread goes to
+# other hosts' pages meanwhile. No thread sleeps through a politeness gap, let alone a Crawl-delay.
+INLINE_WAIT = 0.25
 
 
 # Cookies belong to one crawl: a jar per crawl id (a worker thread serves many blogs, and one
@@ -124,6 +156,8 @@ class Downloader:
         self._take_turn = state.r.register_script(_TAKE_TURN)
         self._end_turn = state.r.register_script(_END_TURN)
         self._free_turn = state.r.register_script(_FREE_TURN)
+        self._book = state.r.register_script(_BOOK)
+        self._warned: set = set()  # (crawl id, origin) told of a capped Crawl-delay
 
     @contextmanager
     def turn(self, host: str, gap: float):
@@ -144,13 +178,39 @@ class Downloader:
                 looked = True
                 if self._free_if_dead(key):
                     continue
-            if time.monotonic() - start + wait > INLINE_WAIT:  # (issue 20) no long sleep in a worker
-                raise HostBusy(host, max(wait, gap, 1.0))
+            if time.monotonic() - start + wait > INLINE_WAIT:  # (issue 20, 33) no long sleep in a worker
+                raise HostBusy(host, self.book(host, gap))
             time.sleep(wait)  # a short politeness gap: until the host's next turn, then ask again
         try:
             yield
         finally:
             self._end_turn(keys=[key], args=[token, gap])
+
+    def book(self, host: str, gap: float) -> float:
+        """Seconds until the slot booked for one more request to `host` (0: it may go now)."""
+        return self.book_at(host, gap)[0]
+
+    def book_at(self, host: str, gap: float) -> tuple[float, float]:
+        """(seconds until, Redis time of) the slot booked for one more request to `host`."""
+        if gap <= 0:
+            return 0.0, 0.0
+        wait, slot = self._book(keys=[f"bh:host:{{{host}}}:turn"], args=[gap])
+        return max(0.0, float(wait)), float(slot)
+
+    def gap_for(self, url: str) -> tuple[str, float]:
+        """(host key, politeness gap) of `url` as its fetch will see them, from what this process
+        or Redis knows of the site's robots.txt (never fetched here: a page about to be sent)."""
+        p = urlsplit(url)
+        host = p.netloc.lower()
+        origin = f"{p.scheme}://{p.netloc}"
+        cached = self._robots.get(origin)
+        policy = cached[1] if cached else None
+        if policy is None:
+            text = self.state.robots(origin)
+            if text is not None:
+                policy = RobotsPolicy.parse(text, self.s.user_agent)
+                self._robots[origin] = (time.monotonic(), policy)
+        return host, self.host_gap(p.hostname or host, policy, None)
 
     def _free_if_dead(self, key: str) -> bool:
         """Free the host's turn if a dead worker holds it: one the sweep reclaimed, or one whose
@@ -190,14 +250,16 @@ class Downloader:
         base = self.s.local_delay if self._local[host] else self.s.delay
         if delay is not None:
             base = delay
-        crawl_delay = robots.crawl_delay if robots else None
-        return max(base, float(crawl_delay or 0))
+        crawl_delay = float(robots.crawl_delay or 0) if robots else 0.0
+        # (issue 34) a Crawl-delay above the cap is capped (Heritrix: 300 s), and the crawl told
+        return max(base, min(crawl_delay, self.s.max_crawl_delay))
 
     def robots(self, url: str) -> RobotsPolicy:
         p = urlsplit(url)
         origin = f"{p.scheme}://{p.netloc}"
         cached = self._robots.get(origin)
         if cached and time.monotonic() - cached[0] < 600:
+            self._note_cap(origin, cached[1])
             return cached[1]
         text = self.state.robots(origin)
         if text is None:
@@ -210,7 +272,18 @@ class Downloader:
             self.state.save_robots(origin, text)
         policy = RobotsPolicy.parse(text, self.s.user_agent)
         self._robots[origin] = (time.monotonic(), policy)
+        self._note_cap(origin, policy)
         return policy
+
+    def _note_cap(self, origin: str, policy: RobotsPolicy) -> None:
+        """(issue 34) The crawl's report says when the site's Crawl-delay is capped (once a crawl)."""
+        crawl_id = getattr(_local, "crawl", None)
+        asked = float(policy.crawl_delay or 0)
+        if crawl_id is None or asked <= self.s.max_crawl_delay or (crawl_id, origin) in self._warned:
+            return
+        self._warned.add((crawl_id, origin))
+        self.state.warn(crawl_id, "crawl_delay", f"{origin}/robots.txt asks for a Crawl-delay of {asked:g} s; "
+                        f"capped at {self.s.max_crawl_delay:g} s (BLOGHARVEST_MAX_CRAWL_DELAY)")
 
     def _fetch(self, url: str, *, max_bytes: int | None = None, delay: float | None,
                robots: RobotsPolicy | None, revisit: bool = False, headers: dict | None = None) -> Response:

@@ -1,14 +1,16 @@
 """Politeness that never sleeps in a worker: when a host's next turn is farther than a task
-may wait (a Crawl-delay of minutes, a host busy with other crawls), the step is done later
-and the worker's thread goes to other blogs.
+may wait (a gap between requests, a Crawl-delay of minutes, a host busy with other crawls),
+the step is done at a slot booked in the host's schedule, and the worker's thread goes to
+other blogs meanwhile.
 
-- `HostBusy` is what the downloader raises instead of sleeping past `INLINE_WAIT`;
-- a page of the traversal is deferred: a countdown message for short waits, the delayed
-  set in Redis (`bh:delayed`, due times on the Redis clock) for long ones, so no message
-  waits for hours in a worker's memory nor past the broker's visibility timeout; the
-  heal sweep (workers.heal) sends the pages that fall due;
-- discovery, run again from its start by the retried task, reads what it already fetched
-  from Redis (`Remembering`), so each retry gets one request further.
+- `HostBusy` is what the downloader raises instead of sleeping past `INLINE_WAIT`, with the
+  wait until the slot it booked (workers/fetch/downloader.py, `_BOOK`);
+- a page of the traversal is deferred to the due set in Redis (`bh:delayed`, due times on
+  the Redis clock), whatever the wait: no countdown message waits in a worker's memory (nor
+  past the broker's visibility timeout); each worker's pacer (workers/fetch/pacing.py)
+  sends the pages that fall due, and the heal sweep (workers.heal) does too, as a backstop;
+- discovery and learning, retried by Celery at their slot (a countdown, a few per blog), read
+  what they already fetched from Redis (`Remembering`), so each retry gets one request further.
 """
 from __future__ import annotations
 
@@ -18,12 +20,16 @@ from tasks.fetch.http import FetchError, Response
 from workers.state import Keys
 
 DELAYED = "bh:delayed"  # zset: JSON [crawl id, url] -> due time (Redis clock)
-COUNTDOWN_MAX = 60.0  # waits up to this go out as countdown messages; longer ones to the delayed set
+COUNTDOWN_MAX = 300.0  # a task retried for politeness comes back at most this far ahead (the Crawl-delay cap)
 REMEMBER_TTL = 86400
 
 
-class HostBusy(Exception):
-    """The host's next turn is `wait` seconds away, more than a task may wait for it."""
+class HostBusy(BaseException):
+    """The host's next turn is `wait` seconds away, more than a task may wait for it.
+
+    Not an Exception: no `except Exception` of a step (a feed candidate that failed, a post's
+    comments kept apart when they fail) may take a politeness wait for the step's failure;
+    it reaches the task, which defers the step to its slot (`except HostBusy`)."""
 
     def __init__(self, host: str, wait: float):
         super().__init__(f"host {host} busy for {wait:.1f} s (politeness)")
@@ -35,33 +41,61 @@ def _now(r) -> float:
     return s + us / 1e6
 
 
-def defer_page(rt, crawl_id: str, url: str, wait: float, send) -> None:
-    """Process `url` again in `wait` seconds; it stays in flight (its time set to when it is due,
-    so the stale sweep leaves it alone meanwhile)."""
+def defer_page(rt, crawl_id: str, url: str, wait: float, send=None) -> None:
+    """Process `url` again in `wait` seconds (its slot); it stays in flight (its time set to when
+    it is due, so the stale sweep leaves it alone meanwhile) and waits in the due set."""
     r = rt.state.r
     due = _now(r) + wait
     k = Keys(crawl_id)
     with r.pipeline() as p:
         p.hset(k.inflight, url, due)
         p.hincrby(f"{k.crawl}:attempts", url, -1)  # a wait for politeness is not a failed delivery
+        p.zadd(DELAYED, {json.dumps([crawl_id, url]): due})
         p.execute()
-    if wait <= COUNTDOWN_MAX:
-        send(crawl_id, url, countdown=wait)
-    else:
-        r.zadd(DELAYED, {json.dumps([crawl_id, url]): due})
+
+
+_POP_DUE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+if ARGV[2] and ARGV[2] ~= '' then now = tonumber(ARGV[2]) end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%.6f', now), 'LIMIT', 0, tonumber(ARGV[1]))
+for _, m in ipairs(due) do redis.call('ZREM', KEYS[1], m) end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local following = ''
+if first[2] then following = string.format('%.6f', tonumber(first[2]) - now) end
+table.insert(due, 1, following)
+return due
+"""
+
+
+_pop_script = None
+
+
+def pop_due(r, limit: int = 500, now: float | None = None) -> tuple[list[tuple[str, str]], float | None]:
+    """(the pages due now (Redis clock, or `now`), taken off the due set in one step; seconds
+    until the next one falls due, None when the set is empty)."""
+    global _pop_script
+    if _pop_script is None:
+        _pop_script = r.register_script(_POP_DUE)  # EVALSHA: the pacer looks ten times a second
+    got = _pop_script(keys=[DELAYED], args=[limit, "" if now is None else repr(now)], client=r)
+    following = float(got[0]) if got and got[0] not in ("", b"") else None
+    pages = []
+    for member in got[1:]:
+        try:
+            crawl_id, url = json.loads(member)
+            pages.append((str(crawl_id), str(url)))
+        except (ValueError, TypeError):
+            continue
+    return pages, following
 
 
 def release_due(rt, send, now: float | None = None, limit: int = 500) -> int:
-    """Send the deferred pages whose time has come (the heal sweep runs this, one sweeper at a time)."""
-    r = rt.state.r
-    now = _now(r) if now is None else now
-    n = 0
-    for member in r.zrangebyscore(DELAYED, "-inf", now, start=0, num=limit):
-        if r.zrem(DELAYED, member):
-            crawl_id, url = json.loads(member)
-            send(crawl_id, url)
-            n += 1
-    return n
+    """Send the deferred pages whose time has come (the pacer does, and the heal sweep as a
+    backstop). `send` sends a page as it is (start.send_due): its slot is booked already."""
+    pages, _ = pop_due(rt.state.r, limit, now)
+    for crawl_id, url in pages:
+        send(crawl_id, url)
+    return len(pages)
 
 
 def delayed(rt) -> list[tuple[str, str, float]]:
@@ -132,6 +166,26 @@ class Remembering:
 
     def __getattr__(self, name):
         return getattr(self.downloader, name)
+
+
+def read_along(rt, url: str) -> list[str]:
+    """(issue 33) The URLs below page `url` (its comment pages, its comment feed) that the page's
+    step fetched with it, by its Remembering downloader: the traversal need not read them again.
+    Only those below the page: a step may also read other posts (a comment rule's sample), which
+    stay the traversal's to read."""
+    memo = getattr(rt, "downloader", None)
+    if not isinstance(memo, Remembering) or not memo.kept:
+        return []
+    below = url.split("#")[0].split("?")[0].rstrip("/") + "/"
+    out = []
+    for field in memo.kept:
+        try:
+            u = json.loads(field)[0]
+        except (ValueError, TypeError, IndexError):
+            continue
+        if isinstance(u, str) and u.startswith(below) and u.rstrip("/") != url.rstrip("/"):
+            out.append(u)
+    return out
 
 
 def recall(rt, crawl_id: str, url: str, kept: dict) -> None:

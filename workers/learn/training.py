@@ -13,6 +13,7 @@ fetched as candidates. A source that fails is reported and skipped.
 """
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Callable
@@ -27,6 +28,8 @@ from tasks.fetch.page import Page
 from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
 from workers.fetch import rendering
 from workers.fetch.pages import page_at
+from workers.fetch.patience import REMEMBER_TTL
+from workers.state import Keys
 
 log = logging.getLogger("blogharvest")
 
@@ -140,7 +143,11 @@ class _PageFacts:
 
     def __init__(self, rt, crawl_id: str, home_url: str):
         self.rt, self.crawl_id, self.home_url = rt, crawl_id, home_url
-        self.of: dict[str, dict | None] = {}
+        # (issue 33) discovery runs again from its start after each politeness wait (HostBusy):
+        # the facts of the pages read by its earlier runs are kept in Redis, not worked out again
+        # (page_facts runs a generic extractor: worked out per run, training cost n^2 of them)
+        self.key = Keys(crawl_id).fetched("training-facts")
+        self.of: dict[str, dict | None] = {u: json.loads(f) for u, f in (rt.state.r.hgetall(self.key) or {}).items()}
 
     def __call__(self, url: str) -> dict | None:
         if url not in self.of:
@@ -148,6 +155,10 @@ class _PageFacts:
             self.of[url] = page_facts(page.html, url) if page else None
             if self.of[url] is not None:
                 self.of[url]["permalink"] = declared_permalink(page.root, page.final_url, self.home_url)
+            with self.rt.state.r.pipeline() as p:
+                p.hset(self.key, url, json.dumps(self.of[url]))
+                p.expire(self.key, REMEMBER_TTL)
+                p.execute()
         return self.of[url]
 
     def read(self) -> dict[str, dict]:
