@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 
 from tasks.fetch.html import node_text, to_html
+from tasks.learn.comment_nodes import is_ancestor
 from tasks.learn.rules import apply_rule
 
 __all__ = ["content_without_comments", "comment_area"]
@@ -18,20 +19,11 @@ __all__ = ["content_without_comments", "comment_area"]
 AREA_EXTRA = 400  # characters an ancestor may add to the comments (a heading, a form) and still be their area
 
 
-def _inside(anc, node) -> bool:
-    p = node.getparent()
-    while p is not None:
-        if p is anc:
-            return True
-        p = p.getparent()
-    return False
-
-
 def _common(nodes: list):
     """The lowest element holding every one of `nodes`."""
     chain = [nodes[0]] + list(nodes[0].iterancestors())
     for anc in chain:
-        if all(n is anc or _inside(anc, n) for n in nodes[1:]):
+        if all(n is anc or is_ancestor(anc, n) for n in nodes[1:]):
             return anc
     return None
 
@@ -39,11 +31,11 @@ def _common(nodes: list):
 def comment_area(content, blocks: list):
     """The element inside `content` that holds the comment `blocks` and little else, or None
     when they are not inside it (or it would be the whole content)."""
-    inside = [b for b in blocks if _inside(content, b)]
+    inside = [b for b in blocks if is_ancestor(content, b)]
     if not inside:
         return None
     area = _common(inside)
-    if area is None or area is content or not _inside(content, area):
+    if area is None or area is content or not is_ancestor(content, area):
         return None
     while area.getparent() is not None and area.getparent() is not content \
             and len(node_text(area.getparent())) - len(node_text(area)) < AREA_EXTRA:
