@@ -64,13 +64,12 @@ CASES = [
     ("workers.heal.release_message", 1),  # ... acked after its hold is dropped
     ("workers.state.set_phase", -1),  # seeds queued, the phase not yet traverse
     ("workers.state.hand_out", 1),  # the first pages about to be handed out
-    ("workers.start.send_page", 1),  # first pages handed out (in flight), none sent
+    ("workers.start.send_due", 1),  # first pages handed out (in flight), none sent
     ("workers.state.page_context", 2),  # a kept page, noted held in this round trip
     ("workers.state.end_page", 0),  # a page's writes, mid-crawl
-    ("workers.start.send_page", 0),  # a page's end handed pages out, not all sent
+    ("workers.start.send_due", 0),  # a page's end handed pages out, not all sent
     ("workers.heal.release_page", 1),  # a chain's last page done, still noted held
     ("workers.state.mark_done", 1),
-    ("workers.discover.posts._record_url", 1),  # a write beside a page's step
     ("workers.heal.take_lock", 2),  # holding the comment-rule lock
     ("workers.state.end_page", -1),  # the last page's writes, which finish the crawl
     ("workers.state.retire", 1),  # the crawl done, its finishing step not begun

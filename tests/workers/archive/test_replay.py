@@ -108,29 +108,27 @@ def test_wacz_dir_names_the_package_after_the_crawl(tmp_path):
 
 
 def test_update_crawl_writes_revisits_that_replay(tmp_path):
-    """An update crawl fetches known posts again: an unchanged page is a revisit record
-    (pointing at the first crawl's capture), a changed one a new response; pywb over both
-    crawls' WARCs replays every post, the changed one as it is now."""
+    """An update crawl reads again what may hold something new (the home page, the listings)
+    and leaves the posts it holds that nothing says changed (issue 35, docs/update.md): a page
+    read again unchanged is a revisit record pointing at the first crawl's capture; pywb over
+    both crawls' WARCs replays every post."""
     blog = make_blog("wordpress", seed=23, n_posts=10)
     first, second = tmp_path / "first.warc.gz", tmp_path / "second.warc.gz"
     env = _env(tmp_path)
     with FarmServer(blog) as site:
         _crawl(site, tmp_path, "--warc", str(first), name="first", env=env)
-        edited = blog.edit_post(3, note="A paragraph added after the first crawl.")
-        edited_url = site.post_urls()[3]
         _crawl(site, tmp_path, "--warc", str(second), "--since", "1990-01-01", name="second", env=env)
     kinds = _kinds(second)
     revisited = set(kinds.get("revisit", []))
     posts = set(site.post_urls())
-    assert edited_url not in revisited and edited_url in kinds["response"]
-    assert revisited & posts == posts - {edited_url}  # every unchanged post, however it was fetched again
+    fetched = revisited | set(kinds.get("response", []))
+    assert site.url in revisited  # read again, unchanged
+    assert posts - fetched  # posts held, that nothing says changed, are not read again
     check = subprocess.run([sys.executable, "-m", "warcio.cli", "check", str(second)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
 
     with Wayback([first, second]) as wb:
         assert_replays(wb, site)
-        status, _, body = wb.get(edited_url)
-        assert status == 200 and b"A paragraph added after the first crawl." in body
 
 
 def _words(text: str) -> str:
