@@ -9,7 +9,8 @@ still in the feed window (only then is its comment count known). So:
 - the blog's comment rule (its Redis hash, `comment_rules`) is settled once per crawl,
   before any post uses it, on a sample fixed by the feed (the entries with the most
   comments): a stored rule that still reads the sample is kept, otherwise one is learned
-  there. One worker does it under a Redis lock; the others poll until it is done.
+  there. One worker does it under a Redis lock; a page of another waits a moment,
+  then is deferred (RuleUnsettled: its thread goes to other pages).
 - every post is then read the same way: its pages (and comment pages) by the rule,
   merged with its comment feed, whatever the feed's size or the entry's count. A feed
   that lists every comment gives the same list as one truncated to the newest few.
@@ -40,6 +41,7 @@ from tasks.learn.rules import first_of
 from workers import heal
 from workers.fetch import patience
 from workers.fetch.pages import page_at
+from workers.fetch.patience import HostBusy
 from workers.fetch.rendering import cached_rendering
 
 log = logging.getLogger("blogharvest")
@@ -51,7 +53,19 @@ MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments 
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
 BLOCK_SAMPLE = 8  # posts whose repeated blocks settle the rule of a blog without comment feeds
 LEARN_SECONDS = 120  # the settling worker's lock; past it another worker takes over
-WAIT_SECONDS = 150  # a worker waits this long at most for the rule to be settled
+WAIT_HERE = 2.0  # a page waits this long in its thread for another worker to settle the rule ...
+DEFER_SECONDS = 2.0  # ... then it is deferred this long (its thread goes to other pages)
+
+
+class RuleUnsettled(HostBusy):
+    """Another worker is settling the blog's comment rule: the page is deferred to the due set
+    like a page whose host is busy (workers/crawl.py), so that no thread waits on the settling
+    and a worker killed meanwhile holds no page that waits (issue 36: under repeated kills,
+    pages that waited were counted as failed deliveries and dropped)."""
+
+    def __init__(self, crawl_id: str, wait: float):
+        BaseException.__init__(self, f"crawl {crawl_id}: its comment rule is being settled elsewhere")
+        self.host, self.wait = "", float(wait)
 
 
 def _feed(rt, crawl_id: str, url: str, feed_url: str) -> list[dict] | None:
@@ -204,7 +218,8 @@ def feed_adds(found: list[dict], feed: list[dict]) -> bool:
 
 
 def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
-    """The blog's comment rule, settled once per crawl (by one worker; the others wait);
+    """The blog's comment rule, settled once per crawl (by one worker; the others wait WAIT_HERE
+    s, then raise RuleUnsettled: their page is deferred);
     `blog`: the blog's hash as the caller read it (a settled rule there costs no round trip)."""
     if blog is not None and blog.get("comment_rule_crawl") == crawl_id:
         return blog.get("comment_rules")
@@ -216,7 +231,7 @@ def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
         return (by is not None and json.loads(by) == crawl_id), (json.loads(rule) if rule else None)
 
     done, rule = settled()
-    deadline = time.monotonic() + WAIT_SECONDS
+    deadline = time.monotonic() + WAIT_HERE
     while not done:
         token = heal.take_lock(st.r, f"comment-rule:{crawl_id}", LEARN_SECONDS)
         if token:
@@ -240,9 +255,7 @@ def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
             if done:
                 return rule
         if time.monotonic() > deadline:
-            log.warning("crawl %s: comment rule not settled after %ss, going on with the stored one",
-                        crawl_id, WAIT_SECONDS)
-            return rule
+            raise RuleUnsettled(crawl_id, DEFER_SECONDS)
         time.sleep(0.2)
         done, rule = settled()
     return rule

@@ -149,3 +149,26 @@ def test_a_comment_feed_adds_what_the_page_lacks():
     anonymous = [dict(c, author=None) for c in page]
     assert comments.feed_adds(anonymous, [dict(c) for c in page])  # the names
     assert comments.feed_adds(page[:2], [dict(c) for c in page[:2]])  # too short a feed to judge by
+
+
+def test_a_page_whose_blog_rule_another_worker_settles_is_deferred_not_held(rt, farm):
+    """While another worker holds the settling lock, a page waits a moment and then raises
+    RuleUnsettled, a HostBusy: the task defers the page (its thread free, no delivery counted)
+    instead of waiting in its thread for the settling; once the lock is free it settles."""
+    from workers import heal
+    from workers.fetch.patience import HostBusy
+
+    cid = rt.state.create_crawl(farm.url, None, {"js": "never"})
+    token = heal.take_lock(rt.state.r, f"comment-rule:{cid}", 60)
+    assert token
+    try:
+        try:
+            comments.blog_rule(rt, cid)
+        except HostBusy as e:
+            assert isinstance(e, comments.RuleUnsettled) and 0 < e.wait <= 5
+        else:
+            raise AssertionError("blog_rule returned while another worker was settling the rule")
+    finally:
+        heal.release_lock(rt.state.r, f"comment-rule:{cid}", token)
+    comments.blog_rule(rt, cid)
+    assert rt.state.blog(cid).get("comment_rule_crawl") == cid
