@@ -17,6 +17,7 @@ from tasks.discover.traps import DEFAULT as TRAP_LIMITS, TrapLimits, family, fam
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from workers.archive import post as archive
 from workers.discover import sources, update
+from workers.fetch import validators
 
 TIE = 1e-9  # discovery order breaks ties between equal estimates
 REFIT_EVERY = 10  # new samples before the priority model is refitted and the frontier rescored,
@@ -128,9 +129,12 @@ def recover(rt, crawl_id: str, send: Send, older_than: float | None = None) -> i
 
 
 def page_failed(rt, crawl_id: str, url: str, kind: str, message: str) -> None:
-    """The page's error goes to the report and the page is done (not handed out again)."""
+    """The page's error goes to the report and the page is done (not handed out again); its
+    validators are dropped, so that an update crawl reads it again rather than taking a 304
+    for a page read already."""
     rt.state.add_error(crawl_id, url, kind, message)
     rt.state.mark_done(crawl_id, url)
+    validators.forget(rt.state.r, crawl_id, url)
 
 
 # ------------------------------------------------------------------ a page's links

@@ -63,6 +63,12 @@ def keep(r, crawl_id: str, url: str, resp) -> None:
         log.debug("validators of %s not kept: %s", url, e)
 
 
+def forget(r, crawl_id: str, url: str) -> None:
+    """Drop `url`'s validators: its page failed after it was fetched (extraction, a time limit),
+    so a later update crawl must read it whole, not take a 304 for "read already"."""
+    r.hdel(key(crawl_id), url)
+
+
 def request_headers(r, crawl_id: str, url: str) -> dict | None:
     """If-None-Match / If-Modified-Since for `url` from the blog's kept validators, or None."""
     raw = r.hget(key(crawl_id), url)
