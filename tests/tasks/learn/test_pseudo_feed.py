@@ -103,3 +103,22 @@ def test_known_posts_that_read_as_no_post_keep_other_templates_out():
     facts = _facts(blog, posts + others)
     assert pseudo_entries(facts, prefer=[O + p for p in posts]) == []
     assert pseudo_entries(facts)  # without known posts, the post-like pages still group (the test's premise)
+
+
+def test_one_page_alone_the_title_is_not_the_masthead_that_links_home():
+    """'Woche 4 « Michu im Krieg' with the blog's name in an h1 linking to the home page and the
+    post's in an h2: the post's title is the h2's even though it is the shorter side."""
+    from tasks.extract.page_facts import self_description
+
+    html = ("<html><head><title>Woche 4 &laquo; Michu im Krieg</title></head><body>"
+            "<h1><a href='/'>Michu im Krieg</a></h1><div class='post'><h2><a href='/2010/11/woche-4/'>Woche 4</a>"
+            "</h2><p>by Michu on November 27, 2010</p><p>" + "Ein Satz der Woche. " * 30 + "</p></div></body></html>")
+    facts = page_facts(html, f"{O}/2010/11/woche-4/")
+    assert facts["site_headings"] == ["Michu im Krieg"]
+    assert self_description(facts)["title"] == "Woche 4"
+    # a heading linking to an archive above the page is the site's too; the page's own link is not
+    html2 = html.replace("<h1><a href='/'>", "<h1><a href='/2010/11/'>")
+    assert page_facts(html2, f"{O}/2010/11/woche-4/")["site_headings"] == ["Michu im Krieg"]
+    # with no heading linking above the page, the longer side is still taken (as before)
+    html3 = html.replace("<h1><a href='/'>Michu im Krieg</a></h1>", "<h1>Michu im Krieg</h1>")
+    assert self_description(page_facts(html3, f"{O}/2010/11/woche-4/"))["title"] == "Michu im Krieg"
