@@ -63,7 +63,7 @@ def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, patter
         _support(rt, crawl_id, record_url, home)
         return True, dict(got, extraction="fallback"), record_url
     extracted = extract_root(page.root, page.html, rules)
-    if not template_post(page.root, extracted, rules):
+    if not template_post(page.root, extracted, rules, record_url):
         return False, None, url
     result["post"] = result["template"] = True
     _support(rt, crawl_id, record_url, home)
