@@ -22,7 +22,7 @@ from tasks.fetch.html import node_text
 _NEXT_TEXT = re.compile(r"^\W*(?:older|next|previous|prev|more|earlier|ältere|weiter|suivant|anciens|"
                         r"siguiente|anteriores|page\s*\d+|\d+)\W*(?:posts?|entries|articles|page)?\W*$|^[»›>→]+$|"
                         r"^[«‹<←]+$|archives?|blog archive", re.I)
-_LISTING_URL = re.compile(r"(?:^|/)(?:page|archives?|blog)(?:/|$)|[?&](?:paged|page|start|offset|p)=\d+$|"
+_LISTING_URL = re.compile(r"(?:^|/)(?:page|archives?|blog)(?:\.(?:html?|php|aspx?))?(?:/|$)|[?&](?:paged|page|start|offset|p)=\d+$|"
                           r"/\d{4}/(?:\d{2}/?)?$", re.I)
 
 

@@ -16,7 +16,7 @@ from lxml import etree
 
 from tasks.text.dates import near_day, parse_date, url_day
 from tasks.extract.fields import complete
-from tasks.fetch.html import html_to_text, node_text, parse_html, to_html
+from tasks.fetch.html import block_text, html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
 from tasks.learn.plausible import generic_fields
 from tasks.learn.spans import apply_span
@@ -220,6 +220,8 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])
     title, title_source = _rule_title(root, rules, title_rules, firsts)
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
+    if node is not None and text:
+        text = block_text(node)  # its paragraphs and list items apart, also where markup is minified
     authors, authors_source = _rule_authors(root, rules, author_rules, lang)
     page_url = url or root.getroottree().docinfo.URL
     published = _date(root, date_rules, _date_lang(root, rules), firsts, page_url)

@@ -90,3 +90,11 @@ def test_declared_permalink_is_the_posts_comment_feed_not_the_blogs():
     assert declared_permalink(page, "https://b.test/?p=69", "https://b.test/") == "https://b.test/comments/"
     # a page that declares only the blog's comment feed names no permalink
     assert declared_permalink(home, "https://b.test/uber-mich/", "https://b.test/", site) is None
+
+
+def test_a_landing_pages_link_to_blog_html_leads_to_the_listing():
+    """A hand-made landing page that links the blog's home as /blog.html (beside one post): that
+    page is read for candidates, as /blog/ would be."""
+    links = [("http://b/blog.html", "Blog", False), ("http://b/2010/12/sitemap.html", "Sitemap", False),
+             ("http://b/blogging-tips.html", "Tips", False)]
+    assert listing_links(links) == ["http://b/blog.html"]

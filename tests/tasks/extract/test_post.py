@@ -20,7 +20,7 @@ RULES = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "content": {"rule":
 def test_rules_extract_every_field():
     got = extract_post(PAGE, "http://b.test/p", RULES)
     assert got["title"] == "A post"
-    assert got["content_text"] == "Hello world.Bye."  # script text is never content
+    assert got["content_text"] == "Hello world. Bye."  # script text is never content; paragraphs apart
     assert got["content_html"].startswith('<div class="c">') and "<script" not in got["content_html"]
     assert got["authors"] == ["Ann Lee", "Bo"]
     assert got["published"] == "2014-03-09"
@@ -30,7 +30,7 @@ def test_bare_string_rules_and_runners_up():
     rules = {"title": "//h1", "content": {"rule": "//*[@id='gone']", "fallbacks": ["//*[@class='c']"]}}
     assert rule_of(rules, "title") == "//h1" and rules_of(rules, "content")[1] == "//*[@class='c']"
     got = extract_post(PAGE.encode(), "http://b.test/p", rules)
-    assert got["title"] == "A post" and got["content_text"] == "Hello world.Bye."
+    assert got["title"] == "A post" and got["content_text"] == "Hello world. Bye."
 
 
 def test_metadata_fills_in_where_there_are_no_rules():
