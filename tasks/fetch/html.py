@@ -210,6 +210,16 @@ def html_to_text(data: str | bytes | None) -> str:
     return node_text(body if body is not None else root)
 
 
+def html_block_text(data: str | bytes | None) -> str:
+    """`html_to_text` with the fragment's blocks apart (`block_text`): the text a post's content
+    reads as, to compare with the content text the rules and the page-level extractor give."""
+    if not data:
+        return ""
+    root = parse_html(data)
+    body = root.find("body")
+    return block_text(body if body is not None else root)
+
+
 def json_ld(text: str | bytes | None) -> list:
     """The JSON-LD objects of a page (script type=application/ld+json), flattened
     through @graph; unparseable blocks are skipped."""
