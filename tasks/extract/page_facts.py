@@ -212,8 +212,12 @@ def title_candidates(f: dict, prefix: str = "", suffix: str = "", affixes: dict 
     titles share on every page of the template (og:title "Post - Blog" as often as <title>)."""
     stripped = _strip_affix(f.get("title_tag"), prefix, suffix)
     own = {k: _strip_affix(f.get(k), *(affixes or {}).get(k, ("", ""))) for k in ("ld_title", "og_title")}
+    headings, site = f.get("headings") or [], f.get("site_headings") or []
     if not (prefix or suffix):
-        stripped = _title_part(f.get("title_tag"), f.get("headings") or [], f.get("site_headings") or []) or stripped
+        stripped = _title_part(f.get("title_tag"), headings, site) or stripped
+    elif stripped and not any(same_text(h, stripped) for h in headings):
+        # what the site-wide affix leaves may still be "Post | Site Post": the part a heading repeats
+        stripped = _title_part(stripped, headings, site) or stripped
     heading = next((h for h in f.get("headings") or [] if stripped and same_text(h, stripped)), None)
     if heading is None:  # the first heading another source agrees with
         heading = next((h for h in f.get("headings") or []

@@ -122,3 +122,21 @@ def test_one_page_alone_the_title_is_not_the_masthead_that_links_home():
     # with no heading linking above the page, the longer side is still taken (as before)
     html3 = html.replace("<h1><a href='/'>Michu im Krieg</a></h1>", "<h1>Michu im Krieg</h1>")
     assert self_description(page_facts(html3, f"{O}/2010/11/woche-4/"))["title"] == "Michu im Krieg"
+
+
+def test_title_left_after_the_site_wide_affix_is_cut_to_the_heading_it_repeats():
+    """<title>Post | Site Post | Welcome!</title> (a theme printing the name twice): the common
+    suffix cut leaves "Post | Site Post", whose part the post's h1 repeats is the title."""
+    pages = []
+    for i, t in enumerate(["Höstens helafton", "Skratt och levande visor", "Nya styrelsen 2014"]):
+        pages.append(f"<html><head><title>{t} |  Visans Vänner   {t} | Välkommen! </title></head><body>"
+                     f"<h4><a href='/'>Visans Vänner</a></h4><div class='p'><h1 class='t'>{t}</h1>"
+                     f"<p>{f'Ord {i} i ett inlägg om visor nummer {i}. ' * 30}</p></div><h2>No Comments</h2></body></html>")
+    facts = [page_facts(h, f"{O}/2014/03/1{i}/p-{i}/") for i, h in enumerate(pages)]
+    assert [e["title"] for e in pseudo_entries(facts)] == ["Höstens helafton", "Skratt och levande visor",
+                                                         "Nya styrelsen 2014"]
+    # a title that is a heading as it stands ("Python: tips" beside a "Python" heading) stays whole
+    pages = [p.replace("<h2>No Comments</h2>", "<h2>Höstens</h2>") for p in pages]
+    facts = [page_facts(h.replace("Höstens helafton", "Höstens: helafton"), f"{O}/2014/03/1{i}/p-{i}/")
+             for i, h in enumerate(pages)]
+    assert pseudo_entries(facts)[0]["title"] == "Höstens: helafton"
