@@ -86,7 +86,7 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
         return page  # a feed (read as a list of links), or no HTML page (reported)
     page = rendering.as_drawn(rt, crawl_id, url, page, kind.render)
     limits.check()  # the page's deadline (threads pool: Celery's limits do not hold there)
-    posts, others, dropped = capped(*_links(page, ctx), TRAP_LIMITS)
+    posts, others, dropped = capped(*_links(rt, crawl_id, page, ctx), TRAP_LIMITS)
     if dropped:
         st.add_error(crawl_id, url, "too_many_links", f"{dropped} of the page's links not followed "
                                                       f"(at most {TRAP_LIMITS.max_links} a page, posts first)")
@@ -210,7 +210,7 @@ def _handed(chain: Chain | None, end: dict) -> None:
 
 # ------------------------------------------------------------------ the page read
 
-def _links(page: Page, ctx: dict) -> tuple[list[str], list[str]]:
+def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[str]]:
     """(post links, other links) of the page: its links by the blog's patterns (issue 15: the
     supported further ones too), the feeds it declares, the permalink a shortlink's page names."""
     blog = ctx["blog"]
@@ -219,7 +219,8 @@ def _links(page: Page, ctx: dict) -> tuple[list[str], list[str]]:
     links = extract_links(page.root, page.final_url)  # canonical already
     posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)))
     others += [canonical(u) for u in feed_links(page.root, page.final_url, home)]
-    if blog.get("pseudo") and (permalink := declared_permalink(page.root, page.final_url, home)):
+    if blog.get("pseudo") and (permalink := declared_permalink(page.root, page.final_url, home,
+                                                               discovered.site_comment_feeds(rt, crawl_id, home))):
         others.append(permalink)  # issue 18: a shortlink's page names its post's permalink
     return posts, others
 

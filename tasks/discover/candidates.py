@@ -22,7 +22,7 @@ from tasks.fetch.html import node_text
 _NEXT_TEXT = re.compile(r"^\W*(?:older|next|previous|prev|more|earlier|ältere|weiter|suivant|anciens|"
                         r"siguiente|anteriores|page\s*\d+|\d+)\W*(?:posts?|entries|articles|page)?\W*$|^[»›>→]+$|"
                         r"^[«‹<←]+$|archives?|blog archive", re.I)
-_LISTING_URL = re.compile(r"(?:^|/)(?:page|archives?|blog)(?:/|$)|[?&](?:paged|page|start|offset|p)=\d+$|"
+_LISTING_URL = re.compile(r"(?:^|/)(?:page|archives?|blog)(?:\.(?:html?|php|aspx?))?(?:/|$)|[?&](?:paged|page|start|offset|p)=\d+$|"
                           r"/\d{4}/(?:\d{2}/?)?$", re.I)
 
 
@@ -153,18 +153,34 @@ _COMMENT_FEED_TITLE = re.compile(r"comment|kommentar|commentaire|comentario", re
 _FEED_TAIL = re.compile(r"/feed(?:/(?:index\.(?:html?|xml))?)?$", re.I)
 
 
-def declared_permalink(root, base_url: str, home: str) -> str | None:
-    """The post's permalink as the page itself declares it through its comment feed
-    (`<link rel="alternate" title="... Comments Feed" href="PERMALINK/feed/">`), when that
-    is another URL than the one the page was reached by (a ?p=123 shortlink, a static
-    mirror's copy). None if the page declares no such feed."""
+def comment_feeds(root, base_url: str) -> list[str]:
+    """The comment feeds a page declares (`<link rel="alternate" title="... Comments Feed">`), in
+    page order, as absolute URLs."""
+    out = []
     for el in root.iter("link"):
         rels = (el.get("rel") or "").lower().split()
         href = (el.get("href") or "").strip()
         if "alternate" not in rels or not href or not _COMMENT_FEED_TITLE.search(el.get("title") or ""):
             continue
         try:
-            feed = urllib.parse.urlsplit(urllib.parse.urljoin(base_url, href))
+            out.append(urllib.parse.urljoin(base_url, href))
+        except ValueError:
+            continue
+    return out
+
+
+def declared_permalink(root, base_url: str, home: str, site_feeds=frozenset()) -> str | None:
+    """The post's permalink as the page itself declares it through its comment feed
+    (`<link rel="alternate" title="... Comments Feed" href="PERMALINK/feed/">`), when that
+    is another URL than the one the page was reached by (a ?p=123 shortlink, a static
+    mirror's copy). None if the page declares no such feed. `site_feeds`: the comment feeds
+    the blog's home page declares (the whole blog's, `/comments/feed/`), which every page
+    may declare before its own and which name no post."""
+    for href in comment_feeds(root, base_url):
+        if href in site_feeds:
+            continue
+        try:
+            feed = urllib.parse.urlsplit(href)
         except ValueError:
             continue
         if feed.query or not _FEED_TAIL.search(feed.path):
@@ -177,6 +193,7 @@ def declared_permalink(root, base_url: str, home: str) -> str | None:
 
 
 MAX_NAV_LINKS = 12  # a menu of the site's pages is short: a longer block lists posts (an archive, a day-by-day menu)
+_NAV_NAME = re.compile(r"(?:^|[\s_-])[a-z]*nav(?:bar|igation|i)?(?:$|[\s_-])", re.I)  # div#nav, .site-navigation, .navbar
 _NOT_MENU = re.compile(r"pag|prev|next|post-nav|entry|related|breadcrumb|share|social|tag|categor|archive", re.I)
 
 
@@ -186,7 +203,12 @@ def navigation_links(root, base_url: str) -> set[str]:
     many links lists posts (an archive widget, a day-by-day menu), and pagination, prev/next,
     tag and share blocks are no menus: left out, as is anything inside an article."""
     out: set[str] = set()
-    for block in root.xpath("//nav | //*[@role='navigation'] | //*[contains(@class, 'menu')] | //*[contains(@id, 'menu')]"):
+    blocks = root.xpath("//nav | //*[@role='navigation'] | //*[contains(@class, 'menu')] | //*[contains(@id, 'menu')]"
+                        " | //*[contains(@class, 'nav')] | //*[contains(@id, 'nav')]")
+    for block in blocks:
+        names = f"{block.get('class') or ''} {block.get('id') or ''}"
+        if block.tag != "nav" and block.get("role") != "navigation" and "menu" not in names and not _NAV_NAME.search(names):
+            continue  # 'nav' inside another word (canvas, unavailable)
         if _NOT_MENU.search(f"{block.get('class') or ''} {block.get('id') or ''}") or block.xpath("ancestor::article"):
             continue
         anchors = block.xpath(".//a[@href]")

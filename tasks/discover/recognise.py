@@ -11,6 +11,7 @@ from __future__ import annotations
 from tasks.extract.post import rule_of
 from tasks.fetch.html import node_text
 from tasks.learn.rules import apply_rule
+from tasks.text.dates import url_day
 
 __all__ = ["dated_blog", "generic_post", "listing_like", "template_post", "title_holds", "MIN_CONTENT_CHARS"]
 
@@ -35,20 +36,23 @@ def _selects_text(root, rule: str | None) -> bool:
         return False
 
 
-def template_post(root, extracted: dict | None, rules: dict | None) -> bool:
-    """Whether a page outside the post patterns is a post of the blog's template."""
+def template_post(root, extracted: dict | None, rules: dict | None, url: str | None = None) -> bool:
+    """Whether a page outside the post patterns is a post of the blog's template. `url`: the page's
+    own; a day in it (/2018/09/12/...) dates the page where the blog's pages show no date rule
+    reliably (a post of a date-named scheme one level deeper or shallower than the feed's)."""
     if not extracted or not rules:
         return False
-    return (_reads_as_dated_post(extracted, rules) and _template_fields_hold(root, rules)
+    return (_reads_as_dated_post(extracted, rules, bool(url_day(url))) and _template_fields_hold(root, rules)
             and _one_content_block(root, rules) and _not_a_title_list(root, rules))
 
 
-def _reads_as_dated_post(extracted: dict, rules: dict) -> bool:
-    """A title, some content, and a date on a blog whose posts show dates: posts without
-    dates cannot be told from the site's pages (/about/) by their template."""
+def _reads_as_dated_post(extracted: dict, rules: dict, url_dated: bool = False) -> bool:
+    """A title, some content, and a date on a blog whose posts show dates (or on a page whose
+    URL names its day: no site page's does): posts without dates cannot be told from the
+    site's pages (/about/) by their template."""
     if not (extracted.get("title") and len(extracted.get("content_text") or "") >= MIN_CONTENT_CHARS):
         return False
-    return dated_blog(rules) and bool(extracted.get("published"))
+    return (dated_blog(rules) or url_dated) and bool(extracted.get("published"))
 
 
 def _template_fields_hold(root, rules: dict) -> bool:

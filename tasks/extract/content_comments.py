@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 
-from tasks.fetch.html import node_text, to_html
+from tasks.fetch.html import block_text, node_text, to_html
 from tasks.learn.comment_nodes import is_ancestor
 from tasks.learn.rules import apply_rule
 
@@ -68,5 +68,5 @@ def content_without_comments(content, container_rule: str | None) -> tuple[str, 
         else:
             parent.text = (parent.text or "") + target.tail
     parent.remove(target)
-    text = node_text(cut)
+    text = block_text(cut)  # blocks apart, as the rules' content reads
     return (text, to_html(cut)) if text else None

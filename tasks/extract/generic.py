@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import html as htmllib
 
-from tasks.fetch.html import html_to_text, to_html
+from tasks.fetch.html import block_text, parse_html, to_html
 from tasks.text.similarity import normalize_text
 
 MIN_CONTENT_CHARS = 40  # less than this is no article: the extractor found navigation
@@ -50,7 +50,8 @@ def page_content(html: str, url: str | None = None) -> dict:
     if doc is None:
         return {"content_html": None, "content_text": None, "title": None, "authors": [], "published": None}
     body = _body_html(doc)
-    text = normalize_text(html_to_text(body)) if body else normalize_text(getattr(doc, "text", "") or "")
+    # its paragraphs and list items apart (tasks.fetch.html.block_text), as the rules' content reads
+    text = block_text(parse_html(body)) if body else normalize_text(getattr(doc, "text", "") or "")
     if len(text) < MIN_CONTENT_CHARS:
         body, text = None, ""
     author = getattr(doc, "author", None) or ""

@@ -9,6 +9,7 @@ tasks.learn.pseudo_feed chooses each field's source across the pages of a templa
 from __future__ import annotations
 
 import re
+import urllib.parse
 
 from tasks.extract.generic import page_content
 from tasks.fetch.html import json_ld, node_text, parse_html
@@ -92,6 +93,37 @@ def _headings(root) -> list[str]:
     return headings
 
 
+def _above(target: str, url: str) -> bool:
+    """Is `target` the site's root or a page above `url` (a proper ancestor of its path)?"""
+    t, u = urllib.parse.urlsplit(target), urllib.parse.urlsplit(url)
+    if t.netloc.lower() != u.netloc.lower():
+        return False
+    tp, up = t.path.rstrip("/") + "/", u.path.rstrip("/") + "/"
+    if tp.endswith("/index.html/"):
+        tp = tp[: -len("index.html/")]
+    return tp != up and up.startswith(tp)
+
+
+def _site_headings(root, url: str | None) -> list[str]:
+    """The h1-h3 headings that link to the site's root or a page above this one (the masthead's
+    blog name, a section's or an archive's name): headings of the site, never the page's own
+    title, whatever their length."""
+    if not url:
+        return []
+    out = []
+    for h in root.xpath("//h1 | //h2 | //h3")[:40]:
+        links = h.xpath(".//a[@href] | ancestor::a[@href]")
+        if not links:
+            continue
+        try:
+            target = urllib.parse.urljoin(url, links[0].get("href").strip())
+        except ValueError:
+            continue
+        if _above(target, url) and (t := node_text(h)):
+            out.append(t)
+    return out
+
+
 def _first_time(root) -> str | None:
     """The first `<time datetime>` value of the page."""
     for t in root.iter("time"):
@@ -125,6 +157,7 @@ def page_facts(html: str, url: str | None = None, content: bool = True, root=Non
     facts = {"url": url, **_ld_facts(_ld_post(json_ld(html))), **_meta_facts(meta),
              "title_tag": node_text(title_el) if title_el is not None else None,
              "headings": _headings(root),
+             "site_headings": _site_headings(root, url),
              "time_date": _first_time(root),
              "template": template_signature(root)}
     if content:
@@ -149,12 +182,16 @@ def _strip_affix(title: str | None, prefix: str = "", suffix: str = "") -> str |
     return t or None
 
 
-def _title_part(title: str | None, headings: list[str]) -> str | None:
-    """One page alone: the part of "Post | Site" (either side of a separator) that a heading repeats."""
+def _title_part(title: str | None, headings: list[str], site: list[str] = ()) -> str | None:
+    """One page alone: the part of "Post | Site" (either side of a separator) that a heading repeats,
+    a heading of the site (`site`: one linking to the site's root or above this page) the
+    last choice."""
     if not title:
         return None
     t = normalize_text(title)
     found = []
+    ours = {normalize_text(x).casefold() for x in site}
+    headings = sorted(headings, key=lambda h: normalize_text(h).casefold() in ours)
     for h in headings:
         h = normalize_text(h)
         if not h:
@@ -164,8 +201,10 @@ def _title_part(title: str | None, headings: list[str]) -> str | None:
         if (t.endswith(h) and re.search(r"[|:\-–—·•»«]\s*$", t[: -len(h)])) or \
                 (t.startswith(h) and re.match(r"^\s*[|:\-–—·•»«]", t[len(h):])):
             found.append(h)
-    # both sides may be headings ("Site: Post", a masthead h1): the post's title is the longer, mostly
-    return max(found, key=len) if found else None
+    # both sides may be headings ("Site: Post", a masthead h1): the post's title is the one that is
+    # no heading of the site, else the longer, mostly
+    own = [h for h in found if h.casefold() not in ours]
+    return max(own or found, key=len) if found else None
 
 
 def title_candidates(f: dict, prefix: str = "", suffix: str = "", affixes: dict | None = None) -> dict:
@@ -173,8 +212,12 @@ def title_candidates(f: dict, prefix: str = "", suffix: str = "", affixes: dict 
     titles share on every page of the template (og:title "Post - Blog" as often as <title>)."""
     stripped = _strip_affix(f.get("title_tag"), prefix, suffix)
     own = {k: _strip_affix(f.get(k), *(affixes or {}).get(k, ("", ""))) for k in ("ld_title", "og_title")}
+    headings, site = f.get("headings") or [], f.get("site_headings") or []
     if not (prefix or suffix):
-        stripped = _title_part(f.get("title_tag"), f.get("headings") or []) or stripped
+        stripped = _title_part(f.get("title_tag"), headings, site) or stripped
+    elif stripped and not any(same_text(h, stripped) for h in headings):
+        # what the site-wide affix leaves may still be "Post | Site Post": the part a heading repeats
+        stripped = _title_part(stripped, headings, site) or stripped
     heading = next((h for h in f.get("headings") or [] if stripped and same_text(h, stripped)), None)
     if heading is None:  # the first heading another source agrees with
         heading = next((h for h in f.get("headings") or []

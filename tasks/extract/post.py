@@ -16,7 +16,7 @@ from lxml import etree
 
 from tasks.text.dates import near_day, parse_date, url_day
 from tasks.extract.fields import complete
-from tasks.fetch.html import html_to_text, node_text, parse_html, to_html
+from tasks.fetch.html import block_text, html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
 from tasks.learn.plausible import generic_fields
 from tasks.learn.spans import apply_span
@@ -82,6 +82,50 @@ def _rule_first(root, rule: str, elements: bool = False, firsts=None) -> tuple |
     if not found:
         return None
     return next(((r, t) for r, t in found if not (elements and isinstance(r, str))), (None, ""))
+
+
+def _parent_rule(rule: str) -> str | None:
+    """The rule without its last step (`//*[@class='post-body']/div[2]` -> `//*[@class='post-body']`)
+    where that step's parent is a container the template names (an id or a class), else None
+    (a rule of one step; a positional path, whose parent is a block of the whole page)."""
+    depth, quote, cuts = 0, None, []
+    for i, ch in enumerate(rule):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "/" and depth == 0 and (i == 0 or rule[i - 1] != "/"):
+            cuts.append(i)  # where a step starts ('//' counted once)
+    if len(cuts) < 2:
+        return None
+    parent = rule[:cuts[-1]]
+    last = parent[cuts[-2]:]
+    return parent if ("[@class=" in last or "[@id=" in last) else None
+
+
+MIN_CONTAINER_TEXT = 80  # a container read in the rule's place holds a post's text, not a caption
+
+
+def _container(root, rule: str) -> tuple:
+    """(node, text) of the one element the content rule's parent step selects, where the rule
+    finds nothing: a post whose body is not wrapped in the inner element the training posts
+    had (a sitemap post of a list, an old post) is read from the post's container. (None, "")
+    where the parent selects none or several (a listing), or too little text."""
+    parent = _parent_rule(rule)
+    if not parent:
+        return None, ""
+    try:
+        hits = [n for n in apply_rule(root, parent)[:2] if not isinstance(n, str)]
+    except Exception:  # a rule that does not compile without its last step: no container
+        return None, ""
+    if len(hits) != 1:
+        return None, ""
+    text = node_text(hits[0])
+    return (hits[0], text) if len(text) >= MIN_CONTAINER_TEXT else (None, "")
 
 
 def _select_first(root, rules: list[str], elements: bool = False, firsts=None) -> tuple:
@@ -220,6 +264,10 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])
     title, title_source = _rule_title(root, rules, title_rules, firsts)
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
+    if node is None and content_rules:  # a post without the inner wrapper the rule names: its container
+        node, text = _container(root, content_rules[0])
+    if node is not None and text:
+        text = block_text(node)  # its paragraphs and list items apart, also where markup is minified
     authors, authors_source = _rule_authors(root, rules, author_rules, lang)
     page_url = url or root.getroottree().docinfo.URL
     published = _date(root, date_rules, _date_lang(root, rules), firsts, page_url)

@@ -163,6 +163,33 @@ def _odd_space(s: str) -> bool:
 _STRING_VALUE = etree.XPath("normalize-space(.)", smart_strings=False, regexp=False)
 
 
+_BLOCKS = frozenset("address article aside blockquote br dd details div dl dt figcaption figure footer h1 h2 h3 h4 "
+                    "h5 h6 header hr li main nav ol p pre section summary table td th tr ul".split())
+
+
+def block_text(node) -> str:
+    """The normalised text of an element read as a page shows it: its blocks (paragraphs, list
+    items, cells, line breaks) apart, where `node_text` joins the text of markup written without
+    whitespace between them (minified pages: `<li>One</li><li>Two</li>` reads "One Two", not
+    "OneTwo")."""
+    if node is None or isinstance(node, str) or not isinstance(node.tag, str):
+        return node_text(node)
+    parts: list[str] = []
+    for event, el in etree.iterwalk(node, events=("start", "end")):
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if event == "start":
+            if tag in _BLOCKS:
+                parts.append(" ")
+            if el.text and isinstance(el.tag, str):
+                parts.append(el.text)
+        else:
+            if tag in _BLOCKS:
+                parts.append(" ")
+            if el.tail and el is not node:
+                parts.append(el.tail)
+    return normalize_text("".join(parts))
+
+
 def to_html(node) -> str:
     """Serialise an element (without its tail) or pass a string through."""
     if node is None:
@@ -181,6 +208,16 @@ def html_to_text(data: str | bytes | None) -> str:
     root = parse_html(data)
     body = root.find("body")
     return node_text(body if body is not None else root)
+
+
+def html_block_text(data: str | bytes | None) -> str:
+    """`html_to_text` with the fragment's blocks apart (`block_text`): the text a post's content
+    reads as, to compare with the content text the rules and the page-level extractor give."""
+    if not data:
+        return ""
+    root = parse_html(data)
+    body = root.find("body")
+    return block_text(body if body is not None else root)
 
 
 def json_ld(text: str | bytes | None) -> list:

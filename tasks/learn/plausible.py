@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from itertools import combinations
 
-from tasks.fetch.html import html_to_text, parse_html
+from tasks.fetch.html import html_block_text, html_to_text, parse_html
 from tasks.text.similarity import normalize_text
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
@@ -115,7 +115,7 @@ def _full_content(entry: dict) -> str | None:
     is the generic reading itself)."""
     if entry.get("pseudo") or entry.get("content_is_summary") or not entry.get("content_html"):
         return None
-    return html_to_text(entry["content_html"]) or None
+    return html_block_text(entry["content_html"]) or None
 
 
 def _readings(html: str, url: str, rules: dict, extract, generic_content) -> tuple[dict, dict]:

@@ -178,6 +178,9 @@ class WordPress(Blog):
                 f'&middot; &copy; {esc(self.site_name)}</div></footer>\n</div>')
         head = (f'<link rel="alternate" type="application/rss+xml" title="{esc(self.site_name)} &raquo; Feed" '
                 f'href="{o}/feed/">\n<meta name="generator" content="WordPress 6.4.2">\n{head}')
+        if self.options.get("site_comment_feed"):  # as WordPress writes on every page, before a post's own
+            head = (f'<link rel="alternate" type="application/rss+xml" title="{esc(self.site_name)} &raquo; '
+                    f'Comments Feed" href="{o}/comments/feed/">\n{head}')
         return page_reply(self.doc(f"{title} – {self.site_name}", body, head, body_class))
 
     def byline(self, o, p: Post, single: bool) -> str:

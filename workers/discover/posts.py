@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.discover.candidates import navigation_links
+from tasks.discover.candidates import comment_feeds, navigation_links
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import generic_post, template_post
@@ -63,7 +63,7 @@ def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, patter
         _support(rt, crawl_id, record_url, home)
         return True, dict(got, extraction="fallback"), record_url
     extracted = extract_root(page.root, page.html, rules)
-    if not template_post(page.root, extracted, rules):
+    if not template_post(page.root, extracted, rules, record_url):
         return False, None, url
     result["post"] = result["template"] = True
     _support(rt, crawl_id, record_url, home)
@@ -83,22 +83,34 @@ def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root
     return record_url, record
 
 
-_NAVIGATION: dict[str, frozenset] = {}  # crawl id -> its home page's navigation links (per process)
-MAX_REMEMBERED = 64  # crawls whose navigation a process remembers
+_HOME: dict[str, tuple[frozenset, frozenset]] = {}  # crawl id -> its home page's (menu links, comment feeds)
+MAX_REMEMBERED = 64  # crawls whose home page a process remembers
+
+
+def _home_links(rt, crawl_id: str, home: str) -> tuple[frozenset, frozenset]:
+    """(the URLs the home page's menus link to, the comment feeds it declares), per process."""
+    got = _HOME.get(crawl_id)
+    if got is None:
+        page = cached(rt, crawl_id, home)
+        got = (frozenset(navigation_links(page.root, page.final_url)), frozenset(comment_feeds(page.root, page.final_url))) \
+            if page is not None and not page.garbled else (frozenset(), frozenset())
+        if len(_HOME) >= MAX_REMEMBERED:
+            _HOME.clear()
+        _HOME[crawl_id] = got
+    return got
 
 
 def in_navigation(rt, crawl_id: str, home: str, url: str) -> bool:
     """Does the blog's menu (the home page's nav, header, menus) link to `url`? Such a page is one
     of the site's own pages (about, projects, a CV), not a post, whatever its template."""
-    nav = _NAVIGATION.get(crawl_id)
-    if nav is None:
-        page = cached(rt, crawl_id, home)
-        nav = frozenset(navigation_links(page.root, page.final_url)) if page is not None and not page.garbled \
-            else frozenset()
-        if len(_NAVIGATION) >= MAX_REMEMBERED:
-            _NAVIGATION.clear()
-        _NAVIGATION[crawl_id] = nav
+    nav = _home_links(rt, crawl_id, home)[0]
     return url in nav or url.rstrip("/") in nav or url.rstrip("/") + "/" in nav
+
+
+def site_comment_feeds(rt, crawl_id: str, home: str) -> frozenset:
+    """The comment feeds the home page declares: the whole blog's, which name no post's permalink
+    (tasks.discover.candidates.declared_permalink)."""
+    return _home_links(rt, crawl_id, home)[1]
 
 
 def _parent_known(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:

@@ -18,7 +18,7 @@ import logging
 import time
 from typing import Callable
 
-from tasks.discover.candidates import (declared_permalink, feed_section, listing_links, navigation_links,
+from tasks.discover.candidates import (comment_feeds, declared_permalink, feed_section, listing_links, navigation_links,
                                        page_links, rank_candidates, sitewide)
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import feed_links, in_scope
@@ -141,8 +141,8 @@ class _PageFacts:
     """page_facts of the pages training reads, each read once (None: no HTML page); a
     shortlink's page names its permalink, which the entry then is."""
 
-    def __init__(self, rt, crawl_id: str, home_url: str):
-        self.rt, self.crawl_id, self.home_url = rt, crawl_id, home_url
+    def __init__(self, rt, crawl_id: str, home_url: str, site_feeds=frozenset()):
+        self.rt, self.crawl_id, self.home_url, self.site_feeds = rt, crawl_id, home_url, site_feeds
         # (issue 33) discovery runs again from its start after each politeness wait (HostBusy):
         # the facts of the pages read by its earlier runs are kept in Redis, not worked out again
         # (page_facts runs a generic extractor: worked out per run, training cost n^2 of them)
@@ -154,7 +154,7 @@ class _PageFacts:
             page = _html_page(self.rt, self.crawl_id, url)
             self.of[url] = page_facts(page.html, url) if page else None
             if self.of[url] is not None:
-                self.of[url]["permalink"] = declared_permalink(page.root, page.final_url, self.home_url)
+                self.of[url]["permalink"] = declared_permalink(page.root, page.final_url, self.home_url, self.site_feeds)
             with self.rt.state.r.pipeline() as p:
                 p.hset(self.key, url, json.dumps(self.of[url]))
                 p.expire(self.key, REMEMBER_TTL)
@@ -229,7 +229,8 @@ def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list
         return entries
     st = rt.state
     deadline = time.monotonic() + BUDGET_SECONDS
-    facts = _PageFacts(rt, crawl_id, home_url)
+    # the comment feeds the home page declares are the whole blog's: no page's permalink
+    facts = _PageFacts(rt, crawl_id, home_url, frozenset(comment_feeds(home.root, home_url)))
     out = _enriched(entries, need, facts, deadline)
     if need == "excerpt" and out:
         _report_excerpts(st, crawl_id, home_url, out)

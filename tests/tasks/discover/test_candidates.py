@@ -56,3 +56,45 @@ def test_navigation_links_are_the_menus_not_a_post_list():
                       "<nav class='paging-navigation'><a href='/page/2/'>Older</a></nav></main>"
                       "</body></html>", "https://b.test/")
     assert navigation_links(root, "https://b.test/") == {"https://b.test/about/", "https://b.test/cv"}
+
+
+def test_navigation_links_take_a_block_named_nav_not_a_word_holding_nav():
+    from tasks.discover.candidates import navigation_links
+
+    root = parse_html("<html><body><div id='header-wrapper'><div id='nav'><ul>"
+                      "<li><a href='/'>Home</a></li><li><a href='/uber-mich/'>Über mich</a></li>"
+                      "<li><a href='/kontakt/'>Kontakt</a></li></ul></div></div>"
+                      "<div class='canvas'><a href='/2010/11/erste-woche/'>Erste Woche</a></div>"
+                      "<div class='unavailable'><a href='/2010/11/woche-4/'>Woche 4</a></div></body></html>",
+                      "https://b.test/")
+    assert navigation_links(root, "https://b.test/") == {"https://b.test/", "https://b.test/uber-mich/",
+                                                         "https://b.test/kontakt/"}
+
+
+def test_declared_permalink_is_the_posts_comment_feed_not_the_blogs():
+    """A page declares the blog's comment feed (/comments/feed/, which the home page declares too)
+    before its own: the blog's names no post, so every page does not collapse into /comments/."""
+    from tasks.discover.candidates import comment_feeds, declared_permalink
+
+    head = ("<link rel='alternate' type='application/rss+xml' title='Blog &raquo; Feed' href='/feed/'>"
+            "<link rel='alternate' type='application/rss+xml' title='Blog &raquo; Kommentar-Feed' href='/comments/feed/'>")
+    home = parse_html(f"<html><head>{head}</head><body><p>home</p></body></html>", "https://b.test/")
+    page = parse_html(f"<html><head>{head}<link rel='alternate' type='application/rss+xml' "
+                      "title='Blog &raquo; Erste Woche Kommentar-Feed' href='/2010/11/erste-woche/feed/'>"
+                      "</head><body><p>post</p></body></html>", "https://b.test/?p=69")
+    site = frozenset(comment_feeds(home, "https://b.test/"))
+    assert site == {"https://b.test/comments/feed/"}
+    assert declared_permalink(page, "https://b.test/?p=69", "https://b.test/", site) == \
+        "https://b.test/2010/11/erste-woche/"
+    # without knowing the blog's feeds, the first one a page declares is taken (as before)
+    assert declared_permalink(page, "https://b.test/?p=69", "https://b.test/") == "https://b.test/comments/"
+    # a page that declares only the blog's comment feed names no permalink
+    assert declared_permalink(home, "https://b.test/uber-mich/", "https://b.test/", site) is None
+
+
+def test_a_landing_pages_link_to_blog_html_leads_to_the_listing():
+    """A hand-made landing page that links the blog's home as /blog.html (beside one post): that
+    page is read for candidates, as /blog/ would be."""
+    links = [("http://b/blog.html", "Blog", False), ("http://b/2010/12/sitemap.html", "Sitemap", False),
+             ("http://b/blogging-tips.html", "Tips", False)]
+    assert listing_links(links) == ["http://b/blog.html"]

@@ -48,6 +48,24 @@ def test_no_recognition_without_a_reliable_date_rule():
     assert not template_post(root, extract_root(root, html, rules), rules)
 
 
+
+def test_a_day_in_the_url_dates_a_page_where_no_date_rule_holds():
+    """Posts whose pages show no reliable date rule but whose URLs name their day (a date-named
+    scheme: /2018/09/12/<category>/<slug>/, one level deeper or shallower than the feed's posts)
+    are recognised by template; a page of the site at an undated URL (/about/) is not."""
+    rules = dict(RULES, date={"rule": "//*[@class='post-date']", "share": 0.3})
+    html = post(date=False)
+    for url, want in (("https://b.test/2018/09/12/hello-world/", True),
+                      ("https://b.test/2018/09/13/back/java/commons/a-post/", True),
+                      ("https://b.test/about/", False)):
+        root = parse_html(html, url)
+        assert template_post(root, extract_root(root, html, rules), rules, url) is want, url
+    # a listing at a day's URL still repeats the template: no post
+    listing = post(date=False, n=5)
+    root = parse_html(listing, "https://b.test/2018/09/12/")
+    assert not template_post(root, extract_root(root, listing, rules), rules, "https://b.test/2018/09/12/")
+
+
 # ---- a blog with no rules at all (issue 31): the page-level extractor's reading decides
 
 from tasks.discover.recognise import generic_post  # noqa: E402

@@ -20,7 +20,7 @@ RULES = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "content": {"rule":
 def test_rules_extract_every_field():
     got = extract_post(PAGE, "http://b.test/p", RULES)
     assert got["title"] == "A post"
-    assert got["content_text"] == "Hello world.Bye."  # script text is never content
+    assert got["content_text"] == "Hello world. Bye."  # script text is never content; paragraphs apart
     assert got["content_html"].startswith('<div class="c">') and "<script" not in got["content_html"]
     assert got["authors"] == ["Ann Lee", "Bo"]
     assert got["published"] == "2014-03-09"
@@ -30,7 +30,7 @@ def test_bare_string_rules_and_runners_up():
     rules = {"title": "//h1", "content": {"rule": "//*[@id='gone']", "fallbacks": ["//*[@class='c']"]}}
     assert rule_of(rules, "title") == "//h1" and rules_of(rules, "content")[1] == "//*[@class='c']"
     got = extract_post(PAGE.encode(), "http://b.test/p", rules)
-    assert got["title"] == "A post" and got["content_text"] == "Hello world.Bye."
+    assert got["title"] == "A post" and got["content_text"] == "Hello world. Bye."
 
 
 def test_metadata_fills_in_where_there_are_no_rules():
@@ -91,3 +91,24 @@ def test_first_matches_without_text_fall_back_to_the_whole_rule():
                                     "content": "//meta[@name='d']/@content"})
     assert (got["title"], got["published"]) == ("Second heading", "2014-03-09")
     assert got["content_text"] is None  # a rule that selects strings names no content element
+
+
+def test_a_post_without_the_inner_wrapper_is_read_from_its_named_container():
+    """The content rule names an inner block of the post's container (the training posts wrapped
+    their text in a div); a post written without it (a sitemap post of a list) is read from the
+    container the rule names, not left to the page-level extractor. A positional rule's parent
+    is a block of the whole page: no container then; nor where the parent repeats (a listing)."""
+    from tasks.extract.post import _parent_rule
+
+    rules = {"title": {"rule": "//*[@class='t']"}, "content": {"rule": "//*[@class='post-body']/div[2]"}}
+    items = "".join(f"<li><a href='/2014/0{i}/p.html'>Post number {i} of the blog</a></li>" for i in range(1, 9))
+    page = (f"<html><body><h1 class='t'>Sitemap</h1><div class='post-body'><div class='colors'></div>"
+            f"<h1>Sitemap</h1><ul>{items}</ul></div><div class='side'>Sidebar text</div></body></html>")
+    got = extract_post(page, "http://b.test/2010/12/sitemap.html", rules)
+    assert got["content_text"].startswith("Sitemap Post number 1 of the blog Post number 2")
+    assert "Sidebar" not in got["content_text"]
+    assert extract_post(page.replace("class='post-body'", "class='other'"), "http://b.test/x", rules)["content_text"] is None
+    listing = page.replace("<div class='side'>", "<div class='post-body'><p>" + "More words. " * 20 + "</p></div><div>")
+    assert extract_post(listing, "http://b.test/x", rules)["content_text"] is None
+    assert _parent_rule("/html/body/div/div[2]/div[1]") is None and _parent_rule("//*[@id='x']") is None
+    assert _parent_rule("//*[@id='content']/div[1]") == "//*[@id='content']"

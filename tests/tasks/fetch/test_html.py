@@ -65,3 +65,17 @@ def test_odd_spaces_are_the_whitespace_nfkc_keeps_and_normalize_space_leaves():
     odd = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and chr(c).isspace()
            and unicodedata.normalize("NFKC", chr(c)) == chr(c) and chr(c) not in " \t\r\n"]
     assert [ch for ch in map(chr, range(0x110000)) if _odd_space("a" + ch + "b")] == odd
+
+
+def test_block_text_keeps_blocks_apart_where_markup_is_minified():
+    """A list written without whitespace (`<li>A</li><li>B</li>`, a sitemap post, minified
+    pages) reads as a page shows it, each item a word of its own; inline markup still joins."""
+    from tasks.fetch.html import block_text, node_text, parse_html
+
+    root = parse_html("<html><body><div id='c'><h1>Sitemap</h1><ul><li><a href='/a'>One post</a></li>"
+                      "<li>Two <b>bold</b>er</li></ul><p>a<br>b</p><!-- x -->end<script>var s</script></div>"
+                      "</body></html>")
+    div = root.xpath("//div[@id='c']")[0]
+    assert block_text(div) == "Sitemap One post Two bolder a b end"
+    assert node_text(div) == "SitemapOne postTwo bolderabend"  # the string value glues them
+    assert block_text("  a  string ") == "a string" and block_text(None) == ""

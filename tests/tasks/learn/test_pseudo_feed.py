@@ -103,3 +103,40 @@ def test_known_posts_that_read_as_no_post_keep_other_templates_out():
     facts = _facts(blog, posts + others)
     assert pseudo_entries(facts, prefer=[O + p for p in posts]) == []
     assert pseudo_entries(facts)  # without known posts, the post-like pages still group (the test's premise)
+
+
+def test_one_page_alone_the_title_is_not_the_masthead_that_links_home():
+    """'Woche 4 « Michu im Krieg' with the blog's name in an h1 linking to the home page and the
+    post's in an h2: the post's title is the h2's even though it is the shorter side."""
+    from tasks.extract.page_facts import self_description
+
+    html = ("<html><head><title>Woche 4 &laquo; Michu im Krieg</title></head><body>"
+            "<h1><a href='/'>Michu im Krieg</a></h1><div class='post'><h2><a href='/2010/11/woche-4/'>Woche 4</a>"
+            "</h2><p>by Michu on November 27, 2010</p><p>" + "Ein Satz der Woche. " * 30 + "</p></div></body></html>")
+    facts = page_facts(html, f"{O}/2010/11/woche-4/")
+    assert facts["site_headings"] == ["Michu im Krieg"]
+    assert self_description(facts)["title"] == "Woche 4"
+    # a heading linking to an archive above the page is the site's too; the page's own link is not
+    html2 = html.replace("<h1><a href='/'>", "<h1><a href='/2010/11/'>")
+    assert page_facts(html2, f"{O}/2010/11/woche-4/")["site_headings"] == ["Michu im Krieg"]
+    # with no heading linking above the page, the longer side is still taken (as before)
+    html3 = html.replace("<h1><a href='/'>Michu im Krieg</a></h1>", "<h1>Michu im Krieg</h1>")
+    assert self_description(page_facts(html3, f"{O}/2010/11/woche-4/"))["title"] == "Michu im Krieg"
+
+
+def test_title_left_after_the_site_wide_affix_is_cut_to_the_heading_it_repeats():
+    """<title>Post | Site Post | Welcome!</title> (a theme printing the name twice): the common
+    suffix cut leaves "Post | Site Post", whose part the post's h1 repeats is the title."""
+    pages = []
+    for i, t in enumerate(["Höstens helafton", "Skratt och levande visor", "Nya styrelsen 2014"]):
+        pages.append(f"<html><head><title>{t} |  Visans Vänner   {t} | Välkommen! </title></head><body>"
+                     f"<h4><a href='/'>Visans Vänner</a></h4><div class='p'><h1 class='t'>{t}</h1>"
+                     f"<p>{f'Ord {i} i ett inlägg om visor nummer {i}. ' * 30}</p></div><h2>No Comments</h2></body></html>")
+    facts = [page_facts(h, f"{O}/2014/03/1{i}/p-{i}/") for i, h in enumerate(pages)]
+    assert [e["title"] for e in pseudo_entries(facts)] == ["Höstens helafton", "Skratt och levande visor",
+                                                         "Nya styrelsen 2014"]
+    # a title that is a heading as it stands ("Python: tips" beside a "Python" heading) stays whole
+    pages = [p.replace("<h2>No Comments</h2>", "<h2>Höstens</h2>") for p in pages]
+    facts = [page_facts(h.replace("Höstens helafton", "Höstens: helafton"), f"{O}/2014/03/1{i}/p-{i}/")
+             for i, h in enumerate(pages)]
+    assert pseudo_entries(facts)[0]["title"] == "Höstens: helafton"

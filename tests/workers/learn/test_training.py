@@ -26,3 +26,17 @@ def test_blog_with_feed_trouble_is_archived_by_rules(crawl, farm_blog, mode, bas
     assert all(r["rules"]["content"] for r in by_rules)
     if mode in ("nofeed", "brokenfeed"):
         assert any(e["kind"] == "feed" for e in info["error_report"])
+
+
+def test_the_blogs_own_comment_feed_on_every_page_names_no_post(crawl, farm_blog):
+    """Every page declares the blog's comment feed (/comments/feed/) before the post's own, as
+    WordPress writes it, and the feeds answer 404: the candidates are still entered under their own URLs
+    (not all under /comments/, one entry learning nothing) and the blog is archived by rules."""
+    site = farm_blog("brokenfeed", seed=3, n_posts=30, base="wordpress", site_comment_feed=True)
+    info, records = crawl(site.url, timeout=300)
+    assert info["state"] == "done", info
+    s = score(site.truth, records)
+    assert s["found"] >= 95 and s["precision"] >= 95 and s["title_exact"] >= 95, s
+    by_rules = [r for r in records if r["extraction"] in ("rules", "rules+span")]
+    assert len(by_rules) >= 0.9 * len(records), [r["extraction"] for r in records]
+    assert not any(r["url"].rstrip("/").endswith("/comments") for r in records)
