@@ -279,13 +279,14 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
     if not sample:  # entries without text (no feed, or an empty one): the pages' own signs decide
         sample = [e for e in entries if e.get("url")][:SAMPLE]
     content_votes, script_comments, reasons = 0, False, []
-    for e in sample:
-        page = _raw_page(rt, crawl_id, e["url"])
-        if page is None:
-            continue
-        content_votes += _content_vote(rt, crawl_id, e, page, reasons)
-        if not script_comments:
-            script_comments = _comments_gain(rt, crawl_id, e, page, reasons)
+    with pool(rt).held():  # the sample's renders in one session (a blog's assets fetched once)
+        for e in sample:
+            page = _raw_page(rt, crawl_id, e["url"])
+            if page is None:
+                continue
+            content_votes += _content_vote(rt, crawl_id, e, page, reasons)
+            if not script_comments:
+                script_comments = _comments_gain(rt, crawl_id, e, page, reasons)
     if content_votes and content_votes * 2 >= len(sample):
         js = "all"
     elif script_comments:
