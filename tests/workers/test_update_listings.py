@@ -97,3 +97,18 @@ def test_other_listings_wait_for_the_home_listing_then_are_left_or_read(rt):
     update.cover(rt, cid, "the home page's listing, read down past since")
     assert update.before_read(rt, cid, other, ctx, post=False, listing=True) == "covered"
     assert update.before_read(rt, cid, f"{home}2020/05/", ctx, post=False, listing=True) == "covered"
+
+
+def test_listings_wait_no_more_once_the_home_listing_ends(rt):
+    home = "http://upd-series-6.example/"
+    cid, ctx = _crawl(rt, home)
+    tag = f"{home}tag/w/"
+    page2 = f"{home}page/2/"
+    new = [f"{home}2020/05/{d:02d}/p{d}/" for d in (20, 18, 16)]
+    update.links(rt, cid, home, ctx, new, [page2, tag], post=False, published=None)
+    assert json.loads(rt.state.r.hget(Keys(cid).crawl, "main_series")) == [home]
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT
+    # its last page (no next page linked), all new still: nothing says the other listings are not needed
+    more = [f"{home}2020/04/{d:02d}/p{d}/" for d in (20, 18)]
+    update.links(rt, cid, page2, ctx, more, [home, tag], post=False, published=None)
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None

@@ -152,7 +152,8 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
 def _unresolved(crawl: dict) -> bool:
     """Is the home page's listing (numbered pages) still being read, not yet past since?"""
     main = json.loads(crawl.get("main_series") or "[]")
-    return bool(main) and not crawl.get("covered") and not any(crawl.get("past:" + m) for m in main)
+    return bool(main) and not crawl.get("covered") and not any(crawl.get("past:" + m) or crawl.get("ended:" + m)
+                                                               for m in main)
 
 
 def _waits(rt, crawl_id: str, url: str) -> bool:
@@ -225,7 +226,17 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         s = series(url)
         if s:  # this page of the home's listing is read: the next one may be
             _read_in_series(rt, crawl_id, s)
+        _last_page(rt, crawl_id, url, others)
     return keep, others, priorities
+
+
+def _last_page(rt, crawl_id: str, url: str, others: list[str]) -> None:
+    """A page of the home's listing that links no next page ends it (`ended:` in the crawl's
+    hash): the listings waiting for it to reach past since wait no more."""
+    main = json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
+    base, n = series(url) or (main[0] if main else url, 1)
+    if base in main and not any(series(u) == (base, n + 1) for u in others):
+        rt.state.r.hset(Keys(crawl_id).crawl, "ended:" + base, n)
 
 
 def _home_posts(rt, crawl_id: str) -> set[str]:
