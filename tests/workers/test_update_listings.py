@@ -23,6 +23,11 @@ def _main_series(rt, cid: str, home: str) -> None:
     rt.state.r.hset(Keys(cid).crawl, "main_series", json.dumps([home]))
 
 
+def _home_read(rt, cid: str, ctx: dict, home: str) -> None:
+    """The home page's links followed: one new post, no numbered listing."""
+    update.links(rt, cid, home, ctx, [f"{home}2020/05/01/new/"], [], post=False, published=None)
+
+
 def test_a_page_ahead_of_the_home_listing_is_parked_and_put_back_when_the_page_before_is_read(rt):
     home = "http://upd-series-1.example/"
     cid, ctx = _crawl(rt, home)
@@ -65,9 +70,11 @@ def test_a_listing_running_newest_first_past_since_bounds_its_later_pages(rt):
     tag = f"{home}tag/x/"
     later = [f"{tag}page/2/", f"{tag}page/3/"]
     posts = [f"{home}2020/04/02/a/", f"{home}2020/03/15/b/", f"{home}2019/12/01/c/"]
-    keep, others, _ = update.links(rt, cid, tag, ctx, posts, later + [f"{home}about/"], post=False,
+    old_below = f"{home}2019/11/02/d/comment-page-2/"  # below a post older than since
+    keep, others, _ = update.links(rt, cid, tag, ctx, posts, later + [f"{home}about/", old_below], post=False,
                                    published=None)
     assert keep == posts[:2] and others == [f"{home}about/"]
+    assert int(rt.state.r.hget(Keys(cid).crawl, "skip:url_date")) == 2  # the old post, the page below one
     assert update.before_read(rt, cid, later[0], ctx, post=False, listing=True) == "pagination"
     assert not rt.state.r.hget(Keys(cid).crawl, "covered")  # a tag's listing is not the home's
 
@@ -76,6 +83,7 @@ def test_a_listing_whose_dates_are_out_of_order_proves_nothing(rt):
     home = "http://upd-series-4.example/"
     cid, ctx = _crawl(rt, home)
     tag = f"{home}tag/y/"
+    _home_read(rt, cid, ctx, home)
     posts = [f"{home}2019/12/01/c/", f"{home}2020/04/02/a/", f"{home}2020/03/15/b/"]  # a sticky old post first
     _, others, _ = update.links(rt, cid, tag, ctx, posts, [f"{tag}page/2/"], post=False, published=None)
     assert others == [f"{tag}page/2/"]
@@ -86,6 +94,9 @@ def test_other_listings_wait_for_the_home_listing_then_are_left_or_read(rt):
     home = "http://upd-series-5.example/"
     cid, ctx = _crawl(rt, home)
     tag = f"{home}tag/z/"
+    # a post read before the home page may queue a listing: it waits for the home's links
+    assert update.before_read(rt, cid, f"{home}tag/v/", ctx, post=False, listing=True) == update.WAIT
+    _home_read(rt, cid, ctx, home)
     # no numbered listing on the home page: nothing to wait for
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
     _main_series(rt, cid, home)

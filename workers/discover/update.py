@@ -150,10 +150,14 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
 
 
 def _unresolved(crawl: dict) -> bool:
-    """Is the home page's listing (numbered pages) still being read, not yet past since?"""
+    """Is the home page's listing still to be read (its links not yet followed: a post read
+    first may queue a listing), or its numbered pages still being read, not yet past since?"""
+    if crawl.get("covered"):
+        return False
+    if "home_posts" not in crawl:
+        return True
     main = json.loads(crawl.get("main_series") or "[]")
-    return bool(main) and not crawl.get("covered") and not any(crawl.get("past:" + m) or crawl.get("ended:" + m)
-                                                               for m in main)
+    return bool(main) and not any(crawl.get("past:" + m) or crawl.get("ended:" + m) for m in main)
 
 
 def _waits(rt, crawl_id: str, url: str) -> bool:
@@ -279,12 +283,17 @@ def _count_old(rt, crawl_id: str, old: list[str], days: list, posts: list[str]) 
 
 
 def _others(rt, crawl_id: str, url: str, others: list[str], since: str, home: str) -> list[str]:
-    """Non-post links: date archives ending before `since` left."""
-    keep, old = [], []
+    """Non-post links: date archives ending before `since` left, and pages whose URL carries a
+    day before it (a post the learned pattern does not take in, a page below an older post)."""
+    keep, old, dated = [], [], []
     for u in others:
         end = archive_end(u, home)
-        (old if end and older(end, since) else keep).append(u)
+        if end:
+            (old if older(end, since) else keep).append(u)
+        else:
+            (dated if older(url_day(u), since) else keep).append(u)
     skip(rt, crawl_id, "archive", old)
+    skip(rt, crawl_id, "url_date", dated)
     return keep
 
 
