@@ -123,3 +123,22 @@ def test_listings_wait_no_more_once_the_home_listing_ends(rt):
     more = [f"{home}2020/04/{d:02d}/p{d}/" for d in (20, 18)]
     update.links(rt, cid, page2, ctx, more, [home, tag], post=False, published=None)
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
+
+
+def test_the_priority_model_does_not_rescore_the_home_listing_read_in_page_order(rt):
+    """The model's rescoring (workers/traverse.py) leaves pages queued at ORDERED_PRIORITY or
+    above: the home's next page stays first of the listings (rescored, it fell behind tag
+    listings the model expected more of)."""
+    from tasks.discover.priority import LinkEstimator
+    from workers import traverse
+
+    home = "http://upd-series-7.example/"
+    cid, _ = _crawl(rt, home)
+    page2, tag = f"{home}page/2/", f"{home}tag/a/"
+    rt.state.enqueue(cid, {page2: update.SERIES_PRIORITY - 2, tag: 1.0})
+    model = LinkEstimator().fit([(f"{home}tag/b/", 40), (f"{home}page/7/", 0), (f"{home}tag/c/", 35)])
+    traverse._rescore(rt, cid, model)
+    scores = dict(rt.state.frontier(cid))
+    assert scores[page2] == update.SERIES_PRIORITY - 2
+    assert scores[tag] != 1.0  # the model's own pages are rescored
+    assert scores[tag] < scores[page2]
