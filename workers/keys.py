@@ -73,9 +73,10 @@ class Keys:
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages, f"{self.crawl}:variants",
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
-                self.barren, self.cut]
+                f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
-                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", self.barren, self.cut]
+                self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
+                f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut]

@@ -70,13 +70,11 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     if not kind.post and _cut(rt, crawl_id, url, ctx):
         return {"url": url, "skipped": "trap"}
     why = update.before_read(rt, crawl_id, url, ctx, kind.post, kind.never_post)  # issue 35: nothing new there
-    if why == update.LATER:  # read after the listing page before it (which queues it again)
-        k = rt.keys(crawl_id)
-        with st.r.pipeline() as p:
-            p.srem(k.seen, url)
-            p.hdel(k.inflight, url)
-            p.execute()
+    if why == update.LATER:  # parked: put back on the frontier once the listing page before it is read
         return {"url": url, "skipped": why}
+    if why == update.WAIT:  # in flight, back in a moment (the pacer sends it): still needed or covered then
+        patience.defer_page(rt, crawl_id, url, update.WAIT_SECONDS)
+        return {"url": url, "deferred": update.WAIT_SECONDS}
     if why:
         update.skip(rt, crawl_id, why, [url])
         st.mark_done(crawl_id, url)

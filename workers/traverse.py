@@ -14,7 +14,7 @@ from typing import Callable
 
 from tasks.discover.priority import LinkEstimator
 from tasks.discover.traps import DEFAULT as TRAP_LIMITS, TrapLimits, family, family_pattern, trap_reason, variant_key
-from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
+from tasks.discover.traversal import ORDERED_PRIORITY, POST_PRIORITY, SEED_PRIORITY
 from workers.archive import post as archive
 from workers.discover import sources, update
 from workers.fetch import validators
@@ -294,7 +294,7 @@ def _rescore(rt, crawl_id: str, model) -> None:
     st = rt.state
     if not st.lock(f"rescore:{crawl_id}", 2.0):
         return
-    queued = [u for u, s in st.frontier(crawl_id, RESCORED) if s < POST_PRIORITY]
+    queued = [u for u, s in st.frontier(crawl_id, RESCORED) if s < ORDERED_PRIORITY]  # the model's own
     if queued:
         # the old order (best first) breaks ties between equal new estimates
         st.rescore(crawl_id, {u: v - TIE * i for i, (u, v) in enumerate(zip(queued, model.predict(queued)))})

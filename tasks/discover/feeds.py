@@ -52,14 +52,14 @@ def _host(url: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def discover_feeds(html: str | bytes, base_url: str) -> list[str]:
+def discover_feeds(html: str | bytes, base_url: str, guesses: bool = True) -> list[str]:
     """Candidate feed URLs of a blog, best first, to be tried in order.
 
     Declared feeds (`<link rel="alternate">`) come first, ranked so that the
     blog's main posts feed leads: comment feeds dropped unless nothing else is
     declared, category/tag/gallery feeds and feeds on other hosts after the
-    site's own. Then feed links found in the page body, then the usual paths
-    of the common platforms under the blog's directory and the site root.
+    site's own. Then feed links found in the page body, then (with `guesses`) the
+    usual paths of the common platforms under the blog's directory and the site root.
     """
     root = _page_root(html)
     out: list[str] = []
@@ -67,7 +67,8 @@ def discover_feeds(html: str | bytes, base_url: str) -> list[str]:
         base = _document_base(root, base_url)
         out += _ranked_declared_feeds(_declared_feeds(root, base, base_url))
         out += _body_feed_links(root, base, base_url)
-    out += _usual_feed_urls(base_url)
+    if guesses:
+        out += _usual_feed_urls(base_url)
     return list(dict.fromkeys(out))
 
 

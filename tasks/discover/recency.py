@@ -9,6 +9,7 @@ once a listing shows only posts older than `since`, its next pages show older on
     archive_end(url, home)              the last day a date archive (/2019/, /2019/05/) covers
     series(url)                         (the listing a page number belongs to, the number)
     listing_cut(days)                   which of a listing's post links (document order) are old
+    reaches_past(days, since)           a listing page that runs newest first down past `since`
 
 Pure: no Celery, no Redis.
 """
@@ -19,7 +20,7 @@ import datetime as dt
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "reaches_past", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 
@@ -122,3 +123,12 @@ def listing_cut(days: list[str | None], since: str) -> tuple[bool, list[bool]]:
         else:
             old.append(past or (descending and seen_old))
     return past, old
+
+
+def reaches_past(days: list[str | None], since: str) -> bool:
+    """Does a listing page (its post links' days in document order) run newest first down to a
+    post older than `since`? Then its later pages show older posts only. Two dated links at
+    least, in order, the last one old: the page itself proves the order."""
+    dated = [d for d in days if day_of(d)]
+    return (len(dated) >= 2 and all(a >= b for a, b in zip(dated, dated[1:]))
+            and older(dated[-1], since))

@@ -12,6 +12,9 @@ from urllib.parse import urljoin, urlsplit
 
 POST_PRIORITY = 1_000_000.0
 SEED_PRIORITY = 2_000_000.0
+# pages queued at this priority or above keep their place when the priority model rescores the
+# frontier: posts, seeds, and a listing read in page order (an update crawl's, issue 35)
+ORDERED_PRIORITY = 100_000.0
 
 _SKIP_EXT = re.compile(
     r"\.(?:jpe?g|png|gif|webp|svg|ico|bmp|tiff?|mp3|ogg|wav|m4a|mp4|webm|mov|avi|pdf|zip|gz|tgz|"

@@ -22,6 +22,7 @@ The pure decisions behind `--js auto` (`needs_js`, `has_script_comments`) are in
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -202,6 +203,20 @@ class BrowserPool:
             timer.cancel()
         for s in live:
             self._quit(s)
+
+    @contextlib.contextmanager
+    def held(self):
+        """No idle session is quit while the block runs: a step rendering a few pages of one
+        blog (the --js sample) renders them in one session, its scripts, styles and images
+        fetched once (the browser's cache) rather than once a page."""
+        with self._lock:
+            self._busy += 1
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._busy -= 1
+            self._arm_idle()
 
     def release_idle(self) -> int:
         """Quit the sessions no render is using now; their slots stay, so a later render starts

@@ -112,3 +112,40 @@ def test_since_far_in_the_past_is_a_full_crawl(crawl):
         info, records = crawl(site.url, since="1990-01-01")
     assert info["state"] == "done", info
     assert {r["url"] for r in records} == {site.origin + p.path for p in blog.posts}
+
+
+def test_a_feedless_update_reads_the_home_listing_down_past_since_and_leaves_the_rest(crawl, state):
+    kwargs = dict(seed=16, n_posts=90, per_page=6)
+    full = _full_requests(crawl, kwargs, NO_FEED)
+    blog = WordPress(**kwargs)
+    since = _since(blog, 14)
+    with FarmServer(blog, NO_FEED) as site:
+        info, records = crawl(site.url, since=since)
+        hits = dict(site.hits)
+        new = {site.origin + p.path for p in blog.posts if p.published.date().isoformat() >= since}
+    assert info["state"] == "done", info
+    assert new <= {r["url"] for r in records}
+    # the home's listing read in page order down to the page that reaches past since (14 new
+    # posts, 6 a page: page 3), not further; other listings left once it did
+    assert "/page/3/" in hits and "/page/5/" not in hits, sorted(hits)
+    listings = [p for p in hits if p.startswith(("/tag/", "/category/", "/author/"))]
+    assert len(listings) <= 6, listings
+    assert sum(hits.values()) <= 0.25 * full, (sum(hits.values()), full)
+    assert hits.get("/sitemap.xml") == 1, hits  # found missing by learning: not asked again
+    raw = state.r.hgetall(f"bh:{{{info['crawl_id'].split('-')[0]}}}:crawl:{info['crawl_id']}")
+    assert raw.get("covered") and int(raw.get("skip:covered", 0)) > 0, raw
+
+
+def test_a_second_update_of_a_feedless_blog_without_validators(crawl):
+    blog = WordPress(seed=17, n_posts=60)
+    since = _since(blog, 10)
+    with FarmServer(blog, NO_FEED) as site:  # no ETag, no Last-Modified: no 304 possible
+        crawl(site.url)
+        full = sum(site.hits.values())
+        site.hits.clear()
+        info, records = crawl(site.url, since=since)
+        hits = dict(site.hits)
+    assert info["state"] == "done" and records == [], info
+    assert sum(hits.values()) <= 0.05 * full, (sum(hits.values()), full, sorted(hits))
+    # the full crawl found no feed: the usual feed paths are not asked again
+    assert not {"/rss.xml", "/atom.xml", "/index.xml", "/feed.xml"} & set(hits), sorted(hits)

@@ -62,7 +62,12 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     home = home or _home(rt, url, update)
     home_url = canonical(home.final_url)
     _announced(st, crawl_id, home)
-    feed, feed_url, search = _find_feed(rt, home, home_url)
+    # issue 35: where an earlier crawl of the blog on this Redis found no feed, the usual paths
+    # are not asked again (what the home page declares or links still is)
+    guesses = not (stored.get("rules") and stored.get("home") and not stored.get("feed"))
+    feed, feed_url, search = _find_feed(rt, home, home_url, guesses)
+    if not guesses:
+        st.add_error(crawl_id, url, "feed", "the usual feed paths not tried again: the blog's last crawl found no feed")
     feed = _report_feed(st, crawl_id, url, feed, feed_url, search)
     entries = _feed_entries(rt, feed, feed_url, home_url, since)
     if since and updating.feed_reaches_past(entries, since):
@@ -176,11 +181,11 @@ class _FeedSearch:
         return False
 
 
-def _find_feed(rt, home: Page, home_url: str) -> tuple[dict | None, str | None, _FeedSearch]:
+def _find_feed(rt, home: Page, home_url: str, guesses: bool = True) -> tuple[dict | None, str | None, _FeedSearch]:
     """(feed, its URL, the search): the first clean feed listing posts of this blog wins; a
     broken (bozo) one, or one listing nothing of this blog, only if no later candidate does better."""
     search = _FeedSearch(home_url)
-    for candidate in feedlib.discover_feeds(home.html, home.final_url)[:MAX_FEED_CANDIDATES]:
+    for candidate in feedlib.discover_feeds(home.html, home.final_url, guesses)[:MAX_FEED_CANDIDATES]:
         got = search.read(rt, candidate)
         if got is not None and search.chooses(candidate, got):
             return got, candidate, search

@@ -5,7 +5,9 @@ whichever worker pops them, through the one downloader (robots.txt, politeness, 
 private-address guard, the page size cap). A sitemap index queues its sitemaps; a urlset
 queues its pages (posts first, by the blog's patterns), each remembered as found by
 the sitemap. The usual paths are guesses: a guess that fails is no error of the blog's,
-and the next guess is tried only then (one request when the first one is there).
+and the next guess is tried only then (one request when the first one is there); a guess
+that failed already in this crawl (learning read the sitemaps for candidates) is not asked
+again (`missing`).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from tasks.discover.recency import older
 from tasks.text.dates import url_day
 from workers.discover import update
 from workers.fetch.pages import cached
+from workers.state import Keys
 
 log = logging.getLogger("blogharvest")
 
@@ -43,9 +46,22 @@ def seed(rt, crawl_id: str, home: str) -> int:
     if named:
         metas = {u: {"guessed": False, "next": []} for u in named}
     else:
-        guesses = [u for u, _ in found]
+        gone = rt.state.r.smembers(missing_key(crawl_id))
+        guesses = [u for u, _ in found if u not in gone]
+        if not guesses:
+            return 0
         metas = {guesses[0]: {"guessed": True, "next": guesses[1:]}}
     return _queue(rt, crawl_id, metas)
+
+
+def missing_key(crawl_id: str) -> str:
+    """set: sitemap URLs this crawl found missing (not there, or no sitemap)."""
+    return f"{Keys(crawl_id).crawl}:no_sitemap"
+
+
+def note_missing(rt, crawl_id: str, url: str) -> None:
+    """A sitemap URL that answered with no sitemap (not a transient failure)."""
+    rt.state.r.sadd(missing_key(crawl_id), canonical(url))
 
 
 def _queue(rt, crawl_id: str, metas: dict[str, dict]) -> int:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.recency import archive_end, day_of, listing_cut, older, series
+from tasks.discover.recency import archive_end, day_of, listing_cut, older, reaches_past, series
+from tasks.discover.traversal import ORDERED_PRIORITY
 from tasks.text.dates import url_day
 from workers.state import Keys, unpack
 
@@ -38,8 +39,11 @@ REASONS = {
     "unchanged": "pages unchanged since an earlier crawl (HTTP 304)",
 }
 MAX_HOME_POSTS = 200  # the home page's post links kept (a listing's verdict leaves them out)
-LATER = "later"  # before_read: not now; queued again by the page before it in its listing
-SERIES_PRIORITY = 100_000.0  # the home page's listing, read in page order right after the posts
+LATER = "later"  # before_read: not now; parked until the page before it in its listing is read
+SERIES_PRIORITY = 2 * ORDERED_PRIORITY  # the home page's listing, read in page order right after the posts
+WAIT = "wait"  # before_read: a listing deferred until the home page's listing is read down past since
+WAIT_SECONDS = 2.0  # ... this long at a time,
+MAX_WAITS = 5  # ... this many times at most (then read: the home's listing may never get there)
 
 
 def since_of(ctx: dict) -> str | None:
@@ -135,12 +139,31 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
         if bound and s[1] > int(bound):
             return "pagination"
         if s[0] in json.loads(crawl.get("main_series") or "[]"):
-            # read in page order: a page ahead of the last one read waits until that one's
-            # link queues it again (LATER: not done, not seen)
-            return LATER if s[1] > int(crawl.get("read:" + s[0]) or 1) + 1 else None
-    if crawl.get("covered") and listing and not end:  # a page of another kind may be a post
+            # read in page order: a page ahead of the last one read is parked until that one is
+            # read (LATER: in flight no more, not done; `_read_in_series` puts it back)
+            return LATER if _park(rt, crawl_id, url, s) else None
+    if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
+    if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
+        return WAIT  # the home's listing, read in page order, may soon say it is not needed
     return None
+
+
+def _unresolved(crawl: dict) -> bool:
+    """Is the home page's listing still to be read (its links not yet followed: a post read
+    first may queue a listing), or its numbered pages still being read, not yet past since?"""
+    if crawl.get("covered"):
+        return False
+    if "home_posts" not in crawl:
+        return True
+    main = json.loads(crawl.get("main_series") or "[]")
+    return bool(main) and not any(crawl.get("past:" + m) or crawl.get("ended:" + m) for m in main)
+
+
+def _waits(rt, crawl_id: str, url: str) -> bool:
+    """One more wait for `url`, unless it has waited MAX_WAITS times already."""
+    k = f"{Keys(crawl_id).crawl}:waits"
+    return rt.state.r.hincrby(k, url, 1) <= MAX_WAITS
 
 
 def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
@@ -185,6 +208,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     shared = set() if url == home else _home_posts(rt, crawl_id)
     own = [(u, d) for u, d in zip(posts, days) if u not in shared]
     past, _ = listing_cut([d for _, d in own], since) if own else (False, [])
+    # a listing running newest first down past `since`: its later pages show older posts only
+    # (not judged on the home page, whose own links may hold a widget of older posts)
+    reach = url != home and not past and reaches_past([d for _, d in own], since)
     _, old = listing_cut(days, since)
     if url == home:
         rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts))[:MAX_HOME_POSTS]))
@@ -195,15 +221,26 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     keep = [u for u, o in zip(posts, old) if not o]
     _count_old(rt, crawl_id, [u for u, o in zip(posts, old) if o], days, posts)
     others = _others(rt, crawl_id, url, others, since, home)
+    if reach:  # before the next page of the home's listing is put back (_read_in_series)
+        _past(rt, crawl_id, url, home)
+        others = _before_bound(rt, crawl_id, url, others)
     priorities = {}
     if url == home or _in_main_series(rt, crawl_id, url):
         priorities = _series_order(rt, crawl_id, url, home, others)
         s = series(url)
         if s:  # this page of the home's listing is read: the next one may be
-            rt.state.r.eval("local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1') "
-                            "if tonumber(ARGV[2]) > v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end",
-                            1, Keys(crawl_id).crawl, "read:" + s[0], s[1])
+            _read_in_series(rt, crawl_id, s)
+        _last_page(rt, crawl_id, url, others)
     return keep, others, priorities
+
+
+def _last_page(rt, crawl_id: str, url: str, others: list[str]) -> None:
+    """A page of the home's listing that links no next page ends it (`ended:` in the crawl's
+    hash): the listings waiting for it to reach past since wait no more."""
+    main = json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
+    base, n = series(url) or (main[0] if main else url, 1)
+    if base in main and not any(series(u) == (base, n + 1) for u in others):
+        rt.state.r.hset(Keys(crawl_id).crawl, "ended:" + base, n)
 
 
 def _home_posts(rt, crawl_id: str) -> set[str]:
@@ -246,12 +283,17 @@ def _count_old(rt, crawl_id: str, old: list[str], days: list, posts: list[str]) 
 
 
 def _others(rt, crawl_id: str, url: str, others: list[str], since: str, home: str) -> list[str]:
-    """Non-post links: date archives ending before `since` left."""
-    keep, old = [], []
+    """Non-post links: date archives ending before `since` left, and pages whose URL carries a
+    day before it (a post the learned pattern does not take in, a page below an older post)."""
+    keep, old, dated = [], [], []
     for u in others:
         end = archive_end(u, home)
-        (old if end and older(end, since) else keep).append(u)
+        if end:
+            (old if older(end, since) else keep).append(u)
+        else:
+            (dated if older(url_day(u), since) else keep).append(u)
     skip(rt, crawl_id, "archive", old)
+    skip(rt, crawl_id, "url_date", dated)
     return keep
 
 
@@ -278,16 +320,78 @@ def _series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> 
 
 
 def _past(rt, crawl_id: str, url: str, home: str) -> None:
-    """A listing showing only older posts: its later pages are left, and where it is the home
-    page's listing, the new posts were all reached through it."""
+    """A listing showing only posts older than `since` past this page (only older ones, or
+    newest first down past it): its later pages are left (the first page of a listing, not
+    numbered, bounds the numbered ones after it), and where it is the home page's listing,
+    the new posts were all reached through it."""
     k = Keys(crawl_id)
     s = series(url)
-    if s:
+    if url != home:
+        base, n = s or (url, 1)
         script = ("local v = redis.call('HGET', KEYS[1], ARGV[1]) "
                   "if not v or tonumber(v) > tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end")
-        rt.state.r.eval(script, 1, k.crawl, "past:" + s[0], s[1])
+        rt.state.r.eval(script, 1, k.crawl, "past:" + base, n)
+        parked = rt.state.r.hgetall(_parked_key(crawl_id))
+        left = [u for f, u in parked.items() if f.rsplit(" ", 1)[0] == base and int(f.rsplit(" ", 1)[1]) > n]
+        if left:  # parked pages past the bound: never read
+            skip(rt, crawl_id, "pagination", left)
+            for u in left:
+                rt.state.mark_done(crawl_id, u)
     if url == home or (s and _in_main_series(rt, crawl_id, url)):
         cover(rt, crawl_id, "the home page's listing, read down past since")
+
+
+def _before_bound(rt, crawl_id: str, url: str, others: list[str]) -> list[str]:
+    """`others` without the later pages of `url`'s listing, which it showed to run past since."""
+    base, n = series(url) or (url, 1)
+    later = [u for u in others if (s := series(u)) and s[0] == base and s[1] > n]
+    skip(rt, crawl_id, "pagination", later)
+    return [u for u in others if u not in set(later)]
+
+
+def _parked_key(crawl_id: str) -> str:
+    return f"{Keys(crawl_id).crawl}:later"  # hash: "<listing> <page number>" -> url parked
+
+
+# A page of the home's listing ahead of the next one to read is parked in one step with the
+# check (`_park`), and put back on the frontier in one step with the note that the page before
+# it was read (`_read_in_series`): no page is lost between the two (issue 35). The seen set is
+# left alone: a process's memory of it (workers/seen.py) must stay true.
+_PARK = """
+local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
+if tonumber(ARGV[2]) <= v + 1 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+redis.call('HDEL', KEYS[3], ARGV[4])
+redis.call('HINCRBY', KEYS[4], ARGV[4], -1)
+return 1
+"""
+_READ_IN_SERIES = """
+local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
+if tonumber(ARGV[2]) > v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); v = tonumber(ARGV[2]) end
+local f = ARGV[3] .. ' ' .. string.format('%d', v + 1)
+local u = redis.call('HGET', KEYS[2], f)
+if not u then return 0 end
+redis.call('HDEL', KEYS[2], f)
+local bound = redis.call('HGET', KEYS[1], ARGV[4])
+if bound and v + 1 > tonumber(bound) then return 0 end
+redis.call('ZADD', KEYS[3], ARGV[5], u)
+return 1
+"""
+
+
+def _park(rt, crawl_id: str, url: str, s: tuple[str, int]) -> bool:
+    """Park `url`, page s[1] of the home's listing, unless the page before it was read (False)."""
+    k = Keys(crawl_id)
+    return bool(rt.state.r.eval(_PARK, 4, k.crawl, _parked_key(crawl_id), k.inflight, f"{k.crawl}:attempts",
+                                "read:" + s[0], s[1], f"{s[0]} {s[1]}", url))
+
+
+def _read_in_series(rt, crawl_id: str, s: tuple[str, int]) -> None:
+    """Page s[1] of the home's listing is read: the page after it, if parked, goes back on the
+    frontier (unless past the listing's bound)."""
+    k = Keys(crawl_id)
+    rt.state.r.eval(_READ_IN_SERIES, 3, k.crawl, _parked_key(crawl_id), k.frontier,
+                    "read:" + s[0], s[1], s[0], "past:" + s[0], SERIES_PRIORITY - (s[1] + 1))
 
 
 # ------------------------------------------------------------------ the report

@@ -32,6 +32,7 @@ ends (celery's worker_process_shutdown, worker_shutdown, and atexit).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import threading
@@ -261,6 +262,31 @@ def _forced(st, crawl_id: str):
     return None
 
 
+_held = threading.local()  # .pools: the pools decide() holds in this thread (None: not deciding)
+
+
+@contextlib.contextmanager
+def _sample_held():
+    """While the block runs, a pool this thread renders with is held (BrowserPool.held): the
+    sample's pages rendered in one session. No pool is made for it: a blog none of whose
+    sample pages shows a sign starts no browser."""
+    _held.pools = []
+    try:
+        yield
+    finally:
+        pools, _held.pools = _held.pools, None
+        for cm in pools:
+            cm.__exit__(None, None, None)
+
+
+def _hold(p: BrowserPool) -> None:
+    pools = getattr(_held, "pools", None)
+    if pools is not None and not pools:
+        cm = p.held()
+        cm.__enter__()
+        pools.append(cm)
+
+
 def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
     """Whether this crawl renders pages (the entries' pages as served read from the cache or fetched).
 
@@ -279,13 +305,14 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
     if not sample:  # entries without text (no feed, or an empty one): the pages' own signs decide
         sample = [e for e in entries if e.get("url")][:SAMPLE]
     content_votes, script_comments, reasons = 0, False, []
-    for e in sample:
-        page = _raw_page(rt, crawl_id, e["url"])
-        if page is None:
-            continue
-        content_votes += _content_vote(rt, crawl_id, e, page, reasons)
-        if not script_comments:
-            script_comments = _comments_gain(rt, crawl_id, e, page, reasons)
+    with _sample_held():  # the sample's renders in one session (a blog's assets fetched once)
+        for e in sample:
+            page = _raw_page(rt, crawl_id, e["url"])
+            if page is None:
+                continue
+            content_votes += _content_vote(rt, crawl_id, e, page, reasons)
+            if not script_comments:
+                script_comments = _comments_gain(rt, crawl_id, e, page, reasons)
     if content_votes and content_votes * 2 >= len(sample):
         js = "all"
     elif script_comments:
@@ -316,6 +343,7 @@ def _render(rt, crawl_id: str, url: str, fresh: bool = False) -> Page:
     if cached is not None:
         return cached
     learned = tuple(st.blog(crawl_id).get("js_load_more") or ())
+    _hold(pool(rt))
     out = pool(rt).render(url, load_more_selectors=DEFAULT_LOAD_MORE + learned, max_clicks=max_clicks())
     page = Page.rendered(url, out["url"], out["html"])
     if st.entry(crawl_id, url) is not None:

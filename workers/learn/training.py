@@ -92,16 +92,21 @@ def _robots_text(rt, home_url: str) -> str:
         return ""
 
 
-def _read_sitemap(rt, url: str) -> dict | None:
+def _read_sitemap(rt, crawl_id: str, url: str) -> dict | None:
     from tasks.discover import sitemaps as sm
+    from workers.discover.sources import note_missing
 
     try:
         return sm.parse_sitemap(rt.downloader.get(url).content, url)
-    except Exception:  # a guess that is not there, or no sitemap: the next one
+    except (FetchError, sm.SitemapError) as e:  # a guess that is not there, or no sitemap: the next one
+        if not (isinstance(e, FetchError) and e.transient):
+            note_missing(rt, crawl_id, url)  # the traversal does not ask it again
+        return None
+    except Exception:
         return None
 
 
-def _sitemap_entries(rt, queue: list[str], home_url: str) -> list[dict]:
+def _sitemap_entries(rt, crawl_id: str, queue: list[str], home_url: str) -> list[dict]:
     """The URL entries of the first sitemaps that answer: an index's sitemaps are read
     before the next guess, and reading stops at the first sitemap that lists pages."""
     urls, read = [], 0
@@ -109,7 +114,7 @@ def _sitemap_entries(rt, queue: list[str], home_url: str) -> list[dict]:
         u = queue.pop(0)
         if not in_scope(u, home_url) and not u.endswith((".xml", ".xml.gz", ".txt")):
             continue
-        got = _read_sitemap(rt, u)
+        got = _read_sitemap(rt, crawl_id, u)
         if got is None:
             continue
         read += 1
@@ -129,7 +134,7 @@ def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list
 
     declared = sm.declared_sitemaps(parse_html(home_html, home_url), home_url) if home_html else []
     queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url), declared)]
-    urls = _sitemap_entries(rt, queue, home_url)
+    urls = _sitemap_entries(rt, crawl_id, queue, home_url)
     urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
     return [e["url"] for e in urls]
 

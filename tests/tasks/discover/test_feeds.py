@@ -40,6 +40,14 @@ def test_usual_paths_when_nothing_is_declared():
     assert len(got) == len(set(got))
 
 
+def test_without_guesses_only_what_the_page_declares_or_links():
+    html = ('<link rel="alternate" type="application/rss+xml" href="/atom.xml">'
+            '<body><a href="/index.xml">RSS</a></body>')
+    got = discover_feeds(html, "http://blog.test/", guesses=False)
+    assert got and set(got) <= {"http://blog.test/atom.xml", "http://blog.test/index.xml"}
+    assert discover_feeds("<html><body>no feeds</body></html>", "http://blog.test/", guesses=False) == []
+
+
 def test_only_comment_feeds_declared_are_kept():
     html = '<link rel="alternate" type="application/rss+xml" title="Comments" href="/comments/feed/">'
     assert discover_feeds(html, "http://b.test/")[0] == "http://b.test/comments/feed/"

@@ -1,5 +1,5 @@
 """What an update crawl may leave unread, by the blog's own dates (tasks/discover/recency.py)."""
-from tasks.discover.recency import archive_end, future, listing_cut, older, series
+from tasks.discover.recency import archive_end, future, listing_cut, older, reaches_past, series
 
 
 def test_older_keeps_a_day_of_margin():
@@ -42,3 +42,12 @@ def test_listing_cut():
     assert listing_cut([None, None], since) == (False, [False, False])
     # dates out of order prove no order: undated links stay
     assert listing_cut(["2019-01-01", "2020-05-01", None], since) == (False, [True, False, False])
+
+
+def test_reaches_past():
+    since = "2020-03-01"
+    assert reaches_past(["2020-05-01", None, "2020-03-10", "2020-01-01"], since)  # newest first, down past since
+    assert not reaches_past(["2020-05-01", "2020-03-10"], since)  # all new: the next page may hold more
+    assert not reaches_past(["2019-01-01", "2020-05-01", "2020-01-01"], since)  # out of order (a sticky post)
+    assert not reaches_past(["2020-01-01"], since)  # one date proves no order
+    assert not reaches_past(["2020-05-01", "2020-02-29"], since)  # a day's margin: maybe new

@@ -185,6 +185,20 @@ def test_idle_sessions_are_quit_and_a_later_render_starts_afresh(site):
         assert pool.release_idle() == 1 and pool.session_ids() == []
 
 
+def test_a_held_pool_renders_in_one_session_however_long_between_renders(site):
+    """decide() holds the pool over its sample: the idle countdown (its callback called here as
+    its timer would) quits nothing meanwhile, so the blog's assets are fetched once."""
+    from tasks.fetch.browser import BrowserPool
+
+    with BrowserPool(allow_private=True, idle_timeout=30.0) as pool:
+        with pool.held():
+            first = pool.render(f"{site.url}static/p0")["session"]
+            pool._on_idle()  # the countdown ran out between two renders of the sample
+            assert pool.render(f"{site.url}static/p1")["session"] == first and pool.started == 1
+        pool._on_idle()  # held no more: the idle session is quit
+        assert pool.session_ids() == []
+
+
 def test_auto_renders_a_javascript_blog_and_it_extracts_like_the_static_one(rt, site):
     cid, es = crawl(rt, site, "js", "auto")
     assert rendering.decide(rt, cid, es) is True

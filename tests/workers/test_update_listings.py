@@ -1,0 +1,144 @@
+"""An update crawl's listings on a real Redis (issue 35, workers/discover/update.py): the home
+page's listing read in page order without losing a page, a listing that runs newest first past
+`since` bounding its later pages, other listings waiting for the home's listing to say whether
+they are needed."""
+from __future__ import annotations
+
+import json
+
+from workers.discover import update
+from workers.state import Keys
+
+SINCE = "2020-03-01"
+
+
+def _crawl(rt, home: str) -> tuple[str, dict]:
+    cid = rt.state.create_crawl(home, SINCE, {"update": True})
+    rt.state.set_state(cid, "running")
+    ctx = {"options": {"update": True}, "since": SINCE, "blog": {"home": home}, "entry": None}
+    return cid, ctx
+
+
+def _main_series(rt, cid: str, home: str) -> None:
+    rt.state.r.hset(Keys(cid).crawl, "main_series", json.dumps([home]))
+
+
+def _home_read(rt, cid: str, ctx: dict, home: str) -> None:
+    """The home page's links followed: one new post, no numbered listing."""
+    update.links(rt, cid, home, ctx, [f"{home}2020/05/01/new/"], [], post=False, published=None)
+
+
+def test_a_page_ahead_of_the_home_listing_is_parked_and_put_back_when_the_page_before_is_read(rt):
+    home = "http://upd-series-1.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    k = Keys(cid)
+    page = {n: f"{home}page/{n}/" for n in range(2, 6)}
+    rt.state.r.hset(k.inflight, page[3], 1.0)
+    # page 1 (the home) read: page 2 may be read, page 3 not yet
+    assert update.before_read(rt, cid, page[2], ctx, post=False, listing=True) is None
+    assert update.before_read(rt, cid, page[3], ctx, post=False, listing=True) == update.LATER
+    assert not rt.state.r.hexists(k.inflight, page[3])  # parked: no longer in flight ...
+    assert rt.state.r.zscore(k.frontier, page[3]) is None  # ... nor queued
+    update._read_in_series(rt, cid, (home, 2))  # page 2 read: page 3 back, first of the listings
+    assert rt.state.r.zscore(k.frontier, page[3]) == update.SERIES_PRIORITY - 3
+    # once page 3 is read, page 4 is read at once (not parked)
+    update._read_in_series(rt, cid, (home, 3))
+    assert update.before_read(rt, cid, page[4], ctx, post=False, listing=True) is None
+
+
+def test_a_parked_page_past_the_listing_bound_is_left(rt):
+    home = "http://upd-series-2.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    k = Keys(cid)
+    update._read_in_series(rt, cid, (home, 3))
+    page5 = f"{home}page/5/"
+    assert update.before_read(rt, cid, page5, ctx, post=False, listing=True) == update.LATER
+    # page 4 runs newest first down past since: page 5 shows older posts only
+    posts = [f"{home}2020/03/{d:02d}/p{d}/" for d in (20, 12, 5)] + [f"{home}2020/02/10/old/"]
+    update.links(rt, cid, f"{home}page/4/", ctx, posts, [page5], post=False, published=None)
+    assert rt.state.r.sismember(k.done, page5)
+    assert rt.state.r.zscore(k.frontier, page5) is None
+    raw = rt.state.r.hgetall(k.crawl)
+    assert raw.get("covered") and int(raw["skip:pagination"]) == 1
+
+
+def test_a_listing_running_newest_first_past_since_bounds_its_later_pages(rt):
+    home = "http://upd-series-3.example/"
+    cid, ctx = _crawl(rt, home)
+    tag = f"{home}tag/x/"
+    later = [f"{tag}page/2/", f"{tag}page/3/"]
+    posts = [f"{home}2020/04/02/a/", f"{home}2020/03/15/b/", f"{home}2019/12/01/c/"]
+    old_below = f"{home}2019/11/02/d/comment-page-2/"  # below a post older than since
+    keep, others, _ = update.links(rt, cid, tag, ctx, posts, later + [f"{home}about/", old_below], post=False,
+                                   published=None)
+    assert keep == posts[:2] and others == [f"{home}about/"]
+    assert int(rt.state.r.hget(Keys(cid).crawl, "skip:url_date")) == 2  # the old post, the page below one
+    assert update.before_read(rt, cid, later[0], ctx, post=False, listing=True) == "pagination"
+    assert not rt.state.r.hget(Keys(cid).crawl, "covered")  # a tag's listing is not the home's
+
+
+def test_a_listing_whose_dates_are_out_of_order_proves_nothing(rt):
+    home = "http://upd-series-4.example/"
+    cid, ctx = _crawl(rt, home)
+    tag = f"{home}tag/y/"
+    _home_read(rt, cid, ctx, home)
+    posts = [f"{home}2019/12/01/c/", f"{home}2020/04/02/a/", f"{home}2020/03/15/b/"]  # a sticky old post first
+    _, others, _ = update.links(rt, cid, tag, ctx, posts, [f"{tag}page/2/"], post=False, published=None)
+    assert others == [f"{tag}page/2/"]
+    assert update.before_read(rt, cid, f"{tag}page/2/", ctx, post=False, listing=True) is None
+
+
+def test_other_listings_wait_for_the_home_listing_then_are_left_or_read(rt):
+    home = "http://upd-series-5.example/"
+    cid, ctx = _crawl(rt, home)
+    tag = f"{home}tag/z/"
+    # a post read before the home page may queue a listing: it waits for the home's links
+    assert update.before_read(rt, cid, f"{home}tag/v/", ctx, post=False, listing=True) == update.WAIT
+    _home_read(rt, cid, ctx, home)
+    # no numbered listing on the home page: nothing to wait for
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
+    _main_series(rt, cid, home)
+    waits = [update.before_read(rt, cid, tag, ctx, post=False, listing=True) for _ in range(update.MAX_WAITS + 1)]
+    assert waits == [update.WAIT] * update.MAX_WAITS + [None]  # never held for ever
+    other = f"{home}category/c/"
+    assert update.before_read(rt, cid, other, ctx, post=False, listing=True) == update.WAIT
+    assert update.before_read(rt, cid, f"{home}a-page/", ctx, post=False, listing=False) is None  # maybe a post
+    update.cover(rt, cid, "the home page's listing, read down past since")
+    assert update.before_read(rt, cid, other, ctx, post=False, listing=True) == "covered"
+    assert update.before_read(rt, cid, f"{home}2020/05/", ctx, post=False, listing=True) == "covered"
+
+
+def test_listings_wait_no_more_once_the_home_listing_ends(rt):
+    home = "http://upd-series-6.example/"
+    cid, ctx = _crawl(rt, home)
+    tag = f"{home}tag/w/"
+    page2 = f"{home}page/2/"
+    new = [f"{home}2020/05/{d:02d}/p{d}/" for d in (20, 18, 16)]
+    update.links(rt, cid, home, ctx, new, [page2, tag], post=False, published=None)
+    assert json.loads(rt.state.r.hget(Keys(cid).crawl, "main_series")) == [home]
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT
+    # its last page (no next page linked), all new still: nothing says the other listings are not needed
+    more = [f"{home}2020/04/{d:02d}/p{d}/" for d in (20, 18)]
+    update.links(rt, cid, page2, ctx, more, [home, tag], post=False, published=None)
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
+
+
+def test_the_priority_model_does_not_rescore_the_home_listing_read_in_page_order(rt):
+    """The model's rescoring (workers/traverse.py) leaves pages queued at ORDERED_PRIORITY or
+    above: the home's next page stays first of the listings (rescored, it fell behind tag
+    listings the model expected more of)."""
+    from tasks.discover.priority import LinkEstimator
+    from workers import traverse
+
+    home = "http://upd-series-7.example/"
+    cid, _ = _crawl(rt, home)
+    page2, tag = f"{home}page/2/", f"{home}tag/a/"
+    rt.state.enqueue(cid, {page2: update.SERIES_PRIORITY - 2, tag: 1.0})
+    model = LinkEstimator().fit([(f"{home}tag/b/", 40), (f"{home}page/7/", 0), (f"{home}tag/c/", 35)])
+    traverse._rescore(rt, cid, model)
+    scores = dict(rt.state.frontier(cid))
+    assert scores[page2] == update.SERIES_PRIORITY - 2
+    assert scores[tag] != 1.0  # the model's own pages are rescored
+    assert scores[tag] < scores[page2]
