@@ -26,6 +26,14 @@ end
 return out
 """
 
+# A new token (ARGV[2]) for a kind (ARGV[1], `facts:<kind>`) of a crawl's seldom-written facts
+# (workers/facts.py), written in the crawl hash only when it exists: a late write to a crawl
+# whose hash expired must not make it again.
+BUMP_FACTS = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 0
+"""
+
 # A page's links: posts ({url, priority, ...}) at their priority; other urls not seen before
 # at their estimate less TIE x their discovery number (first found, first served among equals),
 # `seq` being the crawl's discovery counter before them. Which are new is asked of the seen
@@ -34,7 +42,21 @@ return out
 # server's commands too). Returns (urls queued, the discovery counter after them).
 _QUEUE = """
 local CHUNK = 1000
-local function queue(seen, frontier, tie, posts, estimates, seq)
+-- which of `urls` the seen set holds ({url: true}), asked in one SMISMEMBER per 1,000
+local function seen_of(seen, urls)
+  local known = {}
+  for i = 1, #urls, CHUNK do
+    local last = math.min(i + CHUNK - 1, #urls)
+    local got = redis.call('SMISMEMBER', seen, unpack(urls, i, last))
+    for j = i, last do
+      if got[j - i + 1] == 1 then known[urls[j]] = true end
+    end
+  end
+  return known
+end
+
+-- `known`: what the caller asked seen_of already (nil: asked here)
+local function queue(seen, frontier, tie, posts, estimates, seq, known)
   local urls, score, est = {}, {}, {}
   for i = 1, #posts, 2 do
     if score[posts[i]] == nil then
@@ -49,13 +71,10 @@ local function queue(seen, frontier, tie, posts, estimates, seq)
       est[estimates[i]] = true
     end
   end
+  known = known or seen_of(seen, urls)
   local new = {}
-  for i = 1, #urls, CHUNK do
-    local last = math.min(i + CHUNK - 1, #urls)
-    local known = redis.call('SMISMEMBER', seen, unpack(urls, i, last))
-    for j = i, last do
-      if known[j - i + 1] == 0 then new[#new + 1] = urls[j] end
-    end
+  for _, u in ipairs(urls) do
+    if not known[u] then new[#new + 1] = u end
   end
   if #new == 0 then return 0, seq end
   local args = {}
@@ -182,14 +201,14 @@ return finished
 # family and no new post counts one more barren page in a row; at `limit` the family is cut.
 # Returns the count when this page cut it, else 0.
 _BARREN = """
-local function barren(seen, counts, cut, t, posts, estimates)
+local function barren(known, counts, cut, t, posts, estimates)
   local fresh = false
   for i = 1, #posts, 2 do
-    if redis.call('SISMEMBER', seen, posts[i]) == 0 then fresh = true break end
+    if not known[posts[i]] then fresh = true break end
   end
   if not fresh then
     for _, i in ipairs(t.post) do
-      if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then fresh = true break end
+      if not known[estimates[2 * i - 1]] then fresh = true break end
     end
   end
   if fresh then
@@ -198,7 +217,7 @@ local function barren(seen, counts, cut, t, posts, estimates)
   end
   local kin = false
   for _, i in ipairs(t.kin) do
-    if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then kin = true break end
+    if not known[estimates[2 * i - 1]] then kin = true break end
   end
   if not kin then return 0 end
   local n = redis.call('HINCRBY', counts, t.family, 1)
@@ -261,7 +280,8 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # `r` (see _SAVE), then the posts, estimates and seen urls, then the page's trap count: its
 # family ('': not counted), the limit, how many kin and post indices, the indices (1-based, of
 # the estimates: the page's urls of its own family, and those that are posts), then how many
-# sub-pages the page's step read (its comment pages, its comment feed) and their urls.
+# sub-pages the page's step read (its comment pages, its comment feed) and their urls, then a new
+# token of the crawl's cut parts (written when this page cuts one: workers/facts.py).
 # KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
 # urls queued, finished, {handed urls}, written (1: the links are in the seen set now), barren
@@ -308,20 +328,36 @@ for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARG
 for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
 local t0 = 24 + 2 * np + 2 * ne + ns
 local nk, npo = tonumber(ARGV[t0 + 2]), tonumber(ARGV[t0 + 3])
+-- the page's links asked of the seen set once, for its trap count and its queue alike
+local links = {}
+for i = 1, #posts, 2 do links[#links + 1] = posts[i] end
+for i = 1, #estimates, 2 do links[#links + 1] = estimates[i] end
+local known = seen_of(KEYS[1], links)
 local cut = 0
 if ARGV[t0] ~= '' then
   local t = {family = ARGV[t0], limit = ARGV[t0 + 1], kin = {}, post = {}}
   for i = t0 + 4, t0 + 3 + nk do t.kin[#t.kin + 1] = tonumber(ARGV[i]) end
   for i = t0 + 4 + nk, t0 + 3 + nk + npo do t.post[#t.post + 1] = tonumber(ARGV[i]) end
-  cut = barren(KEYS[1], KEYS[15], KEYS[16], t, posts, estimates)
+  cut = barren(known, KEYS[15], KEYS[16], t, posts, estimates)
 end
 -- (issue 33) the page's own sub-pages its step read (comment pages, its comment feed): never read again
 local r0 = t0 + 4 + nk + npo
-for i = r0 + 1, r0 + tonumber(ARGV[r0]) do
-  redis.call('SADD', KEYS[1], ARGV[i])
-  redis.call('ZREM', KEYS[2], ARGV[i])
+local nr = tonumber(ARGV[r0])
+if nr > 0 then
+  local sub = {}
+  for i = r0 + 1, r0 + nr do
+    sub[#sub + 1] = ARGV[i]
+    known[ARGV[i]] = true
+  end
+  for i = 1, #sub, CHUNK do
+    local last = math.min(i + CHUNK - 1, #sub)
+    redis.call('SADD', KEYS[1], unpack(sub, i, last))
+    redis.call('ZREM', KEYS[2], unpack(sub, i, last))
+  end
 end
-local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence)
+-- a part of the site cut now: the crawl's copies of its cut parts are out of date (workers/facts.py)
+if cut > 0 then set(c, 'facts:cut', ARGV[r0 + nr + 1]) end
+local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence, known)
 if seq ~= c.sequence then set(c, 'sequence', seq) end
 if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end
 redis.call('HDEL', KEYS[5], url)

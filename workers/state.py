@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import redis
 
-from workers import lua
+from workers import facts, lua
 from workers.cache import Recent
+from workers.facts import BIG
 from workers.keys import Keys, blog_id, blog_of, new_crawl_id, url_key  # noqa: F401 (the state's names)
 from workers.seen import SeenCache
 
@@ -110,9 +111,11 @@ class State:
         self._save_record = client.register_script(lua.SAVE_RECORD)
         self._end_page = client.register_script(lua.END_PAGE)
         self._touch_inflight = client.register_script(lua.TOUCH_INFLIGHT)
+        self._bump_facts = client.register_script(lua.BUMP_FACTS)
         self.seen_cache = SeenCache(client)  # urls this process knows queued (workers/seen.py)
         self._blogs = Recent(256)  # blog id -> (monotonic time read, blog hash, patterns hash)
         self._sampled = Recent(256)  # crawl id -> the blog's sample count as this process last saw it
+        self.facts = facts.Facts()  # a crawl's seldom-written hashes as this process last read them
         self._raw: redis.Redis | None = None
 
     @property
@@ -139,7 +142,7 @@ class State:
             self.r.hset(k.crawl, mapping={
                 "state": "queued", "since": since or "", "options": json.dumps(options),
                 "created": now, "pages": 0, "posts": 0, "errors": 0, "handed": 0,
-                "kind": "update" if since else "new"})
+                "kind": "update" if since else "new", **facts.tokens()})
             self.r.zadd(CRAWLS, {crawl_id: now})
             self.r.zadd(k.crawls, {crawl_id: now})
             self.r.set(k.active, crawl_id)
@@ -266,7 +269,11 @@ class State:
 
     def save_entries(self, crawl_id: str, entries: list[dict]) -> None:
         if entries:
-            self.r.hset(Keys(crawl_id).entries, mapping={e["url"]: json.dumps(e) for e in entries})
+            k = Keys(crawl_id)
+            with self.r.pipeline() as p:
+                p.hset(k.entries, mapping={e["url"]: json.dumps(e) for e in entries})
+                self._bump_facts(keys=[k.crawl], args=["facts:entries", facts.token()], client=p)
+                p.execute()
 
     def entry(self, crawl_id: str, url: str) -> dict | None:
         raw = self.r.hget(Keys(crawl_id).entries, url)
@@ -281,6 +288,13 @@ class State:
             p.hexists(k.entries, url)
             pattern, listed = p.execute()
         return (json.loads(pattern) if pattern else None), bool(listed)
+
+    def listed(self, crawl_id: str) -> set[str] | None:
+        """The urls the crawl's feed lists as this process's last page read of the crawl found them
+        (its copy, workers/facts.py: the feed's entries are written by discovery, before the
+        pages), or None when it holds none."""
+        held = self.facts.usable(crawl_id).get("entries")
+        return None if held is None or held[1] is BIG else held[1]
 
     def cache_page(self, crawl_id: str, url: str, page: dict) -> None:
         self.r.hset(Keys(crawl_id).pages, url, json.dumps(page))
@@ -409,26 +423,36 @@ class State:
         if known is not None and time.monotonic() - known[0] >= BLOG_TTL:
             known = None
         sampled = self._sampled.get(crawl_id)
+        copies = self.facts.usable(crawl_id)
+        keyed = {"entries": k.entries, "sitemaps": k.sitemaps, "sources": k.sources}
+        # a kind is read here unless this process holds a copy of it (its token checked below)
+        direct = [kind for kind in keyed if copies.get(kind, (None, BIG))[1] is BIG
+                  or (kind == "entries" and url in copies["entries"][1])]
+        cut_direct = copies.get("cut", (None, BIG))[1] is BIG
         with self.r.pipeline(transaction=False) as p:
             if also is not None:
                 also(p)
             extra = len(p.command_stack)
             p.sismember(k.done, url)
-            p.hmget(k.crawl, ["state", "options", "since"])
+            p.hmget(k.crawl, ["state", "options", "since", *facts.FIELDS])
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
-            p.hget(k.entries, url)
+            for kind in direct:
+                p.hget(keyed[kind], url)
             p.hget(k.pages, url)
-            p.hget(k.sitemaps, url)
-            p.hget(k.sources, url)
             p.hgetall(k.fetched(url))
-            p.hgetall(k.cut)
+            if cut_direct:
+                p.hgetall(k.cut)
             if known is None:
                 p.hgetall(k.blog)
                 p.hgetall(k.patterns)
             if sampled is None:
                 p.get(k.sampled)
-            done, (state, options, since), attempts, entry, page, sitemap, source, fetched, cut, *rest \
-                = p.execute()[extra:]
+            done, (state, options, since, *toks), attempts, *rest = p.execute()[extra:]
+        got = dict(zip(direct, rest))
+        page, fetched, *rest = rest[len(direct):]
+        if cut_direct:
+            got["cut"], *rest = rest
+        got.update(self._facts(crawl_id, url, k, dict(zip(facts.KINDS, toks)), copies, got))
         if known is None:
             blog, patterns, *rest = rest
             self._blogs[b] = (time.monotonic(), blog, patterns)
@@ -436,12 +460,40 @@ class State:
             blog, patterns = known[1], known[2]
         if sampled is None:
             sampled = self._saw_samples(crawl_id, int(rest[0] or 0))
+        cut, sitemap, source, entry = got["cut"], got["sitemaps"], got["sources"], got["entries"]
         return {"cut": cut or {}, "sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
                 "since": since or None, "attempts": attempts,
                 "blog": {f: json.loads(v) for f, v in blog.items()},
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
+
+    def _facts(self, crawl_id: str, url: str, k: Keys, toks: dict, copies: dict, got: dict) -> dict:
+        """The page's facts (workers/facts.py) not read in `got`: from this process's copies whose
+        token is Redis's, the others read whole again (with their tokens, in one MULTI) and kept.
+        A crawl with no tokens (made before them) is read per page: nothing to check a copy by."""
+        out, stale = {}, []
+        for kind in facts.KINDS:
+            held = copies.get(kind)
+            if kind not in got and held is not None and held[0] == toks[kind]:
+                out[kind] = held[1].get(url) if kind in ("sitemaps", "sources") else \
+                    held[1] if kind == "cut" else None  # entries: the url is not listed (else read)
+            elif kind not in got or (toks[kind] is not None and held is None):
+                stale.append(kind)
+        if not stale:
+            return out
+        with self.r.pipeline() as p:
+            p.hmget(k.crawl, [f"facts:{kind}" for kind in stale])
+            for kind in stale:
+                facts.Facts.read(p, k, kind)
+            p.hget(k.entries, url)
+            now, *whole, entry = p.execute()
+        for kind, tok, value in zip(stale, now, whole):
+            if tok is not None:
+                self.facts.keep(crawl_id, kind, tok, value)
+            if kind not in got:
+                out[kind] = entry if kind == "entries" else value.get(url) if kind != "cut" else value
+        return out
 
     def end_page(self, crawl_id: str, url: str, *, posts: dict[str, float] | None = None,
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
@@ -475,7 +527,7 @@ class State:
                 "" if trace is None else json.dumps([url, bool(trace)]), len(posts), len(estimates), len(seen),
                 *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen,
                 *_trap_args(trap, list(every[1]), estimates),
-                len(read or ()), *(read or ())]
+                len(read or ()), *(read or ()), facts.token()]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut], args=args)
@@ -612,16 +664,18 @@ class State:
         with self.r.pipeline() as p:
             for u, meta in sitemaps.items():
                 p.hsetnx(k.sitemaps, u, json.dumps(meta))
-            fresh = p.execute()
+            self._bump_facts(keys=[k.crawl], args=["facts:sitemaps", facts.token()], client=p)
+            fresh = p.execute()[:-1]
         return [u for u, new in zip(sitemaps, fresh) if new]
 
     def mark_sources(self, crawl_id: str, urls: list[str], source: str) -> None:
         """The source that found each url first (later finds do not change it)."""
         if urls:
             k = Keys(crawl_id)
-            with self.r.pipeline(transaction=False) as p:
+            with self.r.pipeline() as p:
                 for u in urls:
                     p.hsetnx(k.sources, u, source)
+                self._bump_facts(keys=[k.crawl], args=["facts:sources", facts.token()], client=p)
                 p.execute()
 
     def take_body(self, crawl_id: str, key: str, old: str, new: str) -> None:
