@@ -16,7 +16,9 @@ import uuid
 
 from workers.cache import Recent
 
-KINDS = ("cut", "sitemaps", "sources", "entries")
+WHOLE = ("cut", "sitemaps", "sources")  # copied whole: small values
+NAMES = ("entries", "pages")  # their field names only (feed entries, cached pages: large values, read when there)
+KINDS = WHOLE + NAMES
 FIELDS = [f"facts:{k}" for k in KINDS]
 MAX_FIELDS = 50_000  # a kind with more fields than this is read per page (a copy per process would be big)
 BIG = object()  # a kind too big to copy, for this crawl in this process (the hashes only grow during a crawl)
@@ -32,8 +34,8 @@ def tokens() -> dict[str, str]:
 
 
 class Facts:
-    """crawl id -> {kind: (token, value)}; value: the hash (cut, sitemaps, sources) or the set of
-    its field names (entries, whose values are large: a post's entry is read when it has one)."""
+    """crawl id -> {kind: (token, value)}; value: the hash (WHOLE) or the set of its field names
+    (NAMES), or BIG."""
 
     def __init__(self, size: int = 64):
         self._copies = Recent(size)
@@ -43,14 +45,43 @@ class Facts:
         return dict(self._copies.get(crawl_id) or {})
 
     @staticmethod
-    def read(p, k, kind: str) -> None:
-        """Queue the read of `kind` whole in pipeline `p` (State's keys `k`)."""
-        key = {"cut": k.cut, "sitemaps": k.sitemaps, "sources": k.sources, "entries": k.entries}[kind]
-        (p.hkeys if kind == "entries" else p.hgetall)(key)
+    def direct(copies: dict, url: str) -> list[str]:
+        """The kinds a page's read asks Redis for (`url`'s field; cut: whole): those with no copy,
+        too big to copy, or whose copy names `url` (its value is not copied)."""
+        return [kind for kind in KINDS if copies.get(kind, (None, BIG))[1] is BIG
+                or (kind in NAMES and url in copies[kind][1])]
+
+    @staticmethod
+    def resolve(copies: dict, url: str, toks: dict, got: dict) -> tuple[dict, list[str]]:
+        """The values of the kinds not in `got` (read directly) from copies whose token is `toks`'
+        (Redis's), and the kinds to read again: the others, and those read directly that a crawl
+        with tokens has no copy of yet (so that later pages need not)."""
+        out, stale = {}, []
+        for kind in KINDS:
+            held = copies.get(kind)
+            if kind not in got and held is not None and held[0] == toks[kind]:
+                out[kind] = held[1] if kind == "cut" else held[1].get(url) if kind in WHOLE else None
+            elif kind not in got or (toks[kind] is not None and held is None):
+                stale.append(kind)
+        return out, stale
+
+    @staticmethod
+    def read(p, k, kind: str, url: str) -> int:
+        """Queue the read of `kind` whole (names only for NAMES, then `url`'s value) in pipeline
+        `p` (Keys `k`); returns how many replies it adds."""
+        key = getattr(k, kind)
+        if kind in NAMES:
+            p.hkeys(key)
+            p.hget(key, url)
+            return 2
+        p.hgetall(key)
+        return 1
 
     def keep(self, crawl_id: str, kind: str, tok: str, value) -> None:
         if len(value) > MAX_FIELDS:
             value = BIG
+        elif kind in NAMES:
+            value = set(value)
         copies = dict(self._copies.get(crawl_id) or {})
-        copies[kind] = (tok, set(value) if kind == "entries" and value is not BIG else value)
+        copies[kind] = (tok, value)
         self._copies[crawl_id] = copies

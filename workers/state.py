@@ -297,7 +297,11 @@ class State:
         return None if held is None or held[1] is BIG else held[1]
 
     def cache_page(self, crawl_id: str, url: str, page: dict) -> None:
-        self.r.hset(Keys(crawl_id).pages, url, json.dumps(page))
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.hset(k.pages, url, json.dumps(page))
+            self._bump_facts(keys=[k.crawl], args=["facts:pages", facts.token()], client=p)
+            p.execute()
 
     def cached_page(self, crawl_id: str, url: str) -> dict | None:
         raw = self.r.hget(Keys(crawl_id).pages, url)
@@ -424,11 +428,7 @@ class State:
             known = None
         sampled = self._sampled.get(crawl_id)
         copies = self.facts.usable(crawl_id)
-        keyed = {"entries": k.entries, "sitemaps": k.sitemaps, "sources": k.sources}
-        # a kind is read here unless this process holds a copy of it (its token checked below)
-        direct = [kind for kind in keyed if copies.get(kind, (None, BIG))[1] is BIG
-                  or (kind == "entries" and url in copies["entries"][1])]
-        cut_direct = copies.get("cut", (None, BIG))[1] is BIG
+        direct = facts.Facts.direct(copies, url)  # the others from this process's copies (token checked)
         with self.r.pipeline(transaction=False) as p:
             if also is not None:
                 also(p)
@@ -437,11 +437,8 @@ class State:
             p.hmget(k.crawl, ["state", "options", "since", *facts.FIELDS])
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
             for kind in direct:
-                p.hget(keyed[kind], url)
-            p.hget(k.pages, url)
+                (p.hgetall if kind == "cut" else p.hget)(getattr(k, kind), *(() if kind == "cut" else (url,)))
             p.hgetall(k.fetched(url))
-            if cut_direct:
-                p.hgetall(k.cut)
             if known is None:
                 p.hgetall(k.blog)
                 p.hgetall(k.patterns)
@@ -449,9 +446,7 @@ class State:
                 p.get(k.sampled)
             done, (state, options, since, *toks), attempts, *rest = p.execute()[extra:]
         got = dict(zip(direct, rest))
-        page, fetched, *rest = rest[len(direct):]
-        if cut_direct:
-            got["cut"], *rest = rest
+        fetched, *rest = rest[len(direct):]
         got.update(self._facts(crawl_id, url, k, dict(zip(facts.KINDS, toks)), copies, got))
         if known is None:
             blog, patterns, *rest = rest
@@ -460,7 +455,7 @@ class State:
             blog, patterns = known[1], known[2]
         if sampled is None:
             sampled = self._saw_samples(crawl_id, int(rest[0] or 0))
-        cut, sitemap, source, entry = got["cut"], got["sitemaps"], got["sources"], got["entries"]
+        cut, sitemap, source, entry, page = (got[kind] for kind in facts.KINDS)
         return {"cut": cut or {}, "sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
@@ -472,27 +467,20 @@ class State:
         """The page's facts (workers/facts.py) not read in `got`: from this process's copies whose
         token is Redis's, the others read whole again (with their tokens, in one MULTI) and kept.
         A crawl with no tokens (made before them) is read per page: nothing to check a copy by."""
-        out, stale = {}, []
-        for kind in facts.KINDS:
-            held = copies.get(kind)
-            if kind not in got and held is not None and held[0] == toks[kind]:
-                out[kind] = held[1].get(url) if kind in ("sitemaps", "sources") else \
-                    held[1] if kind == "cut" else None  # entries: the url is not listed (else read)
-            elif kind not in got or (toks[kind] is not None and held is None):
-                stale.append(kind)
+        out, stale = facts.Facts.resolve(copies, url, toks, got)
         if not stale:
             return out
         with self.r.pipeline() as p:
             p.hmget(k.crawl, [f"facts:{kind}" for kind in stale])
-            for kind in stale:
-                facts.Facts.read(p, k, kind)
-            p.hget(k.entries, url)
-            now, *whole, entry = p.execute()
-        for kind, tok, value in zip(stale, now, whole):
+            sizes = [facts.Facts.read(p, k, kind, url) for kind in stale]
+            now, *replies = p.execute()
+        for kind, tok, n in zip(stale, now, sizes):
+            value, *one = replies[:n]
+            replies = replies[n:]
             if tok is not None:
                 self.facts.keep(crawl_id, kind, tok, value)
             if kind not in got:
-                out[kind] = entry if kind == "entries" else value.get(url) if kind != "cut" else value
+                out[kind] = value if kind == "cut" else one[0] if one else value.get(url)
         return out
 
     def end_page(self, crawl_id: str, url: str, *, posts: dict[str, float] | None = None,
