@@ -19,6 +19,10 @@ still in the feed window (only then is its comment count known). So:
 - a blog with no comment feed to learn from settles on the repeated comment blocks its
   first posts agree on (tasks.learn.comment_blocks), the posts' content located by the
   blog's content rule; a post read by no rule tries the blocks of its own page.
+- a blog whose sample post's page shows every comment of its feed, each with the name, date
+  and text the feed gives (the feed adds nothing), reads no more comment feeds
+  (`comment_feeds` false): one request less per post (issue 33); a post whose page says it
+  has more comments than it shows still reads its feed.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import logging
 import time
 
 from tasks.extract import comments as C
+from tasks.extract.comment_signals import shown_count
 from tasks.discover.feeds import FeedError, parse_comment_feed
 from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
@@ -41,6 +46,7 @@ log = logging.getLogger("blogharvest")
 
 MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
 MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
+MIN_FEED_TO_SKIP = 3  # feed comments a sample post's page must show all of before feeds are left unread
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
 BLOCK_SAMPLE = 8  # posts whose repeated blocks settle the rule of a blog without comment feeds
@@ -162,10 +168,11 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     return None, None
 
 
-def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | None]:
-    """(rule, sample post) for this crawl: the stored rule while it reads the sample,
-    else one learned on it; (stored, None) when the sample has no comment feed to judge
-    by, or the rule of the sample's repeated blocks when there is none stored."""
+def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | None, bool]:
+    """(rule, sample post, whether comment feeds add to the pages) for this crawl: the stored
+    rule while it reads the sample, else one learned on it; (stored, None, True) when the
+    sample has no comment feed to judge by, or the rule of the sample's repeated blocks when
+    there is none stored."""
     for e in _sample(rt, crawl_id):
         page = _sample_page(rt, crawl_id, e["url"])
         if page is None:
@@ -175,12 +182,25 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
             continue
         pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
         if stored and _share(_extract(pages, stored, e["url"]), feed) >= MIN_SHARE:
-            return stored, e["url"]
+            return stored, e["url"], feed_adds(_extract(pages, stored, e["url"]), feed)
         learned = C.learn_comment_rule([r for _, r in pages], feed)
         if learned:
             log.info("comment rule learned on %s: %s", e["url"], learned)
-            return learned, e["url"]
-    return (stored, None) if stored else _blocks(rt, crawl_id)
+            return learned, e["url"], feed_adds(_extract(pages, learned, e["url"]), feed)
+    return (stored, None, True) if stored else _blocks(rt, crawl_id) + (True,)
+
+
+def feed_adds(found: list[dict], feed: list[dict]) -> bool:
+    """Whether a post's comment feed adds to what its pages show: a comment the pages miss, or
+    a name, date or text the feed would complete (tasks.extract.comments.merge_comments). A
+    feed too short to judge by adds, as far as anyone knows."""
+    if len(feed) < MIN_FEED_TO_SKIP:
+        return True
+    merged = C.merge_comments(found, feed)
+    if len(merged) != len(found):
+        return True
+    fields = ("author", "published", "content_text")
+    return any(tuple(m.get(f) for f in fields) != tuple(c.get(f) for f in fields) for m, c in zip(merged, found))
 
 
 def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
@@ -207,13 +227,13 @@ def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
                     # politeness gap (HostBusy: the page is deferred) leaves what it read for the next
                     # run, whichever page's task that is, so each run gets a request further
                     patient, memo = patience.remembering(rt, crawl_id, scope=f"comment-rule:{crawl_id}", eager=True)
-                    rule, sample = _settle(patient, crawl_id, rule)
+                    rule, sample, feeds = _settle(patient, crawl_id, rule)
                     memo.forget()
                     if rule:
                         st.save_blog(crawl_id, comment_rules=rule, comment_rule_sample=sample)
                     else:
                         st.r.hdel(key, "comment_rules")
-                    st.save_blog(crawl_id, comment_rule_crawl=crawl_id)
+                    st.save_blog(crawl_id, comment_feeds=feeds, comment_rule_crawl=crawl_id)
                     return rule
             finally:
                 heal.release_lock(st.r, f"comment-rule:{crawl_id}", token)
@@ -246,18 +266,30 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
     root = page.root if root is None else root
     rule = blog_rule(rt, crawl_id, blog)
     blog_has = rule is not None
+    pages, followed = [(page.final_url, root)], False
+    if rule is not None and not _feeds_add(rt, crawl_id, blog):
+        pages, followed = _comment_pages(rt, crawl_id, url, page, root), True
+        found = _extract(pages, rule, url)
+        if len(found) >= shown_count(root):
+            return found
     feed = _post_feed(rt, crawl_id, url, entry, page, root)
-    pages = [(page.final_url, root)]
     if rule is None and len(feed or ()) < MIN_FEED_TO_LEARN:  # the page's own blocks; a feed of one confirms them
         rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
         if rule is None and not feed:
             return []
-    if rule is not None or len(feed) >= MIN_FEED_TO_LEARN:
+    if (rule is not None or len(feed) >= MIN_FEED_TO_LEARN) and not followed:
         pages = _comment_pages(rt, crawl_id, url, page, root)
     found = _extract(pages, rule, url) if rule else []
     if feed and len(feed) >= MIN_FEED_TO_LEARN and _share(found, feed) < MIN_SHARE:
         found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=not blog_has)
     return C.merge_comments(found, feed or [])
+
+
+def _feeds_add(rt, crawl_id: str, blog: dict | None) -> bool:
+    """The crawl's settled answer (blog_rule): do the posts' comment feeds add to their pages?"""
+    if blog is None or blog.get("comment_rule_crawl") != crawl_id:
+        blog = rt.state.blog(crawl_id)
+    return blog.get("comment_feeds", True) is not False
 
 
 def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root) -> list[dict] | None:

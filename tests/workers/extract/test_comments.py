@@ -119,3 +119,33 @@ def test_comments_of_a_post_do_not_depend_on_crawl_order_or_feed_window(crawl, s
     assert score(truth, first)["comments"] >= 98 and score(truth, after_records)["comments"] >= 98
     # nothing changed on the old posts, so the update crawl outputs the new ones only
     assert {r["url"] for r in update} == {site.origin + p.path for p in blog.posts[20:]}
+
+
+def test_a_blog_whose_pages_show_what_its_comment_feeds_give_reads_no_more_of_them(crawl):
+    """The farm's WordPress pages show every comment with its name, exact date and text: once
+    the sample post proves its feed adds nothing, the other posts' comment feeds are not read
+    (one request less a post), and every comment still comes out."""
+    blog = WordPress(seed=5, n_posts=24, comments_per_page=5)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url, js="never")
+        feeds_read = [p for p in blog.posts if site.hits[p.path + "feed/"]]
+    assert info["state"] == "done", info
+    assert sum(len(p.comments) for p in blog.posts) > 40
+    assert score(blog.truth, records)["comments"] == 100
+    assert 1 <= len(feeds_read) <= comments.SAMPLE_TRIES, [p.path for p in feeds_read]
+
+
+def _comment(i, author="Ann", published="2020-01-0%dT10:00:00+00:00", text="a comment number %d that says enough"):
+    return {"id": f"#c{i}", "author": author, "published": published % i if "%" in published else published,
+            "content_text": text % i, "parent": None}
+
+
+def test_a_comment_feed_adds_what_the_page_lacks():
+    page = [_comment(i) for i in range(1, 5)]
+    assert not comments.feed_adds(page, [dict(c) for c in page])  # the same comments: nothing to add
+    assert comments.feed_adds(page[:3], [dict(c) for c in page])  # a comment the page misses
+    undated = [dict(c, published=None) for c in page]
+    assert comments.feed_adds(undated, [dict(c) for c in page])  # the dates the page lacks
+    anonymous = [dict(c, author=None) for c in page]
+    assert comments.feed_adds(anonymous, [dict(c) for c in page])  # the names
+    assert comments.feed_adds(page[:2], [dict(c) for c in page[:2]])  # too short a feed to judge by
