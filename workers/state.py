@@ -413,7 +413,7 @@ class State:
             self.retire(crawl_id)
         return urls, bool(finished)
 
-    def page_context(self, crawl_id: str, url: str, count: bool = True, also=None) -> dict:
+    def page_context(self, crawl_id: str, url: str, count: bool = True, also=None, kept: bool = False) -> dict:
         """What processing one page needs to know, read in one round trip (issue 22): its crawl,
         blog (the comment rule too), feed entry, cached page, the blog's sample count, what a
         deferred run of it fetched (`fetched`); counts the delivery (not when `count` is
@@ -421,7 +421,9 @@ class State:
         caller's own commands, sent first in the same round trip (their replies are not read).
         The blog's hash and patterns come from this process's reading of them less than BLOG_TTL
         ago when there is one (its own `save_blog` drops it), the sample count from its last
-        write of a sample (issue 33: fewer commands a page)."""
+        write of a sample (issue 33: fewer commands a page). `kept`: a page a task's chain kept
+        from the frontier (handed out by a page's end, never deferred: a deferred page waits in
+        the due set and comes back as a message of its own), so no deferred run's memory to read."""
         k, b = Keys(crawl_id), blog_of(crawl_id)
         known = self._blogs.get(b)
         if known is not None and time.monotonic() - known[0] >= BLOG_TTL:
@@ -438,7 +440,8 @@ class State:
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
             for kind in direct:
                 (p.hgetall if kind == "cut" else p.hget)(getattr(k, kind), *(() if kind == "cut" else (url,)))
-            p.hgetall(k.fetched(url))
+            if not kept:
+                p.hgetall(k.fetched(url))
             if known is None:
                 p.hgetall(k.blog)
                 p.hgetall(k.patterns)
@@ -446,7 +449,8 @@ class State:
                 p.get(k.sampled)
             done, (state, options, since, *toks), attempts, *rest = p.execute()[extra:]
         got = dict(zip(direct, rest))
-        fetched, *rest = rest[len(direct):]
+        rest = rest[len(direct):]
+        fetched = {} if kept else rest.pop(0)
         got.update(self._facts(crawl_id, url, k, dict(zip(facts.KINDS, toks)), copies, got))
         if known is None:
             blog, patterns, *rest = rest

@@ -92,3 +92,18 @@ def test_a_crawl_without_tokens_is_read_per_page_and_a_late_write_makes_no_crawl
     st.mark_sources(gone, [o + "/q"], "sitemap")
     st.save_entries(gone, [{"url": o + "/q"}])
     assert not st.r.exists(Keys(gone).crawl)
+
+
+def test_a_page_a_chain_kept_reads_no_deferred_memory_a_message_does(redis_server, monkeypatch):
+    """A deferred page comes back as a message of its own (the due set), never as a page a
+    chain kept from a page's end: only the former asks for what its deferred run fetched."""
+    monkeypatch.setattr(state_module, "BLOG_TTL", 1e9)  # (the blog hash's reuse is not what is counted)
+    st = _state(redis_server)
+    o = "http://facts-test-4.example"
+    cid = _crawl(st, o + "/")
+    st.save_blog(cid, home=o + "/")
+    st.r.hset(Keys(cid).fetched(o + "/p"), "GET " + o + "/p", "{}")
+    assert st.page_context(cid, o + "/p")["fetched"] == {"GET " + o + "/p": "{}"}
+    before = _calls(st.r)
+    assert st.page_context(cid, o + "/q", kept=True)["fetched"] == {}
+    assert "HGETALL" not in _delta(before, _calls(st.r))
