@@ -85,3 +85,23 @@ class Facts:
         copies = dict(self._copies.get(crawl_id) or {})
         copies[kind] = (tok, value)
         self._copies[crawl_id] = copies
+
+    def fill(self, r, crawl_id: str, url: str, k, toks: dict, copies: dict, got: dict) -> dict:
+        """The page's facts not read in `got` (State.page_context): from the copies whose token
+        is Redis's (`toks`), the others read whole again with their tokens in one MULTI and kept.
+        A crawl with no tokens (made before them) is read per page: nothing to check a copy by."""
+        out, stale = self.resolve(copies, url, toks, got)
+        if not stale:
+            return out
+        with r.pipeline() as p:
+            p.hmget(k.crawl, [f"facts:{kind}" for kind in stale])
+            sizes = [self.read(p, k, kind, url) for kind in stale]
+            now, *replies = p.execute()
+        for kind, tok, n in zip(stale, now, sizes):
+            value, *one = replies[:n]
+            replies = replies[n:]
+            if tok is not None:
+                self.keep(crawl_id, kind, tok, value)
+            if kind not in got:
+                out[kind] = value if kind == "cut" else one[0] if one else value.get(url)
+        return out

@@ -451,7 +451,7 @@ class State:
         got = dict(zip(direct, rest))
         rest = rest[len(direct):]
         fetched = {} if kept else rest.pop(0)
-        got.update(self._facts(crawl_id, url, k, dict(zip(facts.KINDS, toks)), copies, got))
+        got.update(self.facts.fill(self.r, crawl_id, url, k, dict(zip(facts.KINDS, toks)), copies, got))
         if known is None:
             blog, patterns, *rest = rest
             self._blogs[b] = (time.monotonic(), blog, patterns)
@@ -466,26 +466,6 @@ class State:
                 "since": since or None, "attempts": attempts,
                 "blog": {f: json.loads(v) for f, v in blog.items()},
                 "entry": json.loads(entry) if entry else None, "page": json.loads(page) if page else None}
-
-    def _facts(self, crawl_id: str, url: str, k: Keys, toks: dict, copies: dict, got: dict) -> dict:
-        """The page's facts (workers/facts.py) not read in `got`: from this process's copies whose
-        token is Redis's, the others read whole again (with their tokens, in one MULTI) and kept.
-        A crawl with no tokens (made before them) is read per page: nothing to check a copy by."""
-        out, stale = facts.Facts.resolve(copies, url, toks, got)
-        if not stale:
-            return out
-        with self.r.pipeline() as p:
-            p.hmget(k.crawl, [f"facts:{kind}" for kind in stale])
-            sizes = [facts.Facts.read(p, k, kind, url) for kind in stale]
-            now, *replies = p.execute()
-        for kind, tok, n in zip(stale, now, sizes):
-            value, *one = replies[:n]
-            replies = replies[n:]
-            if tok is not None:
-                self.facts.keep(crawl_id, kind, tok, value)
-            if kind not in got:
-                out[kind] = value if kind == "cut" else one[0] if one else value.get(url)
-        return out
 
     def end_page(self, crawl_id: str, url: str, *, posts: dict[str, float] | None = None,
                  estimates: dict[str, float] | None = None, tie: float = 0.0, save: Saving | None = None,
