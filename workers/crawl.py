@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+import uuid
 
 import redis
 from celery import chord
@@ -207,7 +208,8 @@ def process_url(self, crawl_id: str, url: str) -> dict:
             return False
         return True if pacing.schedule(rt, crawl_id, u) else None
 
-    held = None  # the page kept last: its note is dropped with the next one's, or at the end
+    held = None  # the page kept last: its note is overwritten by the next one's, or dropped at the end
+    chain_id = uuid.uuid4().hex[:16]  # the chain's one field among the worker's holds (heal.pass_page)
     try:
         for _ in range(CHAIN_PAGES - 1):
             if time.monotonic() > deadline or "deferred" in out:
@@ -218,7 +220,8 @@ def process_url(self, crawl_id: str, url: str) -> dict:
             if url is None:
                 return out
             # no message carries the page: the sweep must know (noted in the page's first round trip)
-            chain = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=crawl_id, done=held, url=url))
+            chain = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=crawl_id, done=held, url=url,
+                                                          chain=chain_id))
             held = url
             out = _page(self, rt, crawl_id, url, False, chain)
         _ride_out(rt, lambda again: pipeline.dispatch(rt, crawl_id, send=send_page,
@@ -226,7 +229,7 @@ def process_url(self, crawl_id: str, url: str) -> dict:
         return out
     finally:
         if held is not None:
-            heal.release_page(rt.state.r, crawl_id, held)
+            heal.release_page(rt.state.r, crawl_id, held, chain_id)
 
 
 def _ride_out(rt, step, tries: int = 3):

@@ -33,7 +33,8 @@ import redis
 log = logging.getLogger("blogharvest")
 
 HEARTBEATS = "bh:workers"  # zset: worker id -> last heartbeat (Redis clock)
-# bh:worker:{id}:holds  hash: "task id#retries" -> {name, tag, args}; "page C URL" -> {crawl, url}
+# bh:worker:{id}:holds  hash: "task id#retries" -> {name, tag, args}; "page CHAIN" (or "page C URL")
+#                       -> {crawl, url}
 EVENTS = "bh:heal:events"  # list: JSON of each reclaim (tests measure recovery from it)
 LOCK = "bh:lock:heal"  # one sweeper at a time across the cluster
 REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -116,22 +117,24 @@ def release_message(r, task_id: str, retries: int = 0) -> None:
     r.hdel(holds_key(WORKER_ID), _message_field(task_id, retries))
 
 
-def _page_field(crawl_id: str, url: str) -> str:
-    return f"page {crawl_id} {url}"
+def _page_field(crawl_id: str, url: str, chain: str | None = None) -> str:
+    return f"page {chain}" if chain is not None else f"page {crawl_id} {url}"
 
 
-def pass_page(pipe, crawl_id: str, done: str | None, url: str) -> None:
+def pass_page(pipe, crawl_id: str, done: str | None, url: str, chain: str | None = None) -> None:
     """The note that this worker holds `url`, a page process_url keeps for itself (no message of
     its own carries it), and `release_page(done)` (the page kept before, if any), as commands of
-    `pipe`, a pipeline the caller sends with its own (the page's first round trip)."""
-    if done is not None:
+    `pipe`, a pipeline the caller sends with its own (the page's first round trip). With `chain`
+    (the id of the task's chain) the note is the chain's one field, the page kept before
+    overwritten by the next in one HSET (issue 33: one command a page, not two)."""
+    if done is not None and chain is None:
         pipe.hdel(holds_key(WORKER_ID), _page_field(crawl_id, done))
-    pipe.hset(holds_key(WORKER_ID), _page_field(crawl_id, url), json.dumps({"crawl": crawl_id, "url": url}))
+    pipe.hset(holds_key(WORKER_ID), _page_field(crawl_id, url, chain), json.dumps({"crawl": crawl_id, "url": url}))
 
 
-def release_page(r, crawl_id: str, url: str) -> None:
+def release_page(r, crawl_id: str, url: str, chain: str | None = None) -> None:
     try:
-        r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url))
+        r.hdel(holds_key(WORKER_ID), _page_field(crawl_id, url, chain))
     except REDIS_DOWN:  # a dead worker's stale note costs one look at the done set
         log.warning("heal: could not forget page %s as held", url)
 

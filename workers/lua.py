@@ -26,6 +26,14 @@ end
 return out
 """
 
+# A new token (ARGV[2]) for a kind (ARGV[1], `facts:<kind>`) of a crawl's seldom-written facts
+# (workers/facts.py), written in the crawl hash only when it exists: a late write to a crawl
+# whose hash expired must not make it again.
+BUMP_FACTS = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 0
+"""
+
 # A page's links: posts ({url, priority, ...}) at their priority; other urls not seen before
 # at their estimate less TIE x their discovery number (first found, first served among equals),
 # `seq` being the crawl's discovery counter before them. Which are new is asked of the seen
@@ -34,40 +42,69 @@ return out
 # server's commands too). Returns (urls queued, the discovery counter after them).
 _QUEUE = """
 local CHUNK = 1000
-local function queue(seen, frontier, tie, posts, estimates, seq)
-  local urls, score, est = {}, {}, {}
+-- a page's links gathered once: `urls` (each once, posts first), `at` (url -> its index),
+-- by index their `score` and whether an estimate (`est`: those take the tie-break)
+local function gather(posts, estimates)
+  local l = {urls = {}, at = {}, score = {}, est = {}}
   for i = 1, #posts, 2 do
-    if score[posts[i]] == nil then
-      urls[#urls + 1] = posts[i]
-      score[posts[i]] = tonumber(posts[i + 1])
+    local u = posts[i]
+    if l.at[u] == nil then
+      local n = #l.urls + 1
+      l.urls[n], l.at[u], l.score[n] = u, n, tonumber(posts[i + 1])
     end
   end
   for i = 1, #estimates, 2 do
-    if score[estimates[i]] == nil then
-      urls[#urls + 1] = estimates[i]
-      score[estimates[i]] = tonumber(estimates[i + 1])
-      est[estimates[i]] = true
+    local u = estimates[i]
+    if l.at[u] == nil then
+      local n = #l.urls + 1
+      l.urls[n], l.at[u], l.score[n], l.est[n] = u, n, tonumber(estimates[i + 1]), true
     end
   end
-  local new = {}
-  for i = 1, #urls, CHUNK do
-    local last = math.min(i + CHUNK - 1, #urls)
-    local known = redis.call('SMISMEMBER', seen, unpack(urls, i, last))
-    for j = i, last do
-      if known[j - i + 1] == 0 then new[#new + 1] = urls[j] end
-    end
+  return l
+end
+
+-- which of the links the seen set holds (`known`, by index: 1 or 0), one SMISMEMBER per 1,000
+local function ask_seen(seen, l)
+  l.known = {}
+  for i = 1, #l.urls, CHUNK do
+    local last = math.min(i + CHUNK - 1, #l.urls)
+    local got = redis.call('SMISMEMBER', seen, unpack(l.urls, i, last))
+    for j = i, last do l.known[j] = got[j - i + 1] end
   end
-  if #new == 0 then return 0, seq end
-  local args = {}
-  for _, u in ipairs(new) do
-    local s = score[u]
-    if est[u] then
+end
+
+local function is_known(l, u)
+  local i = l.at[u]
+  return i ~= nil and l.known[i] == 1
+end
+
+-- the links not seen yet queued (asked of the seen set here unless the caller asked already)
+local function queue(seen, frontier, tie, l, seq)
+  local new, args, urls = {}, {}, l.urls
+  local function take(i)
+    new[#new + 1] = urls[i]
+    local s = l.score[i]
+    if l.est[i] then
       seq = seq + 1
       s = s - tie * seq
     end
     args[#args + 1] = string.format('%.17g', s)
-    args[#args + 1] = u
+    args[#args + 1] = urls[i]
   end
+  if l.known then
+    for i = 1, #urls do
+      if l.known[i] == 0 then take(i) end
+    end
+  else  -- asked here, each reply read as it comes
+    for i = 1, #urls, CHUNK do
+      local last = math.min(i + CHUNK - 1, #urls)
+      local got = redis.call('SMISMEMBER', seen, unpack(urls, i, last))
+      for j = i, last do
+        if got[j - i + 1] == 0 then take(j) end
+      end
+    end
+  end
+  if #new == 0 then return 0, seq end
   for i = 1, #new, CHUNK do redis.call('SADD', seen, unpack(new, i, math.min(i + CHUNK - 1, #new))) end
   for i = 1, #args, 2 * CHUNK do redis.call('ZADD', frontier, unpack(args, i, math.min(i + 2 * CHUNK - 1, #args))) end
   return #new, seq
@@ -80,14 +117,14 @@ local n = tonumber(ARGV[2])
 for i = 3, 2 + 2 * n do table.insert(posts, ARGV[i]) end
 for i = 3 + 2 * n, #ARGV do table.insert(estimates, ARGV[i]) end
 local seq = tonumber(redis.call('HGET', KEYS[3], 'sequence') or '0')
-local queued, after = queue(KEYS[1], KEYS[2], tonumber(ARGV[1]), posts, estimates, seq)
+local queued, after = queue(KEYS[1], KEYS[2], tonumber(ARGV[1]), gather(posts, estimates), seq)
 if after ~= seq then redis.call('HSET', KEYS[3], 'sequence', after) end
 return queued
 """
 
 # Queue the urls not seen before (ARGV: url, priority, ...) as one step: `queue`'s posts.
 ENQUEUE = _QUEUE + """
-local queued = queue(KEYS[1], KEYS[2], 0, ARGV, {}, 0)
+local queued = queue(KEYS[1], KEYS[2], 0, gather(ARGV, {}), 0)
 return queued
 """
 
@@ -182,14 +219,14 @@ return finished
 # family and no new post counts one more barren page in a row; at `limit` the family is cut.
 # Returns the count when this page cut it, else 0.
 _BARREN = """
-local function barren(seen, counts, cut, t, posts, estimates)
+local function barren(l, counts, cut, t, posts, estimates)
   local fresh = false
   for i = 1, #posts, 2 do
-    if redis.call('SISMEMBER', seen, posts[i]) == 0 then fresh = true break end
+    if not is_known(l, posts[i]) then fresh = true break end
   end
   if not fresh then
     for _, i in ipairs(t.post) do
-      if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then fresh = true break end
+      if not is_known(l, estimates[2 * i - 1]) then fresh = true break end
     end
   end
   if fresh then
@@ -198,7 +235,7 @@ local function barren(seen, counts, cut, t, posts, estimates)
   end
   local kin = false
   for _, i in ipairs(t.kin) do
-    if redis.call('SISMEMBER', seen, estimates[2 * i - 1]) == 0 then kin = true break end
+    if not is_known(l, estimates[2 * i - 1]) then kin = true break end
   end
   if not kin then return 0 end
   local n = redis.call('HINCRBY', counts, t.family, 1)
@@ -261,7 +298,8 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # `r` (see _SAVE), then the posts, estimates and seen urls, then the page's trap count: its
 # family ('': not counted), the limit, how many kin and post indices, the indices (1-based, of
 # the estimates: the page's urls of its own family, and those that are posts), then how many
-# sub-pages the page's step read (its comment pages, its comment feed) and their urls.
+# sub-pages the page's step read (its comment pages, its comment feed) and their urls, then a new
+# token of the crawl's cut parts (written when this page cuts one: workers/facts.py).
 # KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
 # urls queued, finished, {handed urls}, written (1: the links are in the seen set now), barren
@@ -308,20 +346,34 @@ for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARG
 for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
 local t0 = 24 + 2 * np + 2 * ne + ns
 local nk, npo = tonumber(ARGV[t0 + 2]), tonumber(ARGV[t0 + 3])
+-- the page's links, asked of the seen set once for its trap count and its queue alike
+local l = gather(posts, estimates)
 local cut = 0
 if ARGV[t0] ~= '' then
+  ask_seen(KEYS[1], l)
   local t = {family = ARGV[t0], limit = ARGV[t0 + 1], kin = {}, post = {}}
   for i = t0 + 4, t0 + 3 + nk do t.kin[#t.kin + 1] = tonumber(ARGV[i]) end
   for i = t0 + 4 + nk, t0 + 3 + nk + npo do t.post[#t.post + 1] = tonumber(ARGV[i]) end
-  cut = barren(KEYS[1], KEYS[15], KEYS[16], t, posts, estimates)
+  cut = barren(l, KEYS[15], KEYS[16], t, posts, estimates)
 end
 -- (issue 33) the page's own sub-pages its step read (comment pages, its comment feed): never read again
 local r0 = t0 + 4 + nk + npo
-for i = r0 + 1, r0 + tonumber(ARGV[r0]) do
-  redis.call('SADD', KEYS[1], ARGV[i])
-  redis.call('ZREM', KEYS[2], ARGV[i])
+local nr = tonumber(ARGV[r0])
+if nr > 0 then
+  local sub = {}
+  for i = r0 + 1, r0 + nr do
+    sub[#sub + 1] = ARGV[i]
+    if l.known and l.at[ARGV[i]] then l.known[l.at[ARGV[i]]] = 1 end  -- (else the queue asks after the SADD)
+  end
+  for i = 1, #sub, CHUNK do
+    local last = math.min(i + CHUNK - 1, #sub)
+    redis.call('SADD', KEYS[1], unpack(sub, i, last))
+    redis.call('ZREM', KEYS[2], unpack(sub, i, last))
+  end
 end
-local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), posts, estimates, c.sequence)
+-- a part of the site cut now: the crawl's copies of its cut parts are out of date (workers/facts.py)
+if cut > 0 then set(c, 'facts:cut', ARGV[r0 + nr + 1]) end
+local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), l, c.sequence)
 if seq ~= c.sequence then set(c, 'sequence', seq) end
 if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end
 redis.call('HDEL', KEYS[5], url)

@@ -59,7 +59,8 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     Its state is read in one round trip and written in one (issue 22); in a task's `chain`
     (traverse.Chain) the first also notes the page held, the last hands the next pages out."""
     st = rt.state
-    ctx = st.page_context(crawl_id, url, count, also=chain.note if chain is not None else None)
+    kept = chain is not None and chain.note is not None  # a page a chain kept from a page's end
+    ctx = st.page_context(crawl_id, url, count, also=chain.note if kept else None, kept=kept)
     patience.recall(rt, crawl_id, url, ctx["fetched"])
     unread = _not_to_read(rt, crawl_id, url, ctx)
     if unread is not None:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import redis
 
-from workers import lua
+from workers import facts, lua
 from workers.cache import Recent
+from workers.facts import BIG
 from workers.keys import Keys, blog_id, blog_of, new_crawl_id, url_key  # noqa: F401 (the state's names)
 from workers.seen import SeenCache
 
@@ -110,9 +111,11 @@ class State:
         self._save_record = client.register_script(lua.SAVE_RECORD)
         self._end_page = client.register_script(lua.END_PAGE)
         self._touch_inflight = client.register_script(lua.TOUCH_INFLIGHT)
+        self._bump_facts = client.register_script(lua.BUMP_FACTS)
         self.seen_cache = SeenCache(client)  # urls this process knows queued (workers/seen.py)
         self._blogs = Recent(256)  # blog id -> (monotonic time read, blog hash, patterns hash)
         self._sampled = Recent(256)  # crawl id -> the blog's sample count as this process last saw it
+        self.facts = facts.Facts()  # a crawl's seldom-written hashes as this process last read them
         self._raw: redis.Redis | None = None
 
     @property
@@ -139,7 +142,7 @@ class State:
             self.r.hset(k.crawl, mapping={
                 "state": "queued", "since": since or "", "options": json.dumps(options),
                 "created": now, "pages": 0, "posts": 0, "errors": 0, "handed": 0,
-                "kind": "update" if since else "new"})
+                "kind": "update" if since else "new", **facts.tokens()})
             self.r.zadd(CRAWLS, {crawl_id: now})
             self.r.zadd(k.crawls, {crawl_id: now})
             self.r.set(k.active, crawl_id)
@@ -266,7 +269,11 @@ class State:
 
     def save_entries(self, crawl_id: str, entries: list[dict]) -> None:
         if entries:
-            self.r.hset(Keys(crawl_id).entries, mapping={e["url"]: json.dumps(e) for e in entries})
+            k = Keys(crawl_id)
+            with self.r.pipeline() as p:
+                p.hset(k.entries, mapping={e["url"]: json.dumps(e) for e in entries})
+                self._bump_facts(keys=[k.crawl], args=["facts:entries", facts.token()], client=p)
+                p.execute()
 
     def entry(self, crawl_id: str, url: str) -> dict | None:
         raw = self.r.hget(Keys(crawl_id).entries, url)
@@ -282,8 +289,19 @@ class State:
             pattern, listed = p.execute()
         return (json.loads(pattern) if pattern else None), bool(listed)
 
+    def listed(self, crawl_id: str) -> set[str] | None:
+        """The urls the crawl's feed lists as this process's last page read of the crawl found them
+        (its copy, workers/facts.py: the feed's entries are written by discovery, before the
+        pages), or None when it holds none."""
+        held = self.facts.usable(crawl_id).get("entries")
+        return None if held is None or held[1] is BIG else held[1]
+
     def cache_page(self, crawl_id: str, url: str, page: dict) -> None:
-        self.r.hset(Keys(crawl_id).pages, url, json.dumps(page))
+        k = Keys(crawl_id)
+        with self.r.pipeline() as p:
+            p.hset(k.pages, url, json.dumps(page))
+            self._bump_facts(keys=[k.crawl], args=["facts:pages", facts.token()], client=p)
+            p.execute()
 
     def cached_page(self, crawl_id: str, url: str) -> dict | None:
         raw = self.r.hget(Keys(crawl_id).pages, url)
@@ -395,7 +413,7 @@ class State:
             self.retire(crawl_id)
         return urls, bool(finished)
 
-    def page_context(self, crawl_id: str, url: str, count: bool = True, also=None) -> dict:
+    def page_context(self, crawl_id: str, url: str, count: bool = True, also=None, kept: bool = False) -> dict:
         """What processing one page needs to know, read in one round trip (issue 22): its crawl,
         blog (the comment rule too), feed entry, cached page, the blog's sample count, what a
         deferred run of it fetched (`fetched`); counts the delivery (not when `count` is
@@ -403,32 +421,37 @@ class State:
         caller's own commands, sent first in the same round trip (their replies are not read).
         The blog's hash and patterns come from this process's reading of them less than BLOG_TTL
         ago when there is one (its own `save_blog` drops it), the sample count from its last
-        write of a sample (issue 33: fewer commands a page)."""
+        write of a sample (issue 33: fewer commands a page). `kept`: a page a task's chain kept
+        from the frontier (handed out by a page's end, never deferred: a deferred page waits in
+        the due set and comes back as a message of its own), so no deferred run's memory to read."""
         k, b = Keys(crawl_id), blog_of(crawl_id)
         known = self._blogs.get(b)
         if known is not None and time.monotonic() - known[0] >= BLOG_TTL:
             known = None
         sampled = self._sampled.get(crawl_id)
+        copies = self.facts.usable(crawl_id)
+        direct = facts.Facts.direct(copies, url)  # the others from this process's copies (token checked)
         with self.r.pipeline(transaction=False) as p:
             if also is not None:
                 also(p)
             extra = len(p.command_stack)
             p.sismember(k.done, url)
-            p.hmget(k.crawl, ["state", "options", "since"])
+            p.hmget(k.crawl, ["state", "options", "since", *facts.FIELDS])
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
-            p.hget(k.entries, url)
-            p.hget(k.pages, url)
-            p.hget(k.sitemaps, url)
-            p.hget(k.sources, url)
-            p.hgetall(k.fetched(url))
-            p.hgetall(k.cut)
+            for kind in direct:
+                (p.hgetall if kind == "cut" else p.hget)(getattr(k, kind), *(() if kind == "cut" else (url,)))
+            if not kept:
+                p.hgetall(k.fetched(url))
             if known is None:
                 p.hgetall(k.blog)
                 p.hgetall(k.patterns)
             if sampled is None:
                 p.get(k.sampled)
-            done, (state, options, since), attempts, entry, page, sitemap, source, fetched, cut, *rest \
-                = p.execute()[extra:]
+            done, (state, options, since, *toks), attempts, *rest = p.execute()[extra:]
+        got = dict(zip(direct, rest))
+        rest = rest[len(direct):]
+        fetched = {} if kept else rest.pop(0)
+        got.update(self.facts.fill(self.r, crawl_id, url, k, dict(zip(facts.KINDS, toks)), copies, got))
         if known is None:
             blog, patterns, *rest = rest
             self._blogs[b] = (time.monotonic(), blog, patterns)
@@ -436,6 +459,7 @@ class State:
             blog, patterns = known[1], known[2]
         if sampled is None:
             sampled = self._saw_samples(crawl_id, int(rest[0] or 0))
+        cut, sitemap, source, entry, page = (got[kind] for kind in facts.KINDS)
         return {"cut": cut or {}, "sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
                 "done": bool(done), "state": state, "options": json.loads(options or "{}"),
@@ -475,7 +499,7 @@ class State:
                 "" if trace is None else json.dumps([url, bool(trace)]), len(posts), len(estimates), len(seen),
                 *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen,
                 *_trap_args(trap, list(every[1]), estimates),
-                len(read or ()), *(read or ())]
+                len(read or ()), *(read or ()), facts.token()]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut], args=args)
@@ -612,16 +636,18 @@ class State:
         with self.r.pipeline() as p:
             for u, meta in sitemaps.items():
                 p.hsetnx(k.sitemaps, u, json.dumps(meta))
-            fresh = p.execute()
+            self._bump_facts(keys=[k.crawl], args=["facts:sitemaps", facts.token()], client=p)
+            fresh = p.execute()[:-1]
         return [u for u, new in zip(sitemaps, fresh) if new]
 
     def mark_sources(self, crawl_id: str, urls: list[str], source: str) -> None:
         """The source that found each url first (later finds do not change it)."""
         if urls:
             k = Keys(crawl_id)
-            with self.r.pipeline(transaction=False) as p:
+            with self.r.pipeline() as p:
                 for u in urls:
                     p.hsetnx(k.sources, u, source)
+                self._bump_facts(keys=[k.crawl], args=["facts:sources", facts.token()], client=p)
                 p.execute()
 
     def take_body(self, crawl_id: str, key: str, old: str, new: str) -> None:

@@ -143,6 +143,23 @@ def test_heartbeats_and_holds(state):
     r.zrem(heal.HEARTBEATS, "other/1/x")
 
 
+def test_a_chains_kept_page_is_one_note_written_over_page_after_page(state):
+    """(issue 33) A process_url chain notes the page it keeps in one field of its own: the next
+    page's note replaces the last one's in one HSET (no HDEL), and the chain's end drops it."""
+    r, key = state.r, heal.holds_key(heal.WORKER_ID)
+    with r.pipeline() as p:
+        heal.pass_page(p, "abcdef123456-c", None, "http://x.test/a", chain="c1")
+        p.execute()
+    with r.pipeline() as p:
+        heal.pass_page(p, "abcdef123456-c", "http://x.test/a", "http://x.test/b", chain="c1")
+        assert [c[0][0] for c in p.command_stack] == ["HSET"]
+        p.execute()
+    assert {f: json.loads(v) for f, v in r.hgetall(key).items()} == {
+        "page c1": {"crawl": "abcdef123456-c", "url": "http://x.test/b"}}
+    heal.release_page(r, "abcdef123456-c", "http://x.test/b", "c1")
+    assert r.hlen(key) == 0
+
+
 class _Received:
     """What heal reads of a received message (celery.worker.request.Request's attributes)."""
 

@@ -89,6 +89,34 @@ def test_the_pacer_sends_pages_when_they_fall_due(rt, due_set):
     assert now + 0.6 <= at < now + 0.6 + 2.0
 
 
+def test_a_page_deferred_in_its_process_wakes_the_idle_pacer(rt, due_set, monkeypatch):
+    """(issue 33) With nothing due the pacer looks seldom (here: never again within the test),
+    yet a page its own process adds to the due set is sent when it falls due."""
+    import threading
+
+    monkeypatch.setattr(pacing, "IDLE", 3600.0)
+    looked, pop = threading.Event(), pacing.pop_due
+
+    def counted(*a, **kw):
+        got = pop(*a, **kw)
+        looked.set()
+        return got
+
+    monkeypatch.setattr(pacing, "pop_due", counted)
+    cid = "abcdef123456-pacing4"
+    sent: list[tuple] = []
+    p = pacing.Pacer(rt, lambda *a: sent.append(a))
+    p.start()
+    try:
+        assert looked.wait(10)  # its first look found the set empty: it waits IDLE, unless woken
+        patience.defer_page(rt, cid, "http://x.test/b", 0.2)
+        wait_for(lambda: sent, 10, "the deferred page sent")
+    finally:
+        p.stop()
+        p.join(5)
+    assert sent == [(cid, "http://x.test/b")] and not p.is_alive()
+
+
 def test_a_crawl_delay_above_the_cap_is_capped_and_said(rt):
     """(issue 34) Crawl-delay: 600 with a cap of 30 s: requests 30 s apart, and the crawl's
     warnings (its report, the command's output) say so once."""

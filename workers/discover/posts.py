@@ -121,10 +121,13 @@ def _parent_known(rt, crawl_id: str, url: str, pattern: str | None, home: str) -
     parents = post_parents(url, lambda u: bool(pattern and is_post(u, pattern)), home)
     if not parents:
         return False
-    k = rt.keys(crawl_id)
+    k, listed = rt.keys(crawl_id), rt.state.listed(crawl_id)  # (issue 33: the process's copy)
+    if listed is not None and any(u in listed for u in parents):
+        return True
     with rt.state.r.pipeline(transaction=False) as p:
         for u in parents:
-            p.hexists(k.entries, u)
+            if listed is None:
+                p.hexists(k.entries, u)
             p.hexists(k.records, u)
         return any(p.execute())
 

@@ -15,11 +15,15 @@ other blogs meanwhile.
 from __future__ import annotations
 
 import json
+import threading
 
 from tasks.fetch.http import FetchError, Response
 from workers.state import Keys
 
 DELAYED = "bh:delayed"  # zset: JSON [crawl id, url] -> due time (Redis clock)
+# set when this process adds to the due set: its pacer (workers/fetch/pacing.py) looks again at
+# once, so that with nothing due it may look seldom (each look is a script of four commands)
+ADDED = threading.Event()
 COUNTDOWN_MAX = 300.0  # a task retried for politeness comes back at most this far ahead (the Crawl-delay cap)
 REMEMBER_TTL = 86400
 
@@ -52,6 +56,7 @@ def defer_page(rt, crawl_id: str, url: str, wait: float, send=None) -> None:
         p.hincrby(f"{k.crawl}:attempts", url, -1)  # a wait for politeness is not a failed delivery
         p.zadd(DELAYED, {json.dumps([crawl_id, url]): due})
         p.execute()
+    ADDED.set()
 
 
 _POP_DUE = """
@@ -76,7 +81,7 @@ def pop_due(r, limit: int = 500, now: float | None = None) -> tuple[list[tuple[s
     until the next one falls due, None when the set is empty)."""
     global _pop_script
     if _pop_script is None:
-        _pop_script = r.register_script(_POP_DUE)  # EVALSHA: the pacer looks ten times a second
+        _pop_script = r.register_script(_POP_DUE)  # EVALSHA: the pacer looks when a page falls due, a second apart at most
     got = _pop_script(keys=[DELAYED], args=[limit, "" if now is None else repr(now)], client=r)
     following = float(got[0]) if got and got[0] not in ("", b"") else None
     pages = []
