@@ -284,15 +284,20 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
         dead = dead_workers(r, now, steady=judge)
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, _send_due, now)}
+        following = False  # a pass after a reclaim: a death was told, not a Redis outage's silence
         if dead:  # what the dead left that nothing carries is taken up by the passes to come too
             follow = FOLLOW_FOR or orphans.ORPHAN_AFTER + 2 * SWEEP_EVERY
             r.set(FOLLOW, ",".join(dead)[:1000], px=int(1000 * follow))
             recover = True
-        elif not recover and r.exists(FOLLOW):
-            recover = out["follow"] = True
+        elif r.exists(FOLLOW):
+            following = out["follow"] = True
+            recover = True
         if dead or recover:
             running, starting, unretired = orphans.crawls(rt)
-            if dead or judge:  # (after a Redis outage, a page's carrier may be on its way back)
+            # after a Redis outage a page's carrier may be on its way back: not judged then, but a
+            # follow-up pass takes up what the dead left, though this worker is not steady yet (a
+            # message it took and died before noting, too young to restore at the reclaim)
+            if dead or judge or following:
                 out["unheld"] = orphans.restore_unheld(app, r)
                 out["orphans"], out["restarted"] = orphans.recover(app, rt, send, running, starting)
             if recover:
