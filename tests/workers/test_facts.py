@@ -3,29 +3,9 @@ redis-server: what a page reads comes from the copy while its token is Redis's, 
 another process (its own State, its own pool) is seen on the next page."""
 from __future__ import annotations
 
-import redis
-
+from tests.workers.own_state import calls_delta as _delta, command_calls as _calls, own_state as _state, running_crawl as _crawl
 from workers import state as state_module
-from workers.state import Keys, State
-
-
-def _state(redis_server) -> State:
-    """A State of its own (its own pool and copies), as a worker process has."""
-    return State(redis.Redis.from_url(redis_server.url, decode_responses=True))
-
-
-def _crawl(st: State, url: str) -> str:
-    cid = st.create_crawl(url, None, {})
-    st.set_state(cid, "running")
-    return cid
-
-
-def _calls(r) -> dict[str, int]:
-    return {k.split("_", 1)[1].upper(): v["calls"] for k, v in r.info("commandstats").items()}
-
-
-def _delta(before: dict, after: dict) -> dict:
-    return {n: c - before.get(n, 0) for n, c in after.items() if c - before.get(n, 0)}
+from workers.state import Keys
 
 
 def test_a_pages_facts_come_from_the_copy_and_another_processs_writes_are_seen(redis_server, monkeypatch):

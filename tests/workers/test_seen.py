@@ -2,28 +2,8 @@
 on a real redis-server: commands counted by the server's own INFO commandstats."""
 from __future__ import annotations
 
-import redis
-
-from workers.state import Keys, State
-
-
-def _state(redis_server) -> State:
-    """A State of its own (its own pool and memory of URLs), as a worker process has."""
-    return State(redis.Redis.from_url(redis_server.url, decode_responses=True))
-
-
-def _crawl(st: State, url: str) -> str:
-    cid = st.create_crawl(url, None, {})
-    st.set_state(cid, "running")
-    return cid
-
-
-def _calls(r) -> dict[str, int]:
-    return {k.split("_", 1)[1].upper(): v["calls"] for k, v in r.info("commandstats").items()}
-
-
-def _delta(before: dict, after: dict) -> dict:
-    return {n: c - before.get(n, 0) for n, c in after.items() if c - before.get(n, 0)}
+from tests.workers.own_state import calls_delta as _delta, command_calls as _calls, own_state as _state, running_crawl as _crawl
+from workers.state import Keys
 
 
 def test_a_pages_links_cost_a_few_commands_whatever_their_number(redis_server):
