@@ -195,8 +195,9 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
         if not feed or len(feed) < MIN_FEED_TO_LEARN:
             continue
         pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
-        if stored and _share(_extract(pages, stored, e["url"]), feed) >= MIN_SHARE:
-            return stored, e["url"], feed_adds(_extract(pages, stored, e["url"]), feed)
+        read = _extract(pages, stored, e["url"]) if stored else []
+        if stored and _share(read, feed) >= MIN_SHARE:
+            return stored, e["url"], feed_adds(read, feed)
         learned = C.learn_comment_rule([r for _, r in pages], feed)
         if learned:
             log.info("comment rule learned on %s: %s", e["url"], learned)
