@@ -10,6 +10,7 @@ import ssl
 from celery import Celery
 from celery.signals import worker_shutdown
 
+from workers.broker import TRANSPORT
 from workers.settings import DEFAULT_QUEUE, settings
 
 _s = settings()
@@ -31,6 +32,8 @@ app.conf.update(
     broker_transport_options={"visibility_timeout": _s.visibility_timeout},
     result_backend_transport_options={"visibility_timeout": _s.visibility_timeout},
     broker_connection_retry_on_startup=True,
+    # kombu's Redis transport, a closed connection's late steps failing as connection errors
+    broker_transport=TRANSPORT,
     task_default_queue=DEFAULT_QUEUE,
     task_track_started=False,
     worker_hijack_root_logger=False,
