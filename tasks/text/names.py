@@ -27,6 +27,7 @@ _PREFIX = re.compile(
     r"written by|ecrit par|écrit par)\s*[:\-–—]?\s+", re.I)
 _LABEL = re.compile(r"^(?:authors?|auteurs?|autor(?:en|es)?|autori?|автор(?:ы)?)\s*:\s*", re.I)
 _EMAIL = re.compile(r"\S+@\S+")
+_URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)\S*", re.I)  # a link printed beside (or as) the byline
 
 
 def strip_byline_prefix(text: str) -> str:
@@ -44,7 +45,7 @@ def _and_words(lang: str | None) -> tuple[str, ...]:
 
 def split_authors(text: str | None, lang: str | None = None) -> list[str]:
     """The names a byline lists, in order, without prefixes, e-mails or duplicates."""
-    s = strip_byline_prefix(_EMAIL.sub("", text or ""))
+    s = strip_byline_prefix(_URL.sub("", _EMAIL.sub("", text or "")))
     if not s:
         return []
     words = "|".join(re.escape(w) for w in sorted(_and_words(lang), key=len, reverse=True))

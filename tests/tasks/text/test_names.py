@@ -17,6 +17,10 @@ from tasks.text.names import split_authors, strip_byline_prefix
     ("Author: Jane Doe", None, ["Jane Doe"]),
     ("jane@example.com (Jane Doe)", None, ["Jane Doe"]),
     ("", None, []),
+    # a rule that also selects the post's permalink line: a URL splits on "/" into no names
+    ("http://blog.example.org/2018/10/24/back-end/java/collections/", None, []),
+    ("Jane Doe (https://jane.example.org/about)", None, ["Jane Doe"]),
+    ("Jane Doe www.example.org", None, ["Jane Doe"]),
 ])
 def test_split_authors(text, lang, names):
     assert split_authors(text, lang) == names
