@@ -9,8 +9,9 @@ Two `blogharvest worker` processes on a private Redis (AOF), a farm WordPress bl
 (--at, or a random one in 0.05-0.95) of the posts are saved, worker 0's process group is
 SIGKILLed and a replacement started under the same name. Prints per run the time from the
 kill to the workers' reclaim (workers/heal.py) and to the crawl's end, posts found and
-duplicates; a crawl still running at --timeout is dumped (what is in flight, held, locked,
-unacked) to say why. The last line sums the runs up.
+duplicates, and the longest span with no page read (where a slow run spent its time); a
+crawl still running at --timeout is dumped (what is in flight, held, locked, unacked) to
+say why. The last line sums the runs up.
 """
 from __future__ import annotations
 
@@ -102,6 +103,21 @@ class RealBlog:
         self.proc.wait(timeout=10)
 
 
+class Still:
+    """The longest span in which the crawl read no page: where a slow run spent its time
+    (seconds, from when, and the posts saved by then), taken from the polls."""
+
+    def __init__(self):
+        self.pages, self.since, self.longest = -1, 0.0, [0.0, 0.0, 0]
+
+    def saw(self, t: float, info: dict) -> None:
+        pages = info.get("pages", 0) if info.get("posts") or info.get("pages") else self.pages
+        if pages != self.pages:
+            self.pages, self.since = pages, t
+        elif t - self.since > self.longest[0]:
+            self.longest = [round(t - self.since, 1), round(self.since, 1), info.get("posts", 0)]
+
+
 def one_run(a, at: float | None, run: int, chaos: float = 0.0) -> dict:
     """One crawl: worker 0 killed once `at` (a share of the posts) are saved; `at` None: not
     disturbed; `chaos` s: a worker (each in turn) killed every `chaos` s and replaced, and
@@ -162,11 +178,13 @@ def one_run(a, at: float | None, run: int, chaos: float = 0.0) -> dict:
                 kills = 1
             deadline = time.monotonic() + a.timeout
             next_kill = time.monotonic() + chaos
+            still = Still()
             while True:
                 try:
                     info = st.crawl_info(cid)
                 except Exception:  # Redis restarting
                     info = {"state": "running", "posts": 0}
+                still.saw(time.time() - enqueued, info)
                 if info["state"] in ("done", "failed") or time.monotonic() > deadline:
                     break
                 if chaos and time.monotonic() >= next_kill:  # the next worker in turn, replaced at once
@@ -208,7 +226,7 @@ def one_run(a, at: float | None, run: int, chaos: float = 0.0) -> dict:
            "reclaimed_after": [round(e["at"] - killed, 1) for e in events if e["at"] >= killed - 1],
            "state": info["state"], "ended_after": round(ended - killed, 1), "found": found, "posts": n_posts,
            "duplicates": len(urls) - len(set(urls)), "streamed_twice": sum(1 for n in counts.values() if n > 1),
-           "dir": str(tmp)}
+           "longest_still": still.longest, "dir": str(tmp)}
     print(json.dumps(res), flush=True)
     if diag is not None:
         print(json.dumps(diag, indent=1, default=str), flush=True)
