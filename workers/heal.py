@@ -280,6 +280,7 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
     if not r.set(LOCK, token, nx=True, px=px) and not _take_over(r, token, px):
         return {}
     try:
+        recover_pass = recover  # the periodic recovery pass (not one made so by a death)
         now = redis_now(r)
         dead = dead_workers(r, now, steady=judge)
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
@@ -293,7 +294,7 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
             following = out["follow"] = True
             recover = True
         if dead or recover:
-            running, starting, unretired = orphans.crawls(rt)
+            running, starting, unretired = orphans.crawls(rt, queued=bool(dead) or following or recover_pass)
             # after a Redis outage a page's carrier may be on its way back: not judged then, but a
             # follow-up pass takes up what the dead left, though this worker is not steady yet (a
             # message it took and died before noting, too young to restore at the reclaim)

@@ -38,12 +38,16 @@ PAGE_TASK = "blogharvest.process_url"
 CHUNK = 1000  # queued messages read at a time
 
 
-def crawls(rt, limit: int = 2000) -> tuple[list[str], list[str], list[str]]:
+def crawls(rt, limit: int = 2000, queued: bool = False) -> tuple[list[str], list[str], list[str]]:
     """(crawls traversing, crawls starting, ended crawls never retired) among the newest `limit`
     crawls. Starting: discovering or learning, begun by the new_crawl task (`tasked`), for
-    ORPHAN_AFTER s at least (their messages: new_crawl, learn_page, reduce_rules). Never retired: a worker died in the crawl's
-    finishing step, which ended it (one script: State.hand_out, end_page) and set its working
-    keys to expire only after (State.retire)."""
+    ORPHAN_AFTER s at least (their messages: new_crawl, learn_page, reduce_rules); with `queued`,
+    also a crawl still queued that long: its new_crawl may have died with a worker between the
+    broker's pop and kombu's note of it as unacked, where nothing, not even the visibility
+    timeout, would bring it back (asked only after a death and on the recovery pass: a backlog
+    of queued crawls would make every pass read the whole queue). Never retired: a worker died
+    in the crawl's finishing step, which ended it (one script: State.hand_out, end_page) and set
+    its working keys to expire only after (State.retire)."""
     st = rt.state
     ids = list(st.list_crawls(limit))
     now = time.time()
@@ -51,13 +55,15 @@ def crawls(rt, limit: int = 2000) -> tuple[list[str], list[str], list[str]]:
     for i in range(0, len(ids), 500):
         with st.r.pipeline(transaction=False) as p:
             for cid in ids[i:i + 500]:
-                p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "started", "tasked"])
-            for cid, (state, retired, phase, started, tasked) in zip(ids[i:i + 500], p.execute()):
+                p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "started", "tasked", "created"])
+            for cid, (state, retired, phase, started, tasked, created) in zip(ids[i:i + 500], p.execute()):
                 if state == "running" and phase == "traverse":
                     run.append(cid)
                 elif state == "running" and tasked:  # (not a crawl a process drives itself, as tests do)
                     if now - float(started or now) > ORPHAN_AFTER:
                         starting.append(cid)
+                elif state == "queued" and queued and now - float(created or now) > ORPHAN_AFTER:
+                    starting.append(cid)
                 elif state in ENDED and not retired:
                     unretired.append(cid)
     return run, starting, unretired

@@ -190,6 +190,24 @@ def test_redis_restart_workers_alone_finish(make_cluster):
          "no connection error reported")
 
 
+def test_a_queued_crawl_whose_first_message_was_lost_is_started_again(make_cluster):
+    """A worker killed between the broker's pop of a crawl's new_crawl and kombu's note of it
+    as unacked loses the message outright (kill point heal.sweep#2 met it under load): the
+    crawl stays `queued` with no message queued, unacked or held, and nothing, not even the
+    visibility timeout, would bring it back. The recovery pass starts such a crawl again."""
+    c = make_cluster(n=1, concurrency=2, env={"BLOGHARVEST_DEAD_AFTER": "2", "BLOGHARVEST_RECOVER_EVERY": "1"})
+    blog = WordPress(seed=38, n_posts=8, feed_size=5)
+    with FarmServer(blog) as site:
+        cid = c.state.create_crawl(site.url, None, {"js": "never"})  # created, its message never sent
+        c.state.r.hset(Keys(cid).crawl, "created", time.time() - 60)  # and that a minute ago
+        info = _wait(c, cid, LOADED, None)
+        records = _assert_exactly_once(c, cid, blog, site.origin)
+    assert info["state"] == "done", info
+    note("a queued crawl whose new_crawl died unnoted", "crawl created a minute ago, its message gone "
+         "(not queued, unacked or held); 1 worker, no beat, no follower", "started again by the recovery "
+         "pass; done, every post once", f"done; {len(records)}/8 posts")
+
+
 @pytest.mark.slow
 def test_redis_paused_ten_seconds(make_cluster):
     c = make_cluster(n=2, concurrency=2)
