@@ -14,6 +14,9 @@ pages the rules were learned on:
   a field where the generic reading agrees clearly more often is read generically on every
   page of the blog.
 
+Before both, a content rule whose block holds the post's title or date is narrowed to the
+post's own block where the training pages agree on one (tasks.learn.narrow).
+
 A field so decided keeps its rule for recognising the template (tasks.discover.recognise) but
 is marked `"use": "generic"`; extraction then fills it down the fallback chain, and the
 record's `sources` says which source did. `checked_rules` returns the rules and one note per
@@ -26,6 +29,7 @@ from collections import Counter
 from itertools import combinations
 
 from tasks.fetch.html import html_block_text, html_to_text, parse_html
+from tasks.learn.narrow import narrowed_content
 from tasks.text.similarity import normalize_text
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
@@ -111,9 +115,10 @@ def _agrees(field: str, value, entry: dict, target_text: str | None) -> bool | N
 
 
 def _full_content(entry: dict) -> str | None:
-    """The entry's full content as text: a feed's, not a summary nor a pseudo entry's (which
-    is the generic reading itself)."""
-    if entry.get("pseudo") or entry.get("content_is_summary") or not entry.get("content_html"):
+    """The entry's full content as text: a feed's, not a summary nor a pseudo entry's nor an
+    excerpt's given its page's content (both are the generic reading itself)."""
+    if (entry.get("pseudo") or entry.get("content_from") or entry.get("content_is_summary")
+            or not entry.get("content_html")):
         return None
     return html_block_text(entry["content_html"]) or None
 
@@ -141,8 +146,9 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
     extract: tasks.extract.post.extract_root; generic_content(html, url) -> text (trafilatura)."""
     if len(pages) < MIN_PAGES:
         return rules, []
+    rules, narrowed = narrowed_content(rules, pages)  # a block around the post: the post's block
     readings = [(_readings(html, url, rules, extract, generic_content), entry) for html, url, entry in pages]
-    out, notes = dict(rules), []
+    out, notes = dict(rules), [narrowed] if narrowed else []
     for field in FIELDS:
         v = out.get(field)
         if not isinstance(v, dict) or not v.get("rule"):
