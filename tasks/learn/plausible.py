@@ -30,6 +30,7 @@ from itertools import combinations
 
 from tasks.fetch.html import html_block_text, html_to_text, parse_html
 from tasks.learn.narrow import narrowed_content
+from tasks.learn.rules import apply_rule
 from tasks.text.similarity import normalize_text
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
@@ -76,9 +77,25 @@ def generic_fields(rules: dict | None) -> set[str]:
 _COMMENTISH = re.compile(r"@(?:class|id)\s*=\s*'[^']*(?:comment|respond|reply|discussion)", re.I)
 
 
-def _in_comments(rule: str) -> str | None:
-    """A post's field is never read inside its comments (a commenter's name is no author)."""
-    return "reads inside the comments" if _COMMENTISH.search(rule or "") else None
+_COMMENT_MARKS = re.compile(r"comment|respond|reply|discussion", re.I)
+
+
+def _in_comments(rule: str, roots: list) -> str | None:
+    """A post's field is never read inside its comments (a commenter's name is no author): the
+    rule names a comment block, or the first node it selects lies in one on most training pages."""
+    if _COMMENTISH.search(rule or ""):
+        return "reads inside the comments"
+    inside = 0  # (the page's body and html aside: their classes describe the whole page)
+    for root in roots:
+        try:
+            first = next((n for n in apply_rule(root, rule) if not isinstance(n, str)), None)
+        except Exception:  # a rule that does not apply here: no evidence
+            continue
+        inside += first is not None and any(
+            _COMMENT_MARKS.search(f"{a.get('class') or ''} {a.get('id') or ''}") for a in first.iterancestors() if a.tag not in ("body", "html"))
+    if len(roots) >= MIN_PAGES and inside > len(roots) / 2:
+        return f"selects a node inside the comments on {inside} of {len(roots)} training pages"
+    return None
 
 
 def _implausible(field: str, values: list) -> str | None:
@@ -123,9 +140,8 @@ def _full_content(entry: dict) -> str | None:
     return html_block_text(entry["content_html"]) or None
 
 
-def _readings(html: str, url: str, rules: dict, extract, generic_content) -> tuple[dict, dict]:
-    """(the rules' own values, the generic values) of one training page."""
-    root = parse_html(html, url)
+def _readings(root, html: str, url: str, rules: dict, extract, generic_content) -> tuple[dict, dict]:
+    """(the rules' own values, the generic values) of one training page (`root`: parsed)."""
     ruled = extract(root, html, rules, url=url)
     own = {f: ruled.get(k) if (ruled.get("sources") or {}).get(_source_key(f)) in ("rule", "span") else None
            for f, k in FIELDS.items()}
@@ -147,13 +163,16 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
     if len(pages) < MIN_PAGES:
         return rules, []
     rules, narrowed = narrowed_content(rules, pages)  # a block around the post: the post's block
-    readings = [(_readings(html, url, rules, extract, generic_content), entry) for html, url, entry in pages]
+    roots = [parse_html(html, url) for html, url, _ in pages]
+    readings = [(_readings(root, html, url, rules, extract, generic_content), entry)
+                for root, (html, url, entry) in zip(roots, pages)]
     out, notes = dict(rules), [narrowed] if narrowed else []
     for field in FIELDS:
         v = out.get(field)
         if not isinstance(v, dict) or not v.get("rule"):
             continue
-        why = _in_comments(v["rule"]) or _implausible(field, [own[field] for (own, _), _ in readings])
+        why = _in_comments(v["rule"], roots if field != "content" else [])
+        why = why or _implausible(field, [own[field] for (own, _), _ in readings])
         why = why or _loses(field, readings)
         if why:
             out[field] = dict(v, use="generic")
