@@ -31,7 +31,7 @@ from itertools import combinations
 from tasks.fetch.html import html_block_text, html_to_text, parse_html
 from tasks.learn.narrow import narrowed_content
 from tasks.learn.rules import apply_rule
-from tasks.text.similarity import normalize_text
+from tasks.text.similarity import dice, normalize_text
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
 
@@ -40,6 +40,7 @@ SAME_TITLE = 1 / 3  # a title rule giving one text on more than this share of pa
 SAME_DATE = 0.5  # one day on more than this share of pages: a build or copyright date
 SHARED_CONTENT = 0.6  # mean token F1 between two pages' content above this: the template, not a post
 CONTENT_OK = 0.8  # token F1 with the feed's full content that counts as the post's content
+REWORDED = 0.5  # Dice of bigrams above which a title is the feed's reworded (the paper's measure)
 MARGIN = 0.15  # the generic reading must agree this much more often to take a field over
 FIELDS = {"title": "title", "content": "content_text", "author": "authors", "date": "published"}
 
@@ -59,6 +60,16 @@ def token_f1(a: str | None, b: str | None) -> float:
 
 def _same(a, b) -> bool:
     return bool(a) and normalize_text(str(a)).casefold() == normalize_text(str(b or "")).casefold()
+
+
+def _same_title(value, title: str) -> bool:
+    """The entry's title, or a rewording of it (the page shows its own heading where the feed and
+    the page's metadata give an SEO title: "Updating Debian" for "How to update Debian?"), but not
+    the title with more around it (a site's name, a counter)."""
+    if _same(value, title):
+        return True
+    v, t = normalize_text(str(value or "")).casefold(), normalize_text(title).casefold()
+    return bool(v and t) and t not in v and v not in t and dice(v, t) > REWORDED
 
 
 def _same_day(a, b) -> bool:
@@ -122,7 +133,7 @@ def _implausible(field: str, values: list) -> str | None:
 def _agrees(field: str, value, entry: dict, target_text: str | None) -> bool | None:
     """Does `value` agree with the entry's own value of the field (None: the entry has none)?"""
     if field == "title":
-        return _same(value, html_to_text(entry.get("title") or "")) if entry.get("title") else None
+        return _same_title(value, html_to_text(entry.get("title") or "")) if entry.get("title") else None
     if field == "date":
         return _same_day(value, entry.get("published")) if entry.get("published") else None
     if field == "author":
