@@ -3,7 +3,7 @@
 Where a post's paragraphs sit beside its heading with no wrapper of their own, the content
 rule selects the block around both, and the post's text would start with its title, its date,
 "3 min read". The header is the largest block around the title node, inside the content
-block, that holds little more than the title: it is left out of the content (the page is not
+block, that holds little more than the title and less than half the block's text: it is left out of the content (the page is not
 changed: the cut is made on a copy).
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ import copy
 __all__ = ["without_header"]
 
 HEADER_EXTRA = 120  # characters beside the title a header holds at most (a date, a reading time, a byline)
+HEADER_SHARE = 0.5  # and at most this share of the block's text: the rest is the post
 
 
 def _path(block, node) -> list[int] | None:
@@ -39,7 +40,7 @@ def without_header(block, title_node, title: str | None):
     path = _path(block, title_node)
     if not path:
         return block
-    limit = len(title) + HEADER_EXTRA
+    limit = min(len(title) + HEADER_EXTRA, HEADER_SHARE * _text_len(block))
     header, depth = None, None
     el = block
     for d, i in enumerate(path):  # from the block down: the first (largest) short ancestor is the header
@@ -47,7 +48,7 @@ def without_header(block, title_node, title: str | None):
         if _text_len(el) <= limit:
             header, depth = el, d
             break
-    if header is None or _text_len(block) <= _text_len(header):
+    if header is None:
         return block
     out = copy.deepcopy(block)
     target = out
