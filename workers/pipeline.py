@@ -28,7 +28,7 @@ from tasks.discover.traps import capped
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
-from tasks.extract.post import extract_root, rule_of
+from tasks.extract.post import extract_root, post_block, rule_of
 from tasks.fetch.page import Page
 from workers import limits, traverse
 from workers.archive import post as archive
@@ -293,7 +293,10 @@ def _without_comments(rt, crawl_id: str, page: Page, rules: dict, blog: dict, ex
     """The post's content without the comments its content rule took in with it (the article
     holding its comment section): the blog's comment rule finds them inside the content."""
     rule = comments.blog_rule(rt, crawl_id, blog) or {}
-    cut = content_without_comments(comments.content_node(page.root, rules), rule.get("container"))
+    block = comments.content_node(page.root, rules)
+    headless = post_block(page.root, rules, block)  # a copy without the post's header, where it holds one
+    cut = content_without_comments(headless, rule.get("container")) if headless is not block else None
+    cut = cut or content_without_comments(block, rule.get("container"))
     return dict(extracted, content_text=cut[0], content_html=cut[1]) if cut else extracted
 
 

@@ -17,7 +17,9 @@ from tasks.extract.page_facts import page_facts, self_description
 from tasks.fetch.charset import garbled
 from tasks.text.similarity import normalize_text
 
-__all__ = ["GENERIC_NOTE", "fallback_extract", "page_content"]
+__all__ = ["GENERIC_NOTE", "fallback_extract", "page_content", "whole_page"]
+
+WHOLE_PAGE = 0.8  # share of the page's words a "content" holds that makes it the page, not a post
 
 GENERIC_NOTE = ("; no rules learned: every page is read by the page-level extractor (a post: an article"
                 " with a date), and rules are learned from the first posts it finds")
@@ -36,6 +38,25 @@ def fallback_extract(html: str, url: str | None = None, facts: dict | None = Non
             "content_text": got["content_text"], "content_html": got["content_html"],
             "authors": own.get("authors") or got["authors"],
             "published": own.get("published") or _iso(got["published"])}
+
+
+def whole_page(text: str | None, root, title: str | None = None) -> bool:
+    """Is `text` (the page-level extractor's content) the whole page rather than a post: most
+    of the body's words, the post's title among them? On a one-line post the extractor finds
+    no article and keeps everything (site name, byline, comment form, sidebar)."""
+    from collections import Counter
+
+    from tasks.fetch.html import node_text
+
+    body = root.find(".//body") if root is not None else None
+    if not text or body is None:
+        return False
+    # characters, not words: a page in a script without spaces between words counts too
+    words = Counter(normalize_text(text).casefold().replace(" ", ""))
+    page = Counter(node_text(body).casefold().replace(" ", ""))
+    if not page or sum((words & page).values()) < WHOLE_PAGE * sum(page.values()):
+        return False
+    return not title or normalize_text(title).casefold() in normalize_text(text).casefold()
 
 
 def _not_site_name(title: str | None, html: str, url: str | None, root) -> str | None:

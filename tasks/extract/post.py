@@ -16,6 +16,7 @@ from lxml import etree
 
 from tasks.text.dates import near_day, parse_date, url_day
 from tasks.extract.fields import complete
+from tasks.extract.header import without_header
 from tasks.fetch.html import block_text, html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
 from tasks.learn.plausible import generic_fields
@@ -214,16 +215,27 @@ def _date_lang(root, rules: dict | None) -> str | None:
     return (root.get("lang") or "").strip() or None
 
 
-def _rule_title(root, rules: dict | None, title_rules: list[str], firsts) -> tuple[str, str | None]:
+def _rule_title(root, rules: dict | None, title_rules: list[str], firsts) -> tuple[str, str | None, object]:
     """The title the rule selects, cut out of its node by the learned span where it fits,
-    and which of the two gave it ("rule", "span"; None when the rule found none)."""
+    which of the two gave it ("rule", "span"; None when the rule found none), and its node."""
     tnode, title = _select_first(root, title_rules, firsts=firsts)
     if not title:
-        return title, None
+        return title, None, None
     span = _span(rules, "title")
     if span and tnode is not None and (inner := apply_span(tnode, span)):
-        return inner, "span"
-    return title, "rule"
+        return inner, "span", tnode
+    return title, "rule", tnode
+
+
+def post_block(root, rules: dict | None, block):
+    """The content block without the post's header (tasks.extract.header), for a content block
+    found apart from extract_root (the comments cut out of it: workers/pipeline.py)."""
+    if block is None or "title" in generic_fields(rules):
+        return block
+    tnode, title = _select_first(root, rules_of(rules, "title"))
+    span = _span(rules, "title")
+    inner = apply_span(tnode, span) if span and tnode is not None else None
+    return without_header(block, tnode, inner or title)
 
 
 def _rule_authors(root, rules: dict | None, author_rules: list[str], lang: str | None) -> tuple[list[str], str | None]:
@@ -262,11 +274,12 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     lang = _page_lang(root, blog)
     # the title, content and date rules' first matches, in one walk over the page
     firsts = first_matches(root, [r[0] for r in (title_rules, content_rules, date_rules) if r])
-    title, title_source = _rule_title(root, rules, title_rules, firsts)
+    title, title_source, title_node = _rule_title(root, rules, title_rules, firsts)
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
     if node is None and content_rules:  # a post without the inner wrapper the rule names: its container
         node, text = _container(root, content_rules[0])
     if node is not None and text:
+        node = without_header(node, title_node, title)  # a block around the post's heading: not the heading
         text = block_text(node)  # its paragraphs and list items apart, also where markup is minified
     authors, authors_source = _rule_authors(root, rules, author_rules, lang)
     page_url = url or root.getroottree().docinfo.URL

@@ -82,16 +82,27 @@ def _ld_author_names(raw):
 
 
 # "Posted by patton at August 10, 2002", "Od veronika v 2006-06-04", "par Jean, le 3 mars": a label word,
-# the name, then what ends it (a preposition before the date, punctuation, a digit, the end)
+# the name, then what ends it (a preposition or "kl." before the time, punctuation, a digit, the end)
 _BYLINE = re.compile(r"(?:^|\s)(?:by|par|von|por|di|door|od|av|af|przez|от|автор:?)\s+"
                      r"([^\d\s,;|·•—–@:()][^\d,;|·•—–@:()]{0,60}?)"
-                     r"(?=\s+(?:at|on|am|le|el|il|v|ve|in|om|den|um|às|a las|à|в)\b|\s*[,;|·•—–(:]|\s*\d|\s*$)", re.I)
+                     r"(?=\s+(?:at|on|am|le|el|il|v|ve|in|om|den|um|às|a las|à|в|kl|klo)\b|\s*[,;|·•—–(:]|\s*\d|\s*$)",
+                     re.I)
 _COMMENTISH = re.compile(r"comment|reply|respond|discussion", re.I)
 # the site's credits, not a post's byline: "Powered by Hugo", "Theme by ...", a footer
 _CREDITS = re.compile(r"(?:powered|theme|design(?:ed)?|built|made|hosted|generated|photo|image)\s+(?:by|von|par|por)\b",
                       re.I)
 _FOOTERISH = re.compile(r"footer|credit|colophon|site-info|copyright|powered", re.I)
+# a post's own footer ("post-footer", "entry-footer"): where its byline is printed
+_POST_PART = re.compile(r"post|entry|article|byline", re.I)
 MAX_BYLINE_CHARS = 160  # a byline is a short line, not a paragraph that says "by"
+
+
+def _in_comment_block(node) -> bool:
+    """Does the element lie in a comment block (its class or id says so; the page's body aside)?"""
+    if isinstance(node, str) or not hasattr(node, "iterancestors"):
+        return False
+    return any(_COMMENTISH.search(f"{a.get('class') or ''} {a.get('id') or ''}")
+               for a in (node, *node.iterancestors()) if a.tag not in ("body", "html"))
 
 
 def byline_authors(root) -> list[str]:
@@ -103,7 +114,7 @@ def byline_authors(root) -> list[str]:
             continue
         if _CREDITS.search(text) or any(
                 a.tag == "footer" or _COMMENTISH.search(marks := (a.get("class") or "") + " " + (a.get("id") or ""))
-                or _FOOTERISH.search(marks) for a in (el, *el.iterancestors())):
+                or (_FOOTERISH.search(marks) and not _POST_PART.search(marks)) for a in (el, *el.iterancestors())):
             continue
         name = clean_author(m.group(1))
         if person_like(name):
@@ -140,6 +151,8 @@ def page_authors(root, raw=None) -> list[str]:
     byline."""
     for p in _PAGE_AUTHOR_PROBES:
         for r in apply_rule(root, p):
+            if _in_comment_block(r):  # a commenter's name is no author
+                continue
             name = clean_author(node_text(r))
             if plausible_name(name):
                 return [name]

@@ -276,13 +276,23 @@ def _learn_title(page: _Scores, title: str, content_i: int) -> tuple[int | None,
     top = max(scores) if scores else 0.0
     if top <= 0:
         return None, None
-    best = _near_tie(page.tree, scores, top, content_i if content_i >= 0 else None)
+    best = _innermost(page.tree, scores, _near_tie(page.tree, scores, top, content_i if content_i >= 0 else None))
     span = learn_span(page.nodes[best], [title])
     if span is not None:
         # "Title | Site" in <head> beats "Title<small>subtitle</small>" in the page on
         # similarity; the body node that holds the title as a span is the post's own
         best, span = _body_title(page.tree, scores, best, span, title)
     return best, _with_span(_field(element_rules(page.nodes[best]), scores[best]), span)
+
+
+def _innermost(tree: _Tree, scores: list[float], best: int) -> int:
+    """The deepest node inside `best` that scores as well: the heading itself, not a block that
+    holds it and, on this page, nothing else with text (on the next, the post's tags too)."""
+    inner = best
+    for i, s in enumerate(scores):
+        if i != best and s >= scores[best] and tree.depth[i] > tree.depth[inner] and tree.contains(best, i):
+            inner = i
+    return inner
 
 
 def _near_tie(tree: _Tree, scores: list[float], top: float, anchor: int | None) -> int:

@@ -14,6 +14,9 @@ pages the rules were learned on:
   a field where the generic reading agrees clearly more often is read generically on every
   page of the blog.
 
+Before both, a content rule whose block holds the post's title or date is narrowed to the
+post's own block where the training pages agree on one (tasks.learn.narrow).
+
 A field so decided keeps its rule for recognising the template (tasks.discover.recognise) but
 is marked `"use": "generic"`; extraction then fills it down the fallback chain, and the
 record's `sources` says which source did. `checked_rules` returns the rules and one note per
@@ -26,7 +29,9 @@ from collections import Counter
 from itertools import combinations
 
 from tasks.fetch.html import html_block_text, html_to_text, parse_html
-from tasks.text.similarity import normalize_text
+from tasks.learn.narrow import narrowed_content
+from tasks.learn.rules import apply_rule
+from tasks.text.similarity import dice, normalize_text
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
 
@@ -35,6 +40,7 @@ SAME_TITLE = 1 / 3  # a title rule giving one text on more than this share of pa
 SAME_DATE = 0.5  # one day on more than this share of pages: a build or copyright date
 SHARED_CONTENT = 0.6  # mean token F1 between two pages' content above this: the template, not a post
 CONTENT_OK = 0.8  # token F1 with the feed's full content that counts as the post's content
+REWORDED = 0.5  # Dice of bigrams above which a title is the feed's reworded (the paper's measure)
 MARGIN = 0.15  # the generic reading must agree this much more often to take a field over
 FIELDS = {"title": "title", "content": "content_text", "author": "authors", "date": "published"}
 
@@ -56,6 +62,16 @@ def _same(a, b) -> bool:
     return bool(a) and normalize_text(str(a)).casefold() == normalize_text(str(b or "")).casefold()
 
 
+def _same_title(value, title: str) -> bool:
+    """The entry's title, or a rewording of it (the page shows its own heading where the feed and
+    the page's metadata give an SEO title: "Updating Debian" for "How to update Debian?"), but not
+    the title with more around it (a site's name, a counter)."""
+    if _same(value, title):
+        return True
+    v, t = normalize_text(str(value or "")).casefold(), normalize_text(title).casefold()
+    return bool(v and t) and t not in v and v not in t and dice(v, t) > REWORDED
+
+
 def _same_day(a, b) -> bool:
     return bool(a and b) and str(a)[:10] == str(b)[:10]
 
@@ -72,9 +88,25 @@ def generic_fields(rules: dict | None) -> set[str]:
 _COMMENTISH = re.compile(r"@(?:class|id)\s*=\s*'[^']*(?:comment|respond|reply|discussion)", re.I)
 
 
-def _in_comments(rule: str) -> str | None:
-    """A post's field is never read inside its comments (a commenter's name is no author)."""
-    return "reads inside the comments" if _COMMENTISH.search(rule or "") else None
+_COMMENT_MARKS = re.compile(r"comment|respond|reply|discussion", re.I)
+
+
+def _in_comments(rule: str, roots: list) -> str | None:
+    """A post's field is never read inside its comments (a commenter's name is no author): the
+    rule names a comment block, or the first node it selects lies in one on most training pages."""
+    if _COMMENTISH.search(rule or ""):
+        return "reads inside the comments"
+    inside = 0  # (the page's body and html aside: their classes describe the whole page)
+    for root in roots:
+        try:
+            first = next((n for n in apply_rule(root, rule) if not isinstance(n, str)), None)
+        except Exception:  # a rule that does not apply here: no evidence
+            continue
+        inside += first is not None and any(
+            _COMMENT_MARKS.search(f"{a.get('class') or ''} {a.get('id') or ''}") for a in first.iterancestors() if a.tag not in ("body", "html"))
+    if len(roots) >= MIN_PAGES and inside > len(roots) / 2:
+        return f"selects a node inside the comments on {inside} of {len(roots)} training pages"
+    return None
 
 
 def _implausible(field: str, values: list) -> str | None:
@@ -101,7 +133,7 @@ def _implausible(field: str, values: list) -> str | None:
 def _agrees(field: str, value, entry: dict, target_text: str | None) -> bool | None:
     """Does `value` agree with the entry's own value of the field (None: the entry has none)?"""
     if field == "title":
-        return _same(value, html_to_text(entry.get("title") or "")) if entry.get("title") else None
+        return _same_title(value, html_to_text(entry.get("title") or "")) if entry.get("title") else None
     if field == "date":
         return _same_day(value, entry.get("published")) if entry.get("published") else None
     if field == "author":
@@ -111,16 +143,16 @@ def _agrees(field: str, value, entry: dict, target_text: str | None) -> bool | N
 
 
 def _full_content(entry: dict) -> str | None:
-    """The entry's full content as text: a feed's, not a summary nor a pseudo entry's (which
-    is the generic reading itself)."""
-    if entry.get("pseudo") or entry.get("content_is_summary") or not entry.get("content_html"):
+    """The entry's full content as text: a feed's, not a summary nor a pseudo entry's nor an
+    excerpt's given its page's content (both are the generic reading itself)."""
+    if (entry.get("pseudo") or entry.get("content_from") or entry.get("content_is_summary")
+            or not entry.get("content_html")):
         return None
     return html_block_text(entry["content_html"]) or None
 
 
-def _readings(html: str, url: str, rules: dict, extract, generic_content) -> tuple[dict, dict]:
-    """(the rules' own values, the generic values) of one training page."""
-    root = parse_html(html, url)
+def _readings(root, html: str, url: str, rules: dict, extract, generic_content) -> tuple[dict, dict]:
+    """(the rules' own values, the generic values) of one training page (`root`: parsed)."""
     ruled = extract(root, html, rules, url=url)
     own = {f: ruled.get(k) if (ruled.get("sources") or {}).get(_source_key(f)) in ("rule", "span") else None
            for f, k in FIELDS.items()}
@@ -141,13 +173,17 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
     extract: tasks.extract.post.extract_root; generic_content(html, url) -> text (trafilatura)."""
     if len(pages) < MIN_PAGES:
         return rules, []
-    readings = [(_readings(html, url, rules, extract, generic_content), entry) for html, url, entry in pages]
-    out, notes = dict(rules), []
+    rules, narrowed = narrowed_content(rules, pages)  # a block around the post: the post's block
+    roots = [parse_html(html, url) for html, url, _ in pages]
+    readings = [(_readings(root, html, url, rules, extract, generic_content), entry)
+                for root, (html, url, entry) in zip(roots, pages)]
+    out, notes = dict(rules), [narrowed] if narrowed else []
     for field in FIELDS:
         v = out.get(field)
         if not isinstance(v, dict) or not v.get("rule"):
             continue
-        why = _in_comments(v["rule"]) or _implausible(field, [own[field] for (own, _), _ in readings])
+        why = _in_comments(v["rule"], roots if field != "content" else [])
+        why = why or _implausible(field, [own[field] for (own, _), _ in readings])
         why = why or _loses(field, readings)
         if why:
             out[field] = dict(v, use="generic")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 
-from tasks.extract.fallback import fallback_extract
+from tasks.extract.fallback import fallback_extract, whole_page
 from tasks.fetch.page import Page
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.plausible import generic_fields
@@ -76,6 +76,9 @@ def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | N
         return extracted, extraction_of(extracted)
     got = fallback_extract(page.html, page.final_url, root=page.root)
     if not _reads_as_post(got, known_post):
+        return extracted, extraction_of(extracted)
+    if extracted.get("content_text") and whole_page(got["content_text"], page.root, extracted.get("title")):
+        # a one-line post: the rule's short text is the post, the extractor's "content" the page
         return extracted, extraction_of(extracted)
     merged = _merged(extracted, got)
     _untitled_if_site(merged, site_title)

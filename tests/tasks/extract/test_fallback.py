@@ -36,3 +36,21 @@ def test_fallback_reads_no_post_from_binary_bytes():
     noise = bytes(rng.randrange(256) for _ in range(20000)).decode("utf-8", errors="replace")
     got = fallback_extract("<html><body><article>" + noise + "</article></body></html>", "http://example.org/p/")
     assert not got["content_text"] and not got["title"]
+
+
+def test_a_content_that_is_the_whole_page_is_told_from_a_post():
+    """A one-line post: the page-level extractor finds no article and keeps the whole page (site
+    name, byline, comment form, sidebar); a long post on a busy page is no whole page."""
+    from tasks.extract.fallback import whole_page
+    from tasks.fetch.html import node_text, parse_html
+
+    side = "<aside>" + "".join(f"<p>Recent post number {i}</p>" for i in range(20)) + "</aside>"
+    one = (f"<html><body><header>My Blog</header><h1>Short</h1><p>By Ann</p><article><p>One line.</p></article>"
+           f"<form>Name Email Website Submit</form>{side}</body></html>")
+    root = parse_html(one, O + "/p/")
+    assert whole_page(node_text(root.find(".//body")), root, "Short")
+    assert not whole_page("One line.", root, "Short")
+    body = "<p>" + "A long paragraph of the post itself. " * 30 + "</p>"
+    long = f"<html><body><h1>Long</h1><article>{body}</article>{side}{side}{side}</body></html>"
+    root = parse_html(long, O + "/q/")
+    assert not whole_page(node_text(root.find(".//article")), root, "Long")

@@ -60,6 +60,9 @@ from tasks.learn.authors import byline_authors  # noqa: E402
     ("<p class='meta'>Written by Jane Doe, 3 March 2014</p>", ["Jane Doe"]),
     ("<div id='comments'><p>Posted by Bob at May 3</p></div>", []),  # a comment's byline is not the post's
     ("<p>Photo by the sea, 2014</p>", []),
+    # a post's own footer holds its byline, the name ended by "kl." before the time
+    ("<div class='post-footer'><p>Upplagd av Jonas kl. <span>19:38</span></p> Etiketter: resan</div>", ["Jonas"]),
+    ("<div class='site-footer'><p>Posted by Bob at May 3</p></div>", []),  # the site's footer is no byline
 ])
 def test_byline_authors(html, want):
     assert byline_authors(parse_html(f"<html><body>{html}</body></html>", "https://b.test/p/")) == want
@@ -76,3 +79,13 @@ def test_copyright_holder(html, want):
 
     root = parse_html(f"<html><head><title>My Tech Blog</title></head><body>{html}</body></html>", "https://b.test/")
     assert copyright_holder(root) == want
+
+
+def test_the_page_author_probes_skip_the_comments():
+    """A commenter's name in an `author` class is no author of the post: the byline is."""
+    from tasks.learn.authors import page_authors
+
+    html = ("<html><body><div class='post'><h2>Trip</h2><div>Text of the post.</div>"
+            "<div class='post-footer'><p>Upplagd av Maja kl. 10:00</p></div></div>"
+            "<div class='comment'><p><span class='author'>Carin Berg</span> 3 maj</p><p>Nice!</p></div></body></html>")
+    assert page_authors(parse_html(html, "https://b.test/p/"), html) == ["Maja"]

@@ -383,3 +383,15 @@ def test_reduce_keeps_a_span_only_where_enough_pages_of_the_rule_learned_it():
     assert "span" not in reduce_rules([page] + [bare] * 5)["author"]  # fewer than a fifth
     assert "span" not in reduce_rules([page, bare, bare])["author"]  # one vote of three
     assert reduce_rules([page, bare])["author"]["span"] == span  # one of two will do
+
+
+def test_the_title_is_the_innermost_node_that_holds_it():
+    """A block that holds only the heading on this post (on others, the post's tags too) scores as
+    well as the heading: the heading is learned."""
+    html = ("<html><head><title>Other SEO title</title></head><body><div class='media'><div class='media-content'>"
+            "<p class='title article-title'>Updating Debian</p><div class='tags'><a href='/tag/x'><i></i></a></div>"
+            "</div></div><div class='body'><p>Text of the post about updating Debian, long enough.</p></div></body></html>")
+    entry = {"title": "Updating Debian", "content": "<p>Text of the post about updating Debian, long enough.</p>",
+             "content_is_summary": False, "authors": [], "published": None}
+    page = learn_page(html, "http://b.test/p", entry)
+    assert "article-title" in page["title"]["rule"] or page["title"]["rule"].endswith("/p")

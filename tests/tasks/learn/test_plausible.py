@@ -52,3 +52,20 @@ def test_good_rules_stay_and_few_pages_are_no_evidence():
     assert generic_fields(checked_rules(rules, pages(), extract_root, content)[0]) == set()
     bad = {"title": {"rule": "//*[@class='site']", "share": 1.0}}
     assert checked_rules(bad, pages(2), extract_root, content) == (bad, [])
+
+
+def test_a_rule_selecting_a_node_inside_the_comments_is_read_generically():
+    """The rule names no comment block (`//*[@class='who']`), but what it selects lies in one."""
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "content": {"rule": "//article", "share": 1.0},
+             "author": {"rule": "//*[@class='who']", "share": 1.0}}
+    out, notes = checked_rules(rules, pages(), extract_root, content)
+    assert generic_fields(out) == {"author"} and any("inside the comments" in n for n in notes)
+
+
+def test_a_title_rewording_the_feeds_seo_title_agrees_with_it():
+    from tasks.learn.plausible import _same_title
+
+    assert _same_title("Updating your Debian Linux", "How to update your Debian Linux?")
+    assert _same_title("post 3", "Post 3")
+    assert not _same_title("Post 3 | The Blog", "Post 3")  # the title with more around it
+    assert not _same_title("The Blog", "Post 3")
