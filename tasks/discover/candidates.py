@@ -220,3 +220,34 @@ def navigation_links(root, base_url: str) -> set[str]:
             except ValueError:
                 continue
     return out
+
+
+MIN_LISTED = 3  # links in one slot of a page's template before the slot is a listing
+
+
+def listed_links(root, base_url: str, is_post) -> set[str]:
+    """The URLs a page lists in its post listing: the links that sit in one slot of its template
+    (the same chain of tags and classes, as a listing repeats its item) beside links that are
+    mostly posts (`is_post`: by the blog's pattern). A page the menu names and the listing lists
+    too (a post the menu points at) is a listed post, not only a page of the menu."""
+    slots: dict[str, set[str]] = defaultdict(set)
+    for a in root.xpath("//a[@href]"):
+        try:
+            url = canonical(urllib.parse.urljoin(base_url, a.get("href")))
+        except ValueError:
+            continue
+        slots[_slot(a)].add(url)
+    out: set[str] = set()
+    for urls in slots.values():
+        if len(urls) >= MIN_LISTED and sum(bool(is_post(u)) for u in urls) * 2 > len(urls):
+            out |= urls
+    return out
+
+
+def _slot(el) -> str:
+    """An element's place in the template: its ancestors' tags and classes, no positions."""
+    parts = []
+    while el is not None and isinstance(el.tag, str):
+        parts.append(f"{el.tag}.{'.'.join(sorted((el.get('class') or '').split()))}")
+        el = el.getparent()
+    return "/".join(reversed(parts))
