@@ -203,6 +203,18 @@ def navigation_links(root, base_url: str) -> set[str]:
     many links lists posts (an archive widget, a day-by-day menu), and pagination, prev/next,
     tag and share blocks are no menus: left out, as is anything inside an article."""
     out: set[str] = set()
+    for block in _menus(root):
+        for a in block.xpath(".//a[@href]"):
+            try:
+                out.add(canonical(urllib.parse.urljoin(base_url, a.get("href"))))
+            except ValueError:
+                continue
+    return out
+
+
+def _menus(root) -> list:
+    """The page's menu blocks (navigation_links)."""
+    out = []
     blocks = root.xpath("//nav | //*[@role='navigation'] | //*[contains(@class, 'menu')] | //*[contains(@id, 'menu')]"
                         " | //*[contains(@class, 'nav')] | //*[contains(@id, 'nav')]")
     for block in blocks:
@@ -211,37 +223,49 @@ def navigation_links(root, base_url: str) -> set[str]:
             continue  # 'nav' inside another word (canvas, unavailable)
         if _NOT_MENU.search(f"{block.get('class') or ''} {block.get('id') or ''}") or block.xpath("ancestor::article"):
             continue
-        anchors = block.xpath(".//a[@href]")
-        if len(anchors) > MAX_NAV_LINKS:
+        if len(block.xpath(".//a[@href]")) > MAX_NAV_LINKS:
             continue
-        for a in anchors:
-            try:
-                out.add(canonical(urllib.parse.urljoin(base_url, a.get("href"))))
-            except ValueError:
-                continue
+        out.append(block)
     return out
 
 
 MIN_LISTED = 3  # links in one slot of a page's template before the slot is a listing
 
 
-def listed_links(root, base_url: str, is_post) -> set[str]:
+MIN_TITLE_WORDS = 2  # words per anchor, on average, of a listing's titles (a tag cloud's are one)
+
+
+def listed_links(root, base_url: str, is_post, by_shape: bool = False) -> set[str]:
     """The URLs a page lists in its post listing: the links that sit in one slot of its template
-    (the same chain of tags and classes, as a listing repeats its item) beside links that are
-    mostly posts (`is_post`: by the blog's pattern). A page the menu names and the listing lists
-    too (a post the menu points at) is a listed post, not only a page of the menu."""
-    slots: dict[str, set[str]] = defaultdict(set)
+    (the same chain of tags and classes, as a listing repeats its item), outside its menus,
+    beside links that are posts (`is_post`: by the blog's pattern; a few of them, or most of
+    the slot). A page the menu names and the listing lists too (a post the menu points at) is
+    a listed post, not only a page of the menu. `by_shape`: a slot of links all of one URL
+    shape, titled by several words, lists posts too (the older pages of a listing, whose posts
+    are of a scheme the pattern does not take)."""
+    menus = {a for block in _menus(root) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
+    slots: dict[str, dict[str, str]] = defaultdict(dict)
     for a in root.xpath("//a[@href]"):
+        if a in menus:
+            continue
         try:
             url = canonical(urllib.parse.urljoin(base_url, a.get("href")))
         except ValueError:
             continue
-        slots[_slot(a)].add(url)
+        slots[_slot(a)].setdefault(url, node_text(a))
     out: set[str] = set()
-    for urls in slots.values():
-        if len(urls) >= MIN_LISTED and sum(bool(is_post(u)) for u in urls) * 2 > len(urls):
-            out |= urls
+    for links in slots.values():
+        if len(links) < MIN_LISTED:
+            continue
+        posts = sum(bool(is_post(u)) for u in links)
+        if posts >= MIN_LISTED or posts * 2 > len(links) or by_shape and _titled_one_shape(links):
+            out |= set(links)
     return out
+
+
+def _titled_one_shape(links: dict[str, str]) -> bool:
+    words = [len(re.findall(r"\w+", t or "")) for t in links.values()]
+    return len({url_shape(u) for u in links}) == 1 and sum(words) >= MIN_TITLE_WORDS * len(words)
 
 
 def _slot(el) -> str:

@@ -130,7 +130,7 @@ def note_listing(rt, crawl_id: str, page, pattern: str | None, post: bool, doubt
     listed = set()
     if not post and pattern:
         taken = lambda u: is_post(u, pattern)  # noqa: E731
-        listed = {u for u in listed_links(page.root, page.final_url, taken) if not taken(u)}
+        listed = {u for u in listed_links(page.root, page.final_url, taken, by_shape=True) if not taken(u)}
     if not listed and not doubtful:
         return
     k = rt.keys(crawl_id)
