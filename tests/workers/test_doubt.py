@@ -35,3 +35,51 @@ def test_nothing_leaves_while_the_crawl_still_runs(redis_server):
     assert st.r.smembers(k.posts) == set(posts)
     assert st.hand_out(cid, 4, 100) == ([HOME + "page2/"], False)
     assert st.r.smembers(k.posts) == set(posts)
+
+
+_LISTING = """<html><body><nav><a href="/about/">About</a> <a href="/projects/tool">Tool</a></nav>
+<ul>
+<li class="item"><a href="/2014/03/first-post.html">First post of the year</a></li>
+<li class="item"><a href="/2014/04/second-post.html">A second post here</a></li>
+<li class="item"><a href="/2015/01/third-post.html">The third post</a></li>
+<li class="item"><a href="/old-scheme/legacy-post">An older post, older scheme</a></li>
+</ul></body></html>"""
+PATTERN = r"^/\d{4}/\d{2}/[^/]+\.html$"
+
+
+def _runtime(redis_server):
+    from workers.runtime import Runtime
+    from workers.settings import settings
+
+    rt = Runtime(settings())
+    rt.state = own_state(redis_server)  # (a cached property: set before anything reads it)
+    return rt
+
+
+def test_a_listing_notes_what_it_lists_beyond_the_pattern_and_a_template_post_is_doubted(redis_server):
+    from tasks.fetch.page import Page
+    from workers.discover.posts import note_listing
+
+    rt = _runtime(redis_server)
+    cid = running_crawl(rt.state, HOME)
+    k = Keys(cid)
+    note_listing(rt, cid, Page(HOME, HOME, _LISTING), PATTERN, post=False, doubtful=None)
+    assert rt.state.r.smembers(k.listed) == {HOME + "old-scheme/legacy-post"}  # the menu's links are no listing
+    note_listing(rt, cid, Page(HOME + "projects/tool", HOME + "projects/tool", "<html></html>"), PATTERN, post=True,
+                 doubtful=HOME + "projects/tool")
+    assert rt.state.r.smembers(k.doubtful) == {HOME + "projects/tool"}
+    # a template post whose record URL the pattern takes (reached by another URL) is no doubt
+    note_listing(rt, cid, Page(HOME, HOME, "<html></html>"), PATTERN, post=True, doubtful=HOME + "2016/05/x.html")
+    assert rt.state.r.smembers(k.doubtful) == {HOME + "projects/tool"}
+    assert rt.state.maybe_finish(cid, 100) and rt.state.r.sismember(k.posts, HOME + "projects/tool") == 0
+
+
+def test_a_listing_of_the_patterns_posts_only_writes_nothing(redis_server):
+    from tasks.fetch.page import Page
+    from workers.discover.posts import note_listing
+
+    rt = _runtime(redis_server)
+    cid = running_crawl(rt.state, HOME)
+    listing = _LISTING.replace('<li class="item"><a href="/old-scheme/legacy-post">An older post, older scheme</a></li>', "")
+    note_listing(rt, cid, Page(HOME, HOME, listing), PATTERN, post=False, doubtful=None)
+    assert not rt.state.r.exists(Keys(cid).listed)
