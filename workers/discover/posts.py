@@ -131,6 +131,8 @@ def note_listing(rt, crawl_id: str, page, pattern: str | None, post: bool, doubt
     if not post and pattern:
         taken = lambda u: is_post(u, pattern)  # noqa: E731
         listed = {u for u in listed_links(page.root, page.final_url, taken, by_shape=True) if not taken(u)}
+        # a record's URL is the page's canonical, with or without the listing's trailing slash
+        listed |= {u.rstrip("/") for u in listed} | {u.rstrip("/") + "/" for u in listed if "?" not in u}
     if not listed and not doubtful:
         return
     k = rt.keys(crawl_id)
