@@ -179,12 +179,14 @@ local function hand_out(frontier, inflight, c, limit, now, max_pages)
 end
 
 -- (issue 30) the posts recognised by their template alone that no post listing lists leave the
--- output when the crawl ends, every listing read by then: a site's pages in the post template
+-- output when the crawl ends, every listing read by then (none cut as a trap, none left queued): a site's pages in the post template
 -- (projects, a gallery's albums) are reached from posts, menus and sitemaps, never listed with
 -- the posts. The keys are the crawl's own (workers/keys.py: doubtful, listed, posts, errors),
 -- named from its frontier's: every caller of `finish` holds that one.
 local function settle_doubt(frontier, now)
   local base = string.sub(frontier, 1, #frontier - #':frontier')
+  -- listings left unread (a part of the site cut as a trap, the page budget spent) prove nothing
+  if redis.call('HLEN', base .. ':cut') > 0 or redis.call('ZCARD', frontier) > 0 then return end
   local out = redis.call('SDIFF', base .. ':doubtful', base .. ':listed')
   for _, u in ipairs(out) do
     if redis.call('SREM', base .. ':posts', u) == 1 then
