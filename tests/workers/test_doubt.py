@@ -27,6 +27,14 @@ def test_an_unlisted_template_post_leaves_the_output_when_the_crawl_finishes(red
     assert [e["url"] for e in why] == [posts[1]] and "listing" in why[0]["message"]
 
 
+def test_nothing_leaves_where_a_listing_went_unread(redis_server):
+    st = own_state(redis_server)
+    cid, k, posts = _crawl_with_doubt(st)
+    st.r.hset(k.cut, "/page/*", 5)  # a part of the site cut as a trap: its listings unread
+    assert st.maybe_finish(cid, 100)
+    assert st.r.smembers(k.posts) == set(posts)
+
+
 def test_nothing_leaves_while_the_crawl_still_runs(redis_server):
     st = own_state(redis_server)
     cid, k, posts = _crawl_with_doubt(st)
@@ -64,7 +72,8 @@ def test_a_listing_notes_what_it_lists_beyond_the_pattern_and_a_template_post_is
     cid = running_crawl(rt.state, HOME)
     k = Keys(cid)
     note_listing(rt, cid, Page(HOME, HOME, _LISTING), PATTERN, post=False, doubtful=None)
-    assert rt.state.r.smembers(k.listed) == {HOME + "old-scheme/legacy-post"}  # the menu's links are no listing
+    # the menu's links are no listing; a listed URL with and without its trailing slash (a record's canonical)
+    assert rt.state.r.smembers(k.listed) == {HOME + "old-scheme/legacy-post", HOME + "old-scheme/legacy-post/"}
     note_listing(rt, cid, Page(HOME + "projects/tool", HOME + "projects/tool", "<html></html>"), PATTERN, post=True,
                  doubtful=HOME + "projects/tool")
     assert rt.state.r.smembers(k.doubtful) == {HOME + "projects/tool"}
