@@ -63,10 +63,6 @@ class Keys:
         # more of it and no post; the parts cut (family -> that count when cut)
         self.barren = f"{c}:barren"  # hash: family -> pages in a row
         self.cut = f"{c}:cut"  # hash: family -> pages in a row when it was cut
-        # issue 30: posts recognised by their template alone stay in the output only if a post
-        # listing lists them (decided when the crawl finishes: workers/lua.py, `finish`)
-        self.doubtful = f"{c}:doubtful"  # set: post urls recognised by template beyond the patterns
-        self.listed = f"{c}:listed"  # set: urls a post listing lists that no pattern takes in
 
     def fetched(self, scope: str | None = None) -> str:
         """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
@@ -77,11 +73,10 @@ class Keys:
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages, f"{self.crawl}:variants",
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
-                f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                self.doubtful, self.listed]
+                f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
-                f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut, self.doubtful, self.listed]
+                f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut]

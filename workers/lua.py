@@ -178,31 +178,11 @@ local function hand_out(frontier, inflight, c, limit, now, max_pages)
   return out
 end
 
--- (issue 30) the posts recognised by their template alone that no post listing lists leave the
--- output when the crawl ends, every listing read by then (none cut as a trap, none left queued): a site's pages in the post template
--- (projects, a gallery's albums) are reached from posts, menus and sitemaps, never listed with
--- the posts. The keys are the crawl's own (workers/keys.py: doubtful, listed, posts, errors),
--- named from its frontier's: every caller of `finish` holds that one.
-local function settle_doubt(frontier, now)
-  local base = string.sub(frontier, 1, #frontier - #':frontier')
-  -- listings left unread (a part of the site cut as a trap, the page budget spent) prove nothing
-  if redis.call('HLEN', base .. ':cut') > 0 or redis.call('ZCARD', frontier) > 0 then return end
-  local out = redis.call('SDIFF', base .. ':doubtful', base .. ':listed')
-  for _, u in ipairs(out) do
-    if redis.call('SREM', base .. ':posts', u) == 1 then
-      redis.call('RPUSH', base .. ':errors', cjson.encode({url = u, kind = 'not_post', at = tonumber(now),
-        message = 'read as a post by its template alone, but no post listing lists it: a page of the site, left out'}))
-      redis.call('HINCRBY', base, 'errors', 1)
-    end
-  end
-end
-
 local function finish(frontier, inflight, c, active, now, max_pages, crawl_id)
   if c.state ~= 'running' then return 0 end
   if (c.inflight or redis.call('HLEN', inflight)) > 0 then return 0 end
   local queued = redis.call('ZCARD', frontier)
   if queued > 0 and c.handed < max_pages then return 0 end
-  settle_doubt(frontier, now)
   local ended = 'done'
   if queued > 0 then ended = 'budget_exhausted' end
   c.state = ended

@@ -93,9 +93,6 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
-    # issue 30: a post by its template alone stays only if a post listing lists it (the crawl's end decides)
-    discovered.note_listing(rt, crawl_id, page, ctx["blog"].get("pattern"), post,
-                            record["url"] if record is not None and result.get("template") else None)
     sample = None if post else len(set(posts))
     # issue 35: an update crawl follows only the links that may lead to something new
     posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post,

@@ -232,19 +232,14 @@ def _menus(root) -> list:
 MIN_LISTED = 3  # links in one slot of a page's template before the slot is a listing
 
 
-MIN_TITLE_WORDS = 2  # words per anchor, on average, of a listing's titles (a tag cloud's are one)
-
-
-def listed_links(root, base_url: str, is_post, by_shape: bool = False) -> set[str]:
+def listed_links(root, base_url: str, is_post) -> set[str]:
     """The URLs a page lists in its post listing: the links that sit in one slot of its template
     (the same chain of tags and classes, as a listing repeats its item), outside its menus,
     beside links that are posts (`is_post`: by the blog's pattern; a few of them, or most of
     the slot). A page the menu names and the listing lists too (a post the menu points at) is
-    a listed post, not only a page of the menu. `by_shape`: a slot of links all of one URL
-    shape, titled by several words, lists posts too (the older pages of a listing, whose posts
-    are of a scheme the pattern does not take)."""
+    a listed post, not only a page of the menu."""
     menus = {a for block in _menus(root) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
-    slots: dict[str, dict[str, str]] = defaultdict(dict)
+    slots: dict[str, set[str]] = defaultdict(set)
     for a in root.xpath("//a[@href]"):
         if a in menus:
             continue
@@ -252,20 +247,13 @@ def listed_links(root, base_url: str, is_post, by_shape: bool = False) -> set[st
             url = canonical(urllib.parse.urljoin(base_url, a.get("href")))
         except ValueError:
             continue
-        slots[_slot(a)].setdefault(url, node_text(a))
+        slots[_slot(a)].add(url)
     out: set[str] = set()
-    for links in slots.values():
-        if len(links) < MIN_LISTED:
-            continue
-        posts = sum(bool(is_post(u)) for u in links)
-        if posts >= MIN_LISTED or posts * 2 > len(links) or by_shape and _titled_one_shape(links):
-            out |= set(links)
+    for urls in slots.values():
+        posts = sum(bool(is_post(u)) for u in urls)
+        if len(urls) >= MIN_LISTED and (posts >= MIN_LISTED or posts * 2 > len(urls)):
+            out |= urls
     return out
-
-
-def _titled_one_shape(links: dict[str, str]) -> bool:
-    words = [len(re.findall(r"\w+", t or "")) for t in links.values()]
-    return len({url_shape(u) for u in links}) == 1 and sum(words) >= MIN_TITLE_WORDS * len(words)
 
 
 def _slot(el) -> str:

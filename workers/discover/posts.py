@@ -119,31 +119,6 @@ def site_comment_feeds(rt, crawl_id: str, home: str, pattern: str | None = None)
     return _home_links(rt, crawl_id, home, pattern)[1]
 
 
-def note_listing(rt, crawl_id: str, page, pattern: str | None, post: bool, doubtful: str | None) -> None:
-    """Issue 30, what the end of the crawl decides by (workers/lua.py, `settle_doubt`): a post
-    recognised by its template alone (`doubtful`: its record URL, unless the pattern takes that) is doubted, and the URLs a page
-    that is no post lists in its post listing (beside links the blog's pattern takes) are
-    listed, those the pattern takes left out (never doubted). A round trip only where there is
-    something to note: a blog whose listings list only its pattern's posts writes nothing."""
-    if doubtful and pattern and is_post(doubtful, pattern):
-        doubtful = None  # reached by another URL (no .html, a shortlink), its canonical is the pattern's
-    listed = set()
-    if not post and pattern:
-        taken = lambda u: is_post(u, pattern)  # noqa: E731
-        listed = {u for u in listed_links(page.root, page.final_url, taken, by_shape=True) if not taken(u)}
-        # a record's URL is the page's canonical, with or without the listing's trailing slash
-        listed |= {u.rstrip("/") for u in listed} | {u.rstrip("/") + "/" for u in listed if "?" not in u}
-    if not listed and not doubtful:
-        return
-    k = rt.keys(crawl_id)
-    with rt.state.r.pipeline(transaction=False) as p:
-        if listed:
-            p.sadd(k.listed, *sorted(listed))
-        if doubtful:
-            p.sadd(k.doubtful, doubtful)
-        p.execute()
-
-
 def _parent_known(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:
     """Is a URL that `url` extends a post the crawl knows (its feed lists it, or it has a record)?
     An attachment or comment page extends a real post, which links to it (so is read first); a

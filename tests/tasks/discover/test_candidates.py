@@ -125,17 +125,3 @@ def test_listed_links_a_menu_page_the_listing_lists_too():
     assert navigation_links(root, "https://blog.test/") - listed == {"https://blog.test/about/"}
     # a slot of links that are not mostly posts is no listing (a menu, a tag cloud)
     assert listed_links(root, "https://blog.test/", lambda u: False) == set()
-
-
-def test_listed_links_titled_links_of_one_shape_list_posts_a_tag_cloud_does_not():
-    from tasks.discover.candidates import listed_links
-    from tasks.fetch.html import parse_html
-
-    older = "".join(f'<h2 class="t"><a href="/2013/07/{d:02d}/post-{d}/">An older post number {d}</a></h2>'
-                    for d in range(1, 5))
-    tags = "".join(f'<span class="tag"><a href="/tags/t{d}/">t{d}</a></span>' for d in range(1, 5))
-    root = parse_html(f"<html><body>{older}{tags}</body></html>", "https://blog.test/posts/page/9/")
-    nothing = lambda u: False  # noqa: E731  (no post of the feed's scheme on the page)
-    got = listed_links(root, "https://blog.test/posts/page/9/", nothing, by_shape=True)
-    assert got == {f"https://blog.test/2013/07/{d:02d}/post-{d}/" for d in range(1, 5)}
-    assert listed_links(root, "https://blog.test/posts/page/9/", nothing) == set()
