@@ -219,7 +219,7 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
     posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)))
     others += [canonical(u) for u in feed_links(page.root, page.final_url, home)]
     if blog.get("pseudo") and (permalink := declared_permalink(page.root, page.final_url, home,
-                                                               discovered.site_comment_feeds(rt, crawl_id, home))):
+                                                               discovered.site_comment_feeds(rt, crawl_id, home, blog.get("pattern")))):
         others.append(permalink)  # issue 18: a shortlink's page names its post's permalink
     return posts, others
 
@@ -240,7 +240,7 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
     if post and not _from_feed(entry) and (not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo")),
                                                               page.root)
                                            or listing_like(page.root, rules)
-                                           or discovered.in_navigation(rt, crawl_id, home, url)):
+                                           or discovered.in_navigation(rt, crawl_id, home, url, pattern)):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in (or the menu links), a listing
     return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
                              generic=bool(blog.get("generic")))

@@ -203,6 +203,18 @@ def navigation_links(root, base_url: str) -> set[str]:
     many links lists posts (an archive widget, a day-by-day menu), and pagination, prev/next,
     tag and share blocks are no menus: left out, as is anything inside an article."""
     out: set[str] = set()
+    for block in _menus(root):
+        for a in block.xpath(".//a[@href]"):
+            try:
+                out.add(canonical(urllib.parse.urljoin(base_url, a.get("href"))))
+            except ValueError:
+                continue
+    return out
+
+
+def _menus(root) -> list:
+    """The page's menu blocks (navigation_links)."""
+    out = []
     blocks = root.xpath("//nav | //*[@role='navigation'] | //*[contains(@class, 'menu')] | //*[contains(@id, 'menu')]"
                         " | //*[contains(@class, 'nav')] | //*[contains(@id, 'nav')]")
     for block in blocks:
@@ -211,12 +223,43 @@ def navigation_links(root, base_url: str) -> set[str]:
             continue  # 'nav' inside another word (canvas, unavailable)
         if _NOT_MENU.search(f"{block.get('class') or ''} {block.get('id') or ''}") or block.xpath("ancestor::article"):
             continue
-        anchors = block.xpath(".//a[@href]")
-        if len(anchors) > MAX_NAV_LINKS:
+        if len(block.xpath(".//a[@href]")) > MAX_NAV_LINKS:
             continue
-        for a in anchors:
-            try:
-                out.add(canonical(urllib.parse.urljoin(base_url, a.get("href"))))
-            except ValueError:
-                continue
+        out.append(block)
     return out
+
+
+MIN_LISTED = 3  # links in one slot of a page's template before the slot is a listing
+
+
+def listed_links(root, base_url: str, is_post) -> set[str]:
+    """The URLs a page lists in its post listing: the links that sit in one slot of its template
+    (the same chain of tags and classes, as a listing repeats its item), outside its menus,
+    beside links that are posts (`is_post`: by the blog's pattern; a few of them, or most of
+    the slot). A page the menu names and the listing lists too (a post the menu points at) is
+    a listed post, not only a page of the menu."""
+    menus = {a for block in _menus(root) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
+    slots: dict[str, set[str]] = defaultdict(set)
+    for a in root.xpath("//a[@href]"):
+        if a in menus:
+            continue
+        try:
+            url = canonical(urllib.parse.urljoin(base_url, a.get("href")))
+        except ValueError:
+            continue
+        slots[_slot(a)].add(url)
+    out: set[str] = set()
+    for urls in slots.values():
+        posts = sum(bool(is_post(u)) for u in urls)
+        if len(urls) >= MIN_LISTED and (posts >= MIN_LISTED or posts * 2 > len(urls)):
+            out |= urls
+    return out
+
+
+def _slot(el) -> str:
+    """An element's place in the template: its ancestors' tags and classes, no positions."""
+    parts = []
+    while el is not None and isinstance(el.tag, str):
+        parts.append(f"{el.tag}.{'.'.join(sorted((el.get('class') or '').split()))}")
+        el = el.getparent()
+    return "/".join(reversed(parts))

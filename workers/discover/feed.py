@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from tasks.discover import feeds as feedlib
 from tasks.discover.announced import archive_widget_total
+from tasks.discover.forward import MAX_FORWARDS, forward_target
 from tasks.discover.traversal import in_scope
 from tasks.discover.urls import canonical
 from tasks.extract.fallback import GENERIC_NOTE
@@ -118,11 +119,22 @@ def _unchanged(rt, crawl_id: str, url: str, stored: dict) -> dict | Page | None:
 
 
 def _home(rt, url: str, update: bool) -> Page:
-    """The home page as served (an update crawl archives an unchanged one as a revisit)."""
+    """The home page as served (an update crawl archives an unchanged one as a revisit); where
+    the start page only forwards (a meta refresh, a stand-in's one link: tasks.discover.forward),
+    the page it forwards to (an HTTP redirect the fetch follows itself)."""
     try:
-        return Page.from_response(rt.downloader.get(url, revisit=update), url)
+        page = Page.from_response(rt.downloader.get(url, revisit=update), url)
     except FetchError as e:
         raise CrawlFailed(f"home page unreachable: {e}") from e
+    for _ in range(MAX_FORWARDS):
+        target = None if page.garbled else forward_target(page.root, page.final_url)
+        if not target:
+            break
+        try:
+            page = Page.from_response(rt.downloader.get(target, revisit=update), target)
+        except FetchError as e:
+            raise CrawlFailed(f"home page unreachable: {page.final_url} forwards to {target}: {e}") from e
+    return page
 
 
 def _announced(st, crawl_id: str, home: Page) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.discover.candidates import comment_feeds, navigation_links
+from tasks.discover.candidates import comment_feeds, listed_links, navigation_links
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import generic_post, template_post
@@ -53,7 +53,7 @@ def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, patter
     if post or kind.entry or (not rules and not generic):
         return post, extracted, record_url
     if record.listing or (kind.below_post and _parent_known(rt, crawl_id, url, pattern, home)) \
-            or in_navigation(rt, crawl_id, home, record_url):
+            or in_navigation(rt, crawl_id, home, record_url, pattern):
         return False, extracted, url
     if not rules:  # issue 31: a blog with no rules (yet): the page-level extractor reads it
         got = fallback_extract(page.html, page.final_url, root=page.root)
@@ -83,34 +83,40 @@ def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root
     return record_url, record
 
 
-_HOME: dict[str, tuple[frozenset, frozenset]] = {}  # crawl id -> its home page's (menu links, comment feeds)
+_HOME: dict[str, tuple[frozenset, frozenset]] = {}  # crawl id -> its home page's (menu-only links, comment feeds)
 MAX_REMEMBERED = 64  # crawls whose home page a process remembers
 
 
-def _home_links(rt, crawl_id: str, home: str) -> tuple[frozenset, frozenset]:
-    """(the URLs the home page's menus link to, the comment feeds it declares), per process."""
+def _home_links(rt, crawl_id: str, home: str, pattern: str | None = None) -> tuple[frozenset, frozenset]:
+    """(the URLs the home page's menus link to and its post listing does not, the comment feeds
+    it declares), per process. `pattern`: the blog's post pattern, which tells the listing."""
     got = _HOME.get(crawl_id)
     if got is None:
         page = cached(rt, crawl_id, home)
-        got = (frozenset(navigation_links(page.root, page.final_url)), frozenset(comment_feeds(page.root, page.final_url))) \
-            if page is not None and not page.garbled else (frozenset(), frozenset())
+        if page is not None and not page.garbled:
+            listed = listed_links(page.root, page.final_url, lambda u: bool(pattern and is_post(u, pattern)))
+            got = (frozenset(navigation_links(page.root, page.final_url) - listed),
+                   frozenset(comment_feeds(page.root, page.final_url)))
+        else:
+            got = (frozenset(), frozenset())
         if len(_HOME) >= MAX_REMEMBERED:
             _HOME.clear()
         _HOME[crawl_id] = got
     return got
 
 
-def in_navigation(rt, crawl_id: str, home: str, url: str) -> bool:
-    """Does the blog's menu (the home page's nav, header, menus) link to `url`? Such a page is one
-    of the site's own pages (about, projects, a CV), not a post, whatever its template."""
-    nav = _home_links(rt, crawl_id, home)[0]
+def in_navigation(rt, crawl_id: str, home: str, url: str, pattern: str | None = None) -> bool:
+    """Does the blog's menu (the home page's nav, header, menus) link to `url`, and its post listing
+    not? Such a page is one of the site's own pages (about, projects, a CV), not a post, whatever
+    its template; a post the menu points at is listed with the others."""
+    nav = _home_links(rt, crawl_id, home, pattern)[0]
     return url in nav or url.rstrip("/") in nav or url.rstrip("/") + "/" in nav
 
 
-def site_comment_feeds(rt, crawl_id: str, home: str) -> frozenset:
+def site_comment_feeds(rt, crawl_id: str, home: str, pattern: str | None = None) -> frozenset:
     """The comment feeds the home page declares: the whole blog's, which name no post's permalink
     (tasks.discover.candidates.declared_permalink)."""
-    return _home_links(rt, crawl_id, home)[1]
+    return _home_links(rt, crawl_id, home, pattern)[1]
 
 
 def _parent_known(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:

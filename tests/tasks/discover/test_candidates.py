@@ -98,3 +98,30 @@ def test_a_landing_pages_link_to_blog_html_leads_to_the_listing():
     links = [("http://b/blog.html", "Blog", False), ("http://b/2010/12/sitemap.html", "Sitemap", False),
              ("http://b/blogging-tips.html", "Tips", False)]
     assert listing_links(links) == ["http://b/blog.html"]
+
+
+_LISTING_HOME = """<html><body>
+<nav class="navbar"><a class="navbar-item" href="/about/">About</a> <a class="navbar-item" href="/my-projects/">Projects</a></nav>
+<main>
+ <div class="card"><h2 class="item-title"><a class="item-link" href="/first-post/">First post</a></h2>
+   <a class="tag" href="/tag/misc/">#misc</a></div>
+ <div class="card"><h2 class="item-title"><a class="item-link" href="/my-projects/">My projects</a></h2>
+   <a class="tag" href="/tag/misc/">#misc</a></div>
+ <div class="card"><h2 class="item-title"><a class="item-link" href="/second-post/">Second post</a></h2></div>
+ <div class="card"><h2 class="item-title"><a class="item-link" href="/third-post/">Third post</a></h2></div>
+</main></body></html>"""
+
+
+def test_listed_links_a_menu_page_the_listing_lists_too():
+    from tasks.discover.candidates import listed_links, navigation_links
+    from tasks.fetch.html import parse_html
+
+    root = parse_html(_LISTING_HOME, "https://blog.test/")
+    posts = {"https://blog.test/first-post/", "https://blog.test/second-post/", "https://blog.test/third-post/"}
+    listed = listed_links(root, "https://blog.test/", lambda u: u in posts)
+    assert "https://blog.test/my-projects/" in listed  # in the listing's slot beside the posts
+    assert posts <= listed
+    assert "https://blog.test/about/" not in listed  # the menu only
+    assert navigation_links(root, "https://blog.test/") - listed == {"https://blog.test/about/"}
+    # a slot of links that are not mostly posts is no listing (a menu, a tag cloud)
+    assert listed_links(root, "https://blog.test/", lambda u: False) == set()

@@ -1,0 +1,89 @@
+"""A start page that only forwards to the blog: where the crawl's home really is.
+
+A blog that lives under a path (/blog/, a GitHub project page /name/) is often reached through
+the host's root, which forwards there: by HTTP redirect (the fetch follows it), by a meta
+refresh, or by a stand-in page whose one link is the blog. Taken as the blog's home, such a
+page has no feed, no post links and no listing: the crawl would find nothing, or take the
+real home for a post. `forward_target` names the page it forwards to, or None.
+
+Pure: no Celery, no Redis.
+"""
+from __future__ import annotations
+
+import re
+import urllib.parse
+
+from tasks.fetch.html import node_text
+
+__all__ = ["forward_target", "MAX_FORWARDS", "MAX_STAND_IN_TEXT"]
+
+MAX_FORWARDS = 3  # forwarding pages followed in a row at most (a loop ends there)
+MAX_REFRESH_DELAY = 30  # seconds: a page that refreshes later is read for itself first (a slideshow, a news ticker)
+MAX_STAND_IN_TEXT = 300  # characters of text: a stand-in says "moved to ...", a home page says much more
+
+_REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(['\"]?)(.*?)\2\s*$", re.I | re.S)
+
+
+def forward_target(root, base_url: str) -> str | None:
+    """The URL the page at `base_url` forwards to (a meta refresh, or a stand-in page whose only
+    link leads to a page of its own host under another path), or None where it is a page of its
+    own. A page that declares a feed is a blog's home whatever it links."""
+    target = _refresh_target(root, base_url) or _only_link(root, base_url)
+    if not target or _same_page(target, base_url):
+        return None
+    return target
+
+
+def _refresh_target(root, base_url: str) -> str | None:
+    for meta in root.xpath("//meta[@http-equiv]"):
+        if (meta.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        m = _REFRESH.match(meta.get("content") or "")
+        if not m or not m.group(3).strip():
+            continue  # a bare "30": the page reloads itself
+        if m.group(1) and float(m.group(1)) > MAX_REFRESH_DELAY:
+            continue
+        return _http(urllib.parse.urljoin(base_url, m.group(3).strip()))
+    return None
+
+
+def _only_link(root, base_url: str) -> str | None:
+    """The one page a short page without a feed links to, on its own host under another path."""
+    if _declares_feed(root):
+        return None
+    body = root.find(".//body")
+    if body is None or len(node_text(body)) > MAX_STAND_IN_TEXT:
+        return None
+    targets = set()
+    for a in root.xpath("//a[@href]"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "mailto:", "javascript:")):
+            continue
+        url = _http(urllib.parse.urljoin(base_url, href))
+        if url and not _same_page(url, base_url):
+            targets.add(url.split("#")[0])
+    if len(targets) != 1:
+        return None
+    target = targets.pop()
+    here, there = urllib.parse.urlsplit(base_url), urllib.parse.urlsplit(target)
+    if there.netloc.lower() != here.netloc.lower() or not there.path.strip("/"):
+        return None  # another site, or the host's root: a link, not where the blog lives
+    return target
+
+
+def _declares_feed(root) -> bool:
+    return any("alternate" in (el.get("rel") or "").lower().split() and "xml" in (el.get("type") or "")
+               for el in root.iter("link"))
+
+
+def _http(url: str) -> str | None:
+    try:
+        return url if urllib.parse.urlsplit(url).scheme in ("http", "https") else None
+    except ValueError:
+        return None
+
+
+def _same_page(a: str, b: str) -> bool:
+    pa, pb = urllib.parse.urlsplit(a), urllib.parse.urlsplit(b)
+    return (pa.netloc.lower(), pa.path.rstrip("/") or "/", pa.query) == (pb.netloc.lower(), pb.path.rstrip("/") or "/",
+                                                                        pb.query)
