@@ -67,9 +67,7 @@ def _resume(cid: str) -> None:
     else:  # interrupted during discovery or learning: start those steps again
         info = rt.state.crawl_info(cid)
         rt.state.r.hset(rt.keys(cid).crawl, "state", "queued")
-        app.send_task("blogharvest.new_crawl", kwargs={"url": info["url"], "since": info.get("since"),
-                                                       "crawl_id": cid, "options": info["options"]},
-                      ignore_result=True)
+        start_crawl(app, cid, info["url"], info.get("since"), info["options"])
 
 
 def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,

@@ -42,7 +42,8 @@ def crawls(rt, limit: int = 2000, queued: bool = False) -> tuple[list[str], list
     """(crawls traversing, crawls starting, ended crawls never retired) among the newest `limit`
     crawls. Starting: discovering or learning, begun by the new_crawl task (`tasked`), for
     ORPHAN_AFTER s at least (their messages: new_crawl, learn_page, reduce_rules); with `queued`,
-    also a crawl still queued that long: its new_crawl may have died with a worker between the
+    also a crawl still queued that long since its first message was sent (`sent`, by
+    workers.start.start_crawl: a crawl a process drives itself is never taken): its new_crawl may have died with a worker between the
     broker's pop and kombu's note of it as unacked, where nothing, not even the visibility
     timeout, would bring it back (asked only after a death and on the recovery pass: a backlog
     of queued crawls would make every pass read the whole queue). Never retired: a worker died
@@ -55,14 +56,14 @@ def crawls(rt, limit: int = 2000, queued: bool = False) -> tuple[list[str], list
     for i in range(0, len(ids), 500):
         with st.r.pipeline(transaction=False) as p:
             for cid in ids[i:i + 500]:
-                p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "started", "tasked", "created"])
-            for cid, (state, retired, phase, started, tasked, created) in zip(ids[i:i + 500], p.execute()):
+                p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "started", "tasked", "sent"])
+            for cid, (state, retired, phase, started, tasked, sent) in zip(ids[i:i + 500], p.execute()):
                 if state == "running" and phase == "traverse":
                     run.append(cid)
                 elif state == "running" and tasked:  # (not a crawl a process drives itself, as tests do)
                     if now - float(started or now) > ORPHAN_AFTER:
                         starting.append(cid)
-                elif state == "queued" and queued and now - float(created or now) > ORPHAN_AFTER:
+                elif state == "queued" and queued and sent and now - float(sent) > ORPHAN_AFTER:
                     starting.append(cid)
                 elif state in ENDED and not retired:
                     unretired.append(cid)

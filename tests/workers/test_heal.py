@@ -198,8 +198,8 @@ def test_a_queued_crawl_whose_first_message_was_lost_is_started_again(make_clust
     c = make_cluster(n=1, concurrency=2, env={"BLOGHARVEST_DEAD_AFTER": "2", "BLOGHARVEST_RECOVER_EVERY": "1"})
     blog = WordPress(seed=38, n_posts=8, feed_size=5)
     with FarmServer(blog) as site:
-        cid = c.state.create_crawl(site.url, None, {"js": "never"})  # created, its message never sent
-        c.state.r.hset(Keys(cid).crawl, "created", time.time() - 60)  # and that a minute ago
+        cid = c.state.create_crawl(site.url, None, {"js": "never"})  # created, its message lost:
+        c.state.r.hset(Keys(cid).crawl, "sent", time.time() - 60)  # sent a minute ago, never carried
         info = _wait(c, cid, LOADED, None)
         records = _assert_exactly_once(c, cid, blog, site.origin)
     assert info["state"] == "done", info

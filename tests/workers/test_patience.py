@@ -213,3 +213,22 @@ def test_a_queued_page_message_is_read_as_its_page():
     assert orphans.page_of(raw) == ("abcdef123456-c", "http://x.test/p")
     assert orphans.page_of(raw.replace("process_url", "learn_page")) is None
     assert orphans.page_of("not json") is None
+
+
+def test_only_a_crawl_whose_first_message_was_sent_is_started_again_from_queued(rt):
+    """The sweep may start again a crawl left `queued` (its new_crawl lost with a worker), but
+    only one that workers.start.start_crawl sent: a crawl a process creates and drives itself
+    (as tests and library callers do) is never taken from it, however long it stays queued."""
+    import time
+
+    from workers import orphans
+
+    mine = rt.state.create_crawl("http://driven.test/", None, {})
+    lost = rt.state.create_crawl("http://lost.test/", None, {})
+    long_ago = time.time() - 10 * orphans.ORPHAN_AFTER
+    rt.state.r.hset(Keys(mine).crawl, "created", long_ago)
+    rt.state.r.hset(Keys(lost).crawl, mapping={"created": long_ago, "sent": long_ago})
+    _, starting, _ = orphans.crawls(rt, queued=True)
+    assert lost in starting and mine not in starting
+    _, starting, _ = orphans.crawls(rt, queued=False)
+    assert lost not in starting
