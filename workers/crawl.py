@@ -322,5 +322,5 @@ def scheduled_update(url: str, every: str | None = None) -> str | None:
     since = rt.state.last_finished(url)
     options = {"update": bool(since), "scheduled": bool(since)}
     cid = rt.state.create_crawl(url, since or None, options)
-    start_crawl(app, cid, url, since, options)
+    start_crawl(app, rt.state, cid, url, since, options)
     return cid

@@ -49,7 +49,7 @@ def enqueue(url: str, since: str | None, options: dict, resume: bool = False) ->
     if since:
         options = dict(options, update=True)
     cid = st.create_crawl(url, since, options)
-    start_crawl(app, cid, url, since, options)
+    start_crawl(app, st, cid, url, since, options)
     return cid
 
 
@@ -67,7 +67,7 @@ def _resume(cid: str) -> None:
     else:  # interrupted during discovery or learning: start those steps again
         info = rt.state.crawl_info(cid)
         rt.state.r.hset(rt.keys(cid).crawl, "state", "queued")
-        start_crawl(app, cid, info["url"], info.get("since"), info["options"])
+        start_crawl(app, rt.state, cid, info["url"], info.get("since"), info["options"])
 
 
 def run_crawls(urls: list[str], since: str | None, options: dict, out: str | None, warc: str | None,

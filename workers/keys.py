@@ -73,10 +73,12 @@ class Keys:
         return [self.seen, self.frontier, self.inflight, self.done, f"{self.crawl}:attempts",
                 self.entries, self.pages, f"{self.crawl}:variants",
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
-                f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut]
+                f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
+                f"{self.crawl}:suspects", f"{self.crawl}:alone"]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
-                f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut]
+                f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
+                f"{self.crawl}:suspects", f"{self.crawl}:alone"]

@@ -228,4 +228,4 @@ def _start_again(app, rt, crawl_id: str) -> None:
 
     url, since, options = rt.state.r.hmget(Keys(crawl_id).crawl, ["url", "since", "options"])
     if url:
-        start_crawl(app, crawl_id, url, since or None, json.loads(options or "{}"))
+        start_crawl(app, rt.state, crawl_id, url, since or None, json.loads(options or "{}"))

@@ -41,6 +41,7 @@ from workers.extract import fallback as page_fallback
 from workers.fetch import patience, rendering
 from workers.fetch.pages import html_page, not_html_message, usable
 from workers.learn.rules import learn_one, reduce
+from workers import suspects
 from workers.state import Saving
 from workers.traverse import Chain, Send, dispatch, page_failed, recover, start_traversal
 
@@ -65,6 +66,17 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     unread = _not_to_read(rt, crawl_id, url, ctx)
     if unread is not None:
         return unread
+    if ctx["attempts"] > MAX_ATTEMPTS:  # a suspect read alone (workers/suspects.py)
+        try:
+            return _read_page(rt, crawl_id, url, ctx, chain)
+        finally:
+            suspects.release(rt, crawl_id, url)
+    return _read_page(rt, crawl_id, url, ctx, chain)
+
+
+def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> dict:
+    """The page read: a sitemap's links queued, or a page fetched, recognised, extracted."""
+    st = rt.state
     if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
         return _process_sitemap(rt, crawl_id, url, ctx)
     kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
@@ -111,9 +123,15 @@ def _not_to_read(rt, crawl_id: str, url: str, ctx: dict) -> dict | None:
     if ctx["state"] != "running":
         rt.state.mark_done(crawl_id, url)
         return {"url": url, "skipped": "crawl not running"}
-    if ctx["attempts"] > MAX_ATTEMPTS:
-        page_failed(rt, crawl_id, url, "gave_up", f"dropped after {MAX_ATTEMPTS} deliveries")
-        return {"url": url, "error": "gave_up"}
+    if ctx["attempts"] > MAX_ATTEMPTS:  # a suspect: read alone once the rest is done (issue 36)
+        verdict = suspects.verdict(rt, crawl_id, url)
+        if verdict == "wait":
+            return {"url": url, "deferred": suspects.WAIT}
+        if verdict == "drop":
+            page_failed(rt, crawl_id, url, "gave_up", f"dropped after {MAX_ATTEMPTS} deliveries and one more "
+                                                      "alone, each ended by its worker's death")
+            suspects.release(rt, crawl_id, url)
+            return {"url": url, "error": "gave_up"}
     return None
 
 
@@ -235,8 +253,7 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
     post = kind.post
     blog, entry = ctx["blog"], ctx["entry"]
     rules, pattern, home = blog.get("rules") or {}, blog.get("pattern"), blog["home"]
-    extracted = extract_root(page.root, page.html, rules, entry, blog.get("feed_meta"), page.final_url) \
-        if post else None
+    extracted = _rules_reading(rt, crawl_id, url, page, rules, entry, blog) if post else None
     if post and not _from_feed(entry) and (not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo")),
                                                               page.root)
                                            or listing_like(page.root, rules)
@@ -244,6 +261,16 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in (or the menu links), a listing
     return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
                              generic=bool(blog.get("generic")))
+
+
+def _rules_reading(rt, crawl_id: str, url: str, page: Page, rules: dict, entry, blog: dict) -> dict:
+    """The rules' reading of the page; where reading fails (a bug, a page the code cannot
+    handle), an empty one, reported: the page-level extractor then reads the post
+    (workers/extract/fallback.py), which is never lost for a rule's fault."""
+    empty = {"title": None, "content_text": None, "content_html": None, "authors": [], "published": None,
+             "sources": {}}
+    return _part(rt, crawl_id, url, "rules_reading", empty, extract_root, page.root, page.html, rules, entry,
+                 blog.get("feed_meta"), page.final_url)
 
 
 def _broad(pattern: str | None, home: str) -> bool:
@@ -322,7 +349,8 @@ def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
         raise
     except Exception as e:
         log.exception("%s of %s failed", what, url)
-        rt.state.add_error(crawl_id, url, f"{what}_error", f"{type(e).__name__}: {e} (the post is kept without its {what})")
+        kept = "the page-level extractor read it" if what == "rules_reading" else f"the post is kept without its {what}"
+        rt.state.add_error(crawl_id, url, f"{what}_error", f"{type(e).__name__}: {e} ({kept})")
         return default
 
 

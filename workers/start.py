@@ -12,12 +12,12 @@ from workers.keys import Keys
 from workers.runtime import runtime
 
 
-def start_crawl(app, crawl_id: str, url: str, since: str | None, options: dict) -> None:
+def start_crawl(app, state, crawl_id: str, url: str, since: str | None, options: dict) -> None:
     """Send the task that runs a created crawl (a result would also subscribe this process
-    to its channel until collected). The crawl notes when (`sent`): only a crawl whose first
+    to its channel until collected). The crawl notes in `state` (its Redis) when (`sent`): only a crawl whose first
     message was sent may be started again by the sweep when it stays queued (workers/orphans.py);
     one that a process drives itself, as tests do, is never taken from it."""
-    runtime().state.r.hset(Keys(crawl_id).crawl, "sent", repr(time.time()))
+    state.r.hset(Keys(crawl_id).crawl, "sent", repr(time.time()))
     task = "blogharvest.update_crawl" if since else "blogharvest.new_crawl"
     app.send_task(task, kwargs={"url": url, "since": since, "crawl_id": crawl_id, "options": options},
                   ignore_result=True)

@@ -126,7 +126,19 @@ def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
             names = declared_site_names(root) | {s.casefold() for s in ((blog or {}).get("title"),) if s}
             steps = [(s, _not_site_title(v, names)) for s, v in steps]
         found = _first_filled(steps)
+        if found and field == "authors" and found[0] == "feed" and sign:
+            found = _shown_byline(found, root, lambda: _not_site(sign(), site))
         if found:
             sources[field], out[field] = found
     out["sources"] = sources
     return out
+
+
+def _shown_byline(found: tuple[str, list], root, shown) -> tuple[str, list]:
+    """A feed entry's authors that the page shows nowhere ("anon", a login) give way to the
+    byline the page does show: the record keeps what a reader of the post sees."""
+    text = normalize_text(" ".join(root.itertext()) if root is not None else "").casefold()
+    if any(normalize_text(a).casefold() in text for a in found[1]):
+        return found
+    names = shown()
+    return ("page", names) if names else found

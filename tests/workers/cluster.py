@@ -97,7 +97,7 @@ class Cluster:
         if since:
             options = dict(options, update=True)
         cid = self.state.create_crawl(url, since, options)
-        start_crawl(self.client, cid, url, since, options)
+        start_crawl(self.client, self.state, cid, url, since, options)
         return cid
 
     def sweep(self, cid: str) -> None:

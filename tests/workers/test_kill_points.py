@@ -116,7 +116,7 @@ class Lane:
 
     def crawl(self, url: str) -> str:
         cid = self.state.create_crawl(url, None, {"js": "never"})
-        start_crawl(self.client, cid, url, None, {"js": "never"})
+        start_crawl(self.client, self.state, cid, url, None, {"js": "never"})
         return cid
 
     def stop(self) -> None:
@@ -231,7 +231,7 @@ def test_a_slow_page_keeps_its_worker_alive(tmp_path):
             assert pool.ready[p].wait(60), "a worker did not start"
         with FarmServer(blog, {slow: Fault("slow", {"seconds": 8})}) as site:
             cid = st.create_crawl(site.url, None, {"js": "never"})
-            start_crawl(client, cid, site.url, None, {"js": "never"})
+            start_crawl(client, st, cid, site.url, None, {"js": "never"})
             _poll(lambda: _ended(st, cid), 120, "the crawl's end", lambda: json.dumps(diagnose(st, cid), default=str))
             assert st.state_of(cid) == "done"
             assert heal.events(st.r) == [], "a live worker was taken for dead"
@@ -239,6 +239,60 @@ def test_a_slow_page_keeps_its_worker_alive(tmp_path):
             urls = [r["url"] for r in st.crawl_records(cid)]
             assert len(urls) == len(blog.posts) == len(set(urls))
     finally:
+        pool.stop(timeout=10, asked=3)
+        client.close()
+        redis.stop()
+
+
+@pytest.mark.slow
+def test_a_page_that_kills_every_worker_reading_it_is_dropped_and_the_crawl_ends(tmp_path):
+    """A poison page: every worker that reads it dies (SIGKILL before its page's end is
+    written, tests/workers/killpoint BLOGHARVEST_KILL_ON), and a supervisor starts a new worker
+    for each dead one, as a deployment would. The page is delivered MAX_ATTEMPTS + 1 times,
+    waits as a suspect until the rest of the crawl is done, is read once more alone, dies
+    once more and is dropped (workers/suspects.py): the crawl ends done, every other post once,
+    the poison page reported as given up."""
+    import threading
+
+    from workers.pipeline import MAX_ATTEMPTS
+
+    blog = _blog()
+    poison = blog.posts[2].path
+    redis = RedisServer(tmp_path / "redis").start()
+    (tmp_path / "logs").mkdir()
+    pool = WorkerProcesses(redis.url, 0, 2, env=ENV, log_dir=tmp_path / "logs")
+    client = Celery("bh-poison-test", broker=redis.url, backend=redis.url)
+    client.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
+    st = State.from_url(redis.url)
+    stop, deaths = threading.Event(), []
+
+    def supervise():  # a new worker for each one that died
+        while not stop.wait(0.2):
+            for p in list(pool.procs):
+                if p.poll() is not None and p not in deaths:
+                    deaths.append(p)
+                    pool.start_one(f"w{len(pool.procs)}@%h")
+
+    try:
+        pool.start_one("w0@%h")
+        assert pool.ready[pool.procs[0]].wait(60), "a worker did not start"
+        keeper = threading.Thread(target=supervise, daemon=True)
+        keeper.start()
+        with FarmServer(blog) as site:
+            pool.env["BLOGHARVEST_KILL_ON"] = f"workers.state.end_page@{site.origin + poison}"
+            for p in pool.procs:  # the first worker, started before the site's port was known
+                p.kill()
+            cid = st.create_crawl(site.url, None, {"js": "never"})
+            start_crawl(client, st, cid, site.url, None, {"js": "never"})
+            _poll(lambda: _ended(st, cid), 240, "the crawl's end", lambda: json.dumps(diagnose(st, cid), default=str))
+            assert st.state_of(cid) == "done"
+            urls = sorted(r["url"] for r in st.crawl_records(cid))
+            assert urls == sorted(site.origin + p.path for p in blog.posts if p.path != poison)
+            gave_up = [e for e in st.errors(cid) if e["kind"] == "gave_up"]
+            assert [e["url"] for e in gave_up] == [site.origin + poison], gave_up
+            assert len(deaths) == 1 + MAX_ATTEMPTS + 1, f"{len(deaths) - 1} workers died for the poison page"
+    finally:
+        stop.set()
         pool.stop(timeout=10, asked=3)
         client.close()
         redis.stop()

@@ -202,3 +202,25 @@ def test_a_post_page_the_rules_miss_is_parsed_once(rt, farm):
     served = calls.fetched[url][0]
     assert calls.decodes(url) == 1, "the page's bytes decoded more than once"
     assert calls.parses(url, served.url, served.text) == 1, "the page parsed more than once"
+
+
+def test_a_post_whose_rules_reading_fails_is_read_by_the_page_level_extractor(rt, farm, monkeypatch):
+    """A bug in the rules' reading of one page (here: extract_root raising) loses no post: the
+    error is reported and the page-level extractor reads it."""
+    from workers import pipeline
+
+    cid = _learned_crawl(rt, farm)
+    url = rt.state.blog(cid)["entry_urls"][0]
+    post = next(p for p in farm.blog.posts if farm.origin + p.path == url)
+
+    def broken(*_a, **_kw):
+        raise AttributeError("a rule's bug")
+
+    monkeypatch.setattr(pipeline, "extract_root", broken)
+    with rt.downloader.crawl(cid):
+        result = pipeline.process(rt, cid, url)
+    assert result["post"] and "record" in result, result
+    record = rt.state.record(cid, url)
+    assert record["title"] == post.title and record["content_text"]
+    errors = [e for e in rt.state.errors(cid) if e["url"] == url]
+    assert [e["kind"] for e in errors] == ["rules_reading_error"] and "a rule's bug" in errors[0]["message"]

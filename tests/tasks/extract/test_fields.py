@@ -98,3 +98,20 @@ def test_the_feed_language_joins_authors_where_the_page_names_none():
 
 def test_a_blog_named_after_its_author_keeps_the_author():
     assert blog_authors({"title": "Ann Lee's notes"}, [{"authors": ["Ann Lee"]}]) == ["Ann Lee"]
+
+
+def test_a_feed_author_the_page_never_shows_gives_way_to_the_byline_it_shows():
+    """The feed says "anon", the page says "Posted by Mary Patton": the record keeps what a
+    reader sees; a feed author the page shows (or a page with no byline) keeps the feed's."""
+    def page(byline):
+        html = f"<html><body><h1>Post</h1><p>text of the post</p><p class='byline'>{byline}</p></body></html>"
+        return parse_html(html, "http://b.test/p")
+
+    found = {"title": "Post", "authors": [], "published": None, "sources": {}}
+    for byline, feed, want, source in [("Posted by Mary Patton", "anon", ["Mary Patton"], "page"),
+                                       ("Posted by Mary Patton", "Mary Patton", ["Mary Patton"], "feed"),
+                                       ("", "anon", ["anon"], "feed")]:
+        root = page(byline)
+        sign = {"authors": lambda root=root: ["Mary Patton"] if "Patton" in "".join(root.itertext()) else []}
+        got = complete(dict(found), root, "http://b.test/p", {"authors": [feed]}, None, sign)
+        assert (got["authors"], got["sources"]["authors"]) == (want, source), byline
