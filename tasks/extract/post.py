@@ -16,6 +16,7 @@ from lxml import etree
 
 from tasks.text.dates import near_day, parse_date, url_day
 from tasks.extract.fields import complete
+from tasks.extract.footer import without_footer
 from tasks.extract.header import without_header
 from tasks.fetch.html import block_text, html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
@@ -284,6 +285,10 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     authors, authors_source = _rule_authors(root, rules, author_rules, lang)
     page_url = url or root.getroottree().docinfo.URL
     published = _date(root, date_rules, _date_lang(root, rules), firsts, page_url)
+    if node is not None and text:  # a block that ends with the post's "Posted by X at DATE" line: not that line
+        cut = without_footer(node, published or (entry or {}).get("published"), lang)
+        if cut is not node:
+            node, text = cut, block_text(cut)
     found = {
         "title": title or None,
         "content_text": text or None,

@@ -1,0 +1,34 @@
+"""tasks/extract/footer.py: a content block's closing "Posted by X at DATE" line is cut, and
+nothing else is."""
+from tasks.extract.footer import without_footer
+from tasks.fetch.html import block_text, parse_html
+
+BODY = ("<p>The ferry left the orchard at dawn, and the teapot sang while the violin played.</p>"
+        "<p>Then the marble station filled with pencils and village kitchens, all afternoon long.</p>")
+
+
+def _block(end: str):
+    root = parse_html(f"<html><body><div class='body'>{BODY}{end}</div></body></html>", "http://b.test/p")
+    return root.xpath("//div[@class='body']")[0]
+
+
+def test_the_closing_byline_with_the_posts_day_is_cut():
+    for end in ('<span class="posted">Posted by patton at March 02, 2003 06:50 AM<br/></span><a name="more"></a>',
+                "<p>Publié par André le 2 mars 2003 à 10:00</p>"):
+        block = _block(end)
+        cut = without_footer(block, "2003-03-02T06:50:00")
+        assert block_text(cut).endswith("all afternoon long."), end
+        assert "Posted" in block_text(block) or "Publié" in block_text(block)  # the page itself unchanged
+
+
+def test_a_closing_paragraph_is_kept_when_it_is_not_such_a_line():
+    for end, published in [
+        ("<p>Posted by patton at March 02, 2003 06:50 AM</p>", "2004-05-06"),  # another day
+        ("<p>Then the ferry came back on March 2, 2003, and the whole village sang along with the violin "
+         "until the lantern went out over the harbour at night.</p>", "2003-03-02"),  # a paragraph, not a line
+        ("<p>See you soon.</p>", "2003-03-02"),  # no date at all
+    ]:
+        block = _block(end)
+        assert without_footer(block, published) is block, end
+    block = _block("<span>Posted on March 2, 2003</span> and the rest of the sentence")
+    assert without_footer(block, "2003-03-02") is block  # text after it: not the block's end
