@@ -87,6 +87,10 @@ _BYLINE = re.compile(r"(?:^|\s)(?:by|par|von|por|di|door|od|av|af|przez|от|а�
                      r"([^\d\s,;|·•—–@:()][^\d,;|·•—–@:()]{0,60}?)"
                      r"(?=\s+(?:at|on|am|le|el|il|v|ve|in|om|den|um|às|a las|à|в|kl|klo)\b|\s*[,;|·•—–(:]|\s*\d|\s*$)",
                      re.I)
+# "Author: X" as a label and its value, in the languages blogs are written in ("文章作者: X")
+_AUTHOR_LABEL = re.compile(r"(?:(?:^|\s)(?:author|written by|autor|auteur|autore|författare|forfatter|"
+                           r"tekijä|szerző|yazar|penulis|tác giả|автор)|作者|著者|筆者|作成者|작성자|글쓴이)\s*[:：]\s*"
+                           r"([^\d\s,;|·•—–@:：()][^\d,;|·•—–@:：()]{0,60}?)(?=\s*[,;|·•—–(]|\s*\d|\s*$)", re.I)
 _COMMENTISH = re.compile(r"comment|reply|respond|discussion", re.I)
 # the site's credits, not a post's byline: "Powered by Hugo", "Theme by ...", a footer
 _CREDITS = re.compile(r"(?:powered|theme|design(?:ed)?|built|made|hosted|generated|photo|image)\s+(?:by|von|par|por)\b",
@@ -110,7 +114,7 @@ def byline_authors(root) -> list[str]:
     short line that reads so, in document order."""
     for el in root.iter("span", "div", "p", "small", "footer", "header", "li", "td", "em", "address"):
         text = normalize_text("".join(el.itertext()))
-        if not text or len(text) > MAX_BYLINE_CHARS or not (m := _BYLINE.search(text)):
+        if not text or len(text) > MAX_BYLINE_CHARS or not (m := _BYLINE.search(text) or _AUTHOR_LABEL.search(text)):
             continue
         if _CREDITS.search(text) or any(
                 a.tag == "footer" or _COMMENTISH.search(marks := (a.get("class") or "") + " " + (a.get("id") or ""))

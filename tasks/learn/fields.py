@@ -360,11 +360,41 @@ def _day_reading(text: str, published: str | None) -> tuple[str, bool] | None:
     return (found, True) if _same_day(found, published) else None
 
 
+_MODIFIED = re.compile(r"modif|updated|lastmod|edited", re.I)
+
+
+def _says_modified(el) -> bool:
+    """Does the node name itself a modification date (class, itemprop, property, name)?"""
+    return bool(_MODIFIED.search(" ".join(el.get(a) or "" for a in ("class", "itemprop", "property", "name"))))
+
+
+def _published_first(page: _Scores, cands: list, published: str | None) -> list:
+    """`cands` with each node that says it holds a modification date (hAtom's `updated`,
+    schema.org's dateModified) moved after an unmarked one beside it (under the same
+    grandparent) on the feed's day: a post never edited shows one day in both, and the rule
+    must hold on the posts that were. Elsewhere the order stands (a comment's date is never
+    preferred so)."""
+    out = list(cands)
+    for m in [x for x in cands if _says_modified(page.nodes[x[2][0]])]:
+        el = page.nodes[m[2][0]].getparent()
+        near = el.getparent() if el is not None and el.getparent() is not None else el
+        k = out.index(m)
+        for u in out[k + 1:]:
+            node = page.nodes[u[2][0]]
+            if near is not None and not _says_modified(node) and any(node is n for n in near.iter()) \
+                    and _day_reading(page.text(u[2]), published):
+                out.remove(m)
+                out.insert(out.index(u) + 1, m)
+                break
+    return out
+
+
 def _learn_date(page: _Scores, cands: list, published: str | None) -> dict | None:
     """The rule field of the first candidate on the feed's day, or of a later one that
     also shows the feed's minute (the post's own timestamp: a masthead showing the day's
     date is on the feed's day too, on a news site most days, but it has no time)."""
     chosen = None  # (rules, score, dayfirst) of the best candidate on the feed's day
+    cands = _published_first(page, cands, published)
     for _, s, c in cands:
         text = page.text(c)
         if chosen is not None and not _CLOCK.search(text):

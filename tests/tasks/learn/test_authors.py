@@ -89,3 +89,16 @@ def test_the_page_author_probes_skip_the_comments():
             "<div class='post-footer'><p>Upplagd av Maja kl. 10:00</p></div></div>"
             "<div class='comment'><p><span class='author'>Carin Berg</span> 3 maj</p><p>Nice!</p></div></body></html>")
     assert page_authors(parse_html(html, "https://b.test/p/"), html) == ["Maja"]
+
+
+def test_an_author_label_and_its_value_is_a_byline_in_any_language():
+    from tasks.fetch.html import parse_html
+    from tasks.learn.authors import byline_authors
+
+    for line, name in [("Author: Jane Doe", "Jane Doe"), ("文章作者: blinkfox", "blinkfox"), ("作者：张三", "张三"),
+                       ("Autor: Hans Müller, 3. März 2019", "Hans Müller")]:
+        root = parse_html(f"<html><body><article><p>Text of the post.</p><div class='meta'>{line}</div></article>"
+                          "</body></html>", "http://b.test/p")
+        assert byline_authors(root) == [name], line
+    root = parse_html("<html><body><p>Author of the week: see below</p></body></html>", "http://b.test/p")
+    assert byline_authors(root) == []

@@ -395,3 +395,20 @@ def test_the_title_is_the_innermost_node_that_holds_it():
              "content_is_summary": False, "authors": [], "published": None}
     page = learn_page(html, "http://b.test/p", entry)
     assert "article-title" in page["title"]["rule"] or page["title"]["rule"].endswith("/p")
+
+
+def test_the_date_rule_takes_the_published_node_beside_an_updated_one_on_the_same_day():
+    """A post never edited shows one day in hAtom's `updated` and `published` (in either
+    order): the rule must name the published node, which holds on the posts that were edited."""
+    from tasks.learn.fields import learn_page
+
+    body = ("<p>The ferry left the orchard at dawn, and the teapot sang while the violin played a meadow "
+            "tune.</p><p>Then the marble station filled with pencils.</p>")
+    for first, second in [("updated", "entry-date published"), ("entry-date published", "updated")]:
+        html = (f'<html><body><article><h1 class="entry-title">A day at the harbour lantern</h1><footer class="meta">'
+                f'<span class="posted-on"><time class="{first}" datetime="2019-06-28T15:38:30+00:00">June 28, 2019'
+                f'</time> <time class="{second}" datetime="2019-06-28T15:38:30+00:00">June 28, 2019</time></span>'
+                f'</footer><div class="entry-content">{body}</div></article></body></html>')
+        got = learn_page(html, "http://b.test/p", {"title": "A day at the harbour lantern", "content": body,
+                                                   "authors": [], "published": "2019-06-28T18:38:30+00:00"})
+        assert "published" in got["date"]["rule"] and "updated" not in got["date"]["rule"], (first, got["date"])
