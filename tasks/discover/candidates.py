@@ -203,7 +203,7 @@ def navigation_links(root, base_url: str) -> set[str]:
     many links lists posts (an archive widget, a day-by-day menu), and pagination, prev/next,
     tag and share blocks are no menus: left out, as is anything inside an article."""
     out: set[str] = set()
-    for block in _menus(root):
+    for block in _menus(root, base_url):
         for a in block.xpath(".//a[@href]"):
             try:
                 out.add(canonical(urllib.parse.urljoin(base_url, a.get("href"))))
@@ -212,8 +212,40 @@ def navigation_links(root, base_url: str) -> set[str]:
     return out
 
 
-def _menus(root) -> list:
-    """The page's menu blocks (navigation_links)."""
+def _menus(root, base_url: str | None = None) -> list:
+    """The page's menu blocks (navigation_links): named so (nav, role=navigation, menu- and
+    nav-named blocks), or a short list of links one of which is the site's home page (a
+    sidebar's "Home · About · Contact" widget, named by nothing)."""
+    out = _named_menus(root)
+    if base_url:
+        out += [ul for ul in _home_lists(root, base_url) if not any(m is ul or ul in m.iterdescendants() for m in out)]
+    return out
+
+
+def _home_lists(root, base_url: str) -> list:
+    """Lists (ul, ol) of at most MAX_NAV_LINKS links, outside any article, that link to the
+    site's home page."""
+    try:
+        homes = {canonical(urllib.parse.urljoin(base_url, "/"))}
+    except ValueError:
+        return []
+    out = []
+    for ul in root.iter("ul", "ol"):
+        links = ul.xpath(".//a[@href]")
+        if not links or len(links) > MAX_NAV_LINKS or ul.xpath("ancestor::article") \
+                or _NOT_MENU.search(f"{ul.get('class') or ''} {ul.get('id') or ''}"):
+            continue
+        for a in links:
+            try:
+                if canonical(urllib.parse.urljoin(base_url, a.get("href"))) in homes:
+                    out.append(ul)
+                    break
+            except ValueError:
+                continue
+    return out
+
+
+def _named_menus(root) -> list:
     out = []
     blocks = root.xpath("//nav | //*[@role='navigation'] | //*[contains(@class, 'menu')] | //*[contains(@id, 'menu')]"
                         " | //*[contains(@class, 'nav')] | //*[contains(@id, 'nav')]")
@@ -238,7 +270,7 @@ def listed_links(root, base_url: str, is_post) -> set[str]:
     beside links that are posts (`is_post`: by the blog's pattern; a few of them, or most of
     the slot). A page the menu names and the listing lists too (a post the menu points at) is
     a listed post, not only a page of the menu."""
-    menus = {a for block in _menus(root) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
+    menus = {a for block in _menus(root, base_url) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
     slots: dict[str, set[str]] = defaultdict(set)
     for a in root.xpath("//a[@href]"):
         if a in menus:

@@ -71,6 +71,20 @@ def test_navigation_links_take_a_block_named_nav_not_a_word_holding_nav():
                                                          "https://b.test/kontakt/"}
 
 
+def test_a_short_list_of_links_to_the_home_page_and_others_is_a_menu_whatever_its_name():
+    """A sidebar widget "Home · The authors · Why" named by nothing is the site's menu; a list of
+    posts without a link home, or a long one, is not."""
+    from tasks.discover.candidates import navigation_links
+
+    posts = "".join(f"<li><a href='/2011/0{i}/post-{i}.html'>Post {i}</a></li>" for i in range(1, 6))
+    root = parse_html("<html><body><div class='widget HTML'><h2>More</h2><ul><li><a href='https://b.test/'>Home"
+                      "</a></li><li><a href='p/authors.html'>The authors</a></li><li><a href='p/why.html'>Why</a>"
+                      f"</li></ul></div><div class='widget Recent'><ul>{posts}</ul></div></body></html>",
+                      "https://b.test/")
+    assert navigation_links(root, "https://b.test/") == {"https://b.test/", "https://b.test/p/authors.html",
+                                                         "https://b.test/p/why.html"}
+
+
 def test_declared_permalink_is_the_posts_comment_feed_not_the_blogs():
     """A page declares the blog's comment feed (/comments/feed/, which the home page declares too)
     before its own: the blog's names no post, so every page does not collapse into /comments/."""
