@@ -301,14 +301,27 @@ def _judge(pages, per_page: list[list], theme=frozenset()):
 
 
 def _marked(el, levels: int = 8) -> bool:
+    """Does the markup call `el` or an ancestor a comment (its class, or an id that is not
+    its own heading's text made a slug: a post's section "Fix threads" is #fix-threads)?"""
     node = el
     for _ in range(levels):
         if node is None:
             return False
-        if COMMENT_MARK.search(f"{node.get('id') or ''} {node.get('class') or ''}"):
+        ident = node.get("id") or ""
+        if ident and re.sub(r"-\d+$", "", ident.casefold()) == _heading_slug(node):  # (-1: a repeated heading)
+            ident = ""
+        if COMMENT_MARK.search(f"{ident} {node.get('class') or ''}"):
             return True
         node = node.getparent()
     return False
+
+
+def _heading_slug(node) -> str | None:
+    """The slug of the node's own first heading ("Fix socketserver" -> fix-socketserver)."""
+    for h in node:
+        if isinstance(h.tag, str) and h.tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            return re.sub(r"[\W_]+", "-", node_text(h).casefold()).strip("-")
+    return None
 
 
 def _enough(per_page: list[list], good: int, blind: bool) -> bool:

@@ -125,3 +125,21 @@ def test_a_name_printed_with_its_date_is_the_name():
     for html, name in [("<h5>5.10.2022 - Greg</h5>", "Greg"), ("<b>Ann Lee | March 3, 2014</b>", "Ann Lee"),
                        ("<b>Jean-Marc D.</b>", "Jean-Marc D."), ("<b>Ann - Bob</b>", "Ann - Bob")]:
         assert shown_name(parse_html(f"<div>{html}</div>").find(".//div")[0]) == name
+
+
+def test_a_posts_own_sections_named_by_their_headings_are_no_comments():
+    """docutils names each section of a post by its heading's slug: a post about threads has
+    sections #fix-threads, #dangling-threads; "thread" in such an id is the text's word, not
+    the markup calling the blocks comments, so the post's sections are never read as comments."""
+    from tasks.fetch.html import parse_html
+    from tasks.learn.comment_blocks import learn_comment_blocks
+
+    heads = ["Fix threads in socketserver", "Dangling threads", "Reply to threads", "Threading cleanup"]
+    sections = "".join(
+        f"<div class='section' id='{h.lower().replace(' ', '-')}'><h3>{h}</h3><p>Paragraph {i} about the bug in "
+        f"the module, with its details and what was changed to fix it for good.</p></div>" for i, h in enumerate(heads))
+    html = (f"<html><body><div class='article'><h1>Post</h1><div class='article-body'><p>Intro of the post.</p>"
+            f"{sections}</div><hr/><h2>Comments</h2></div></body></html>")
+    root = parse_html(html, "https://b.test/p.html")
+    body = root.xpath("//div[@class='article-body']")[0]
+    assert learn_comment_blocks([(root, body)]) is None
