@@ -211,6 +211,17 @@ def test_killed_between_two_writes_the_crawl_ends(tmp_path, undisturbed):
     assert not failed, "\n".join(f"{at}: {why}" for at, why in failed.items())
 
 
+def _private(base: Path, n: int, env: dict):
+    """A private Redis, a pool of `n` workers (2 threads each) not yet started, a client and
+    the state on it."""
+    redis = RedisServer(base / "redis").start()
+    (base / "logs").mkdir()
+    pool = WorkerProcesses(redis.url, n, 2, env=env, log_dir=base / "logs")
+    client = Celery("bh-kill-test", broker=redis.url, backend=redis.url)
+    client.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
+    return redis, pool, client, State.from_url(redis.url)
+
+
 @pytest.mark.slow
 def test_a_slow_page_keeps_its_worker_alive(tmp_path):
     """A healthy worker on a page far slower than DEAD_AFTER and ORPHAN_AFTER (its heartbeat
@@ -219,12 +230,7 @@ def test_a_slow_page_keeps_its_worker_alive(tmp_path):
     blog = _blog()
     slow = blog.posts[2].path
     env = dict(ENV, BLOGHARVEST_REQUEST_TIMEOUT="20", BLOGHARVEST_RECOVER_EVERY="1")
-    redis = RedisServer(tmp_path / "redis").start()
-    (tmp_path / "logs").mkdir()
-    pool = WorkerProcesses(redis.url, 2, 2, env=env, log_dir=tmp_path / "logs")
-    client = Celery("bh-slow-test", broker=redis.url, backend=redis.url)
-    client.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
-    st = State.from_url(redis.url)
+    redis, pool, client, st = _private(tmp_path, 2, env)
     try:
         pool.start()
         for p in pool.procs:
@@ -258,12 +264,7 @@ def test_a_page_that_kills_every_worker_reading_it_is_dropped_and_the_crawl_ends
 
     blog = _blog()
     poison = blog.posts[2].path
-    redis = RedisServer(tmp_path / "redis").start()
-    (tmp_path / "logs").mkdir()
-    pool = WorkerProcesses(redis.url, 0, 2, env=ENV, log_dir=tmp_path / "logs")
-    client = Celery("bh-poison-test", broker=redis.url, backend=redis.url)
-    client.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
-    st = State.from_url(redis.url)
+    redis, pool, client, st = _private(tmp_path, 0, ENV)
     stop, deaths = threading.Event(), []
 
     def supervise():  # a new worker for each one that died
