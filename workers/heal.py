@@ -176,17 +176,21 @@ def beat(r, worker_id: str = WORKER_ID) -> float:
 
 
 def dead_workers(r, now: float, dead_after: float = DEAD_AFTER, gone_after: float = GONE_AFTER,
-                 steady: bool = True) -> list[str]:
+                 steady: bool = True, settled: bool = True) -> list[str]:
     """Workers silent for `dead_after` s (only when `steady`: the caller has reached Redis
     without a break that long, so nobody's silence is a Redis outage's), or silent for
     `gone_after` s with no connection to Redis left: a SIGKILLed process's sockets close with
     it (Redis drops its clients at once), while a live worker's connection pool stays open
     (its connections named after it: `client_name`), through a Redis pause too. Only a Redis
     restart drops them all: connections count once Redis has been up for 2 x `gone_after` s
-    (every live worker has beaten, so reconnected, by then)."""
+    (every live worker has beaten, so reconnected, by then). A pause drops the connections
+    whose commands timed out in it: connections count only when `settled` (the caller's own
+    beats came on time for `gone_after` s: every live worker has beaten again since a break)."""
     silent = [(w, t) for w, t in r.zrangebyscore(HEARTBEATS, "-inf", now - min(dead_after, gone_after),
                                                  withscores=True) if w != WORKER_ID]
     dead = [w for w, t in silent if steady and t <= now - dead_after]
+    if not settled:
+        return dead
     return dead + sorted(gone(r, [w for w, _ in silent if w not in dead], gone_after))
 
 
@@ -263,7 +267,7 @@ def recover_crawls(rt, send, crawl_ids: list[str]) -> int:
     return sum(pipeline.recover(rt, cid, send=send) for cid in crawl_ids)
 
 
-def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
+def sweep(app, rt, send, recover: bool = False, judge: bool = True, settled: bool = True) -> dict:
     """One pass, if no other worker is sweeping: reclaim the dead (the long silent ones when
     `judge`: this worker has reached Redis without a break for DEAD_AFTER s), release due
     pages; after a reclaim and with `recover`, take up what nothing carries (workers/orphans.py:
@@ -282,7 +286,7 @@ def sweep(app, rt, send, recover: bool = False, judge: bool = True) -> dict:
     try:
         recover_pass = recover  # the periodic recovery pass (not one made so by a death)
         now = redis_now(r)
-        dead = dead_workers(r, now, steady=judge)
+        dead = dead_workers(r, now, steady=judge, settled=settled)
         out = {"reclaimed": sum(reclaim(app, rt, w, send) for w in dead),
                "released": patience.release_due(rt, _send_due, now)}
         following = False  # a pass after a reclaim: a death was told, not a Redis outage's silence
@@ -353,7 +357,7 @@ class Healer(threading.Thread):
 
     def run(self) -> None:
         wait, next_sweep, next_recover = BEAT_EVERY, 0.0, time.monotonic() + RECOVER_EVERY
-        steady_since = last_ok = time.monotonic()
+        steady_since = settled_since = last_ok = time.monotonic()
         while True:
             try:
                 beat(self.rt.state.r)
@@ -362,13 +366,16 @@ class Healer(threading.Thread):
                     log.warning("heal: %.1f s without a beat; silence taken for death again in %.0f s",
                                 now - last_ok, DEAD_AFTER)
                     steady_since = now
+                if now - last_ok > BEAT_EVERY + 1.0:  # a late beat: others' may be late too
+                    settled_since = now
                 last_ok = now
                 if now >= next_sweep:
                     next_sweep = now + SWEEP_EVERY
                     recover = now >= next_recover
                     if recover:
                         next_recover = now + RECOVER_EVERY
-                    self.sweep(recover, judge=now - steady_since >= DEAD_AFTER)
+                    self.sweep(recover, judge=now - steady_since >= DEAD_AFTER,
+                               settled=now - settled_since >= GONE_AFTER)
                 wait = BEAT_EVERY
             except REDIS_DOWN as e:
                 wait = min(BEAT_EVERY, max(0.25, wait * 2))  # heard again soon after Redis returns
@@ -379,8 +386,8 @@ class Healer(threading.Thread):
             if self.stopped.wait(wait):
                 return
 
-    def sweep(self, recover: bool, judge: bool) -> None:
-        sweep(self.app, self.rt, self.send, recover=recover, judge=judge)
+    def sweep(self, recover: bool, judge: bool, settled: bool = True) -> None:
+        sweep(self.app, self.rt, self.send, recover=recover, judge=judge, settled=settled)
 
     def stop(self) -> None:
         self.stopped.set()
