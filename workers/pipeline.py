@@ -108,7 +108,7 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     sample = None if post else len(set(posts))
     # issue 35: an update crawl follows only the links that may lead to something new
     posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post,
-                                          published=(record or extracted or {}).get("published"))
+                                          published=(record or extracted or {}).get("published"), page=page)
     _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered)
     return result
 

@@ -132,3 +132,69 @@ def reaches_past(days: list[str | None], since: str) -> bool:
     dated = [d for d in days if day_of(d)]
     return (len(dated) >= 2 and all(a >= b for a, b in zip(dated, dated[1:]))
             and older(dated[-1], since))
+
+
+MAX_ITEM_LEVELS = 5  # ancestors of a post link searched for the listing item that holds it
+MAX_DATE_TEXT = 60  # characters of a text node read as a printed date
+
+
+def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
+    """The day a listing prints beside each of its post links (a card's <time>, an archive
+    line's "14 March 2003"): url -> ISO day. A link's item is its largest ancestor (a few
+    levels up) that holds no other post's link; its date is the item's first <time datetime>,
+    else its first short text that reads as a date. Links whose item shows none are left out."""
+    import urllib.parse
+
+    from tasks.discover.urls import canonical
+    from tasks.text.dates import parse_date
+
+    wanted = set(posts)
+    if not wanted or root is None:
+        return {}
+    links: dict = {}
+    for a in root.iter("a"):
+        href = a.get("href")
+        if not href:
+            continue
+        try:
+            u = canonical(urllib.parse.urljoin(base_url, href))
+        except ValueError:
+            continue
+        if u in wanted:
+            links.setdefault(a, u)
+    owner: dict = {}  # element -> the post links below it
+    for a, u in links.items():
+        el = a
+        for _ in range(MAX_ITEM_LEVELS):
+            el = el.getparent()
+            if el is None:
+                break
+            owner.setdefault(el, set()).add(u)
+    out: dict[str, str] = {}
+    for a, u in links.items():
+        if u in out:
+            continue
+        item, el = None, a
+        for _ in range(MAX_ITEM_LEVELS):
+            el = el.getparent()
+            if el is None or owner.get(el, {u}) != {u}:
+                break
+            item = el
+        day = _item_day(item, parse_date) if item is not None else None
+        if day:
+            out[u] = day
+    return out
+
+
+def _item_day(item, parse_date) -> str | None:
+    for t in item.iter("time"):
+        day = day_of(t.get("datetime")) or day_of(parse_date(" ".join((t.text or "").split())) or None)
+        if day:
+            return day
+    for text in item.itertext():
+        text = " ".join(text.split())
+        if 6 <= len(text) <= MAX_DATE_TEXT and any(c.isdigit() for c in text):
+            day = day_of(parse_date(text))
+            if day:
+                return day
+    return None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.recency import archive_end, day_of, listing_cut, older, reaches_past, series
+from tasks.discover.recency import archive_end, day_of, listing_cut, older, printed_days, reaches_past, series
 from tasks.discover.traversal import ORDERED_PRIORITY
 from tasks.text.dates import url_day
 from workers.state import Keys, unpack
@@ -188,7 +188,7 @@ def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
 # ------------------------------------------------------------------ a read page's links
 
 def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list[str], *,
-          post: bool, published: str | None) -> tuple[list[str], list[str], dict]:
+          post: bool, published: str | None, page=None) -> tuple[list[str], list[str], dict]:
     """(posts, others, priorities) an update crawl follows from the page at `url`: a post
     older than `since` or a listing showing only older posts leads nowhere new; post links
     dated before `since` (or listed after older ones) and date archives ending before it are
@@ -202,7 +202,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}
         return _dated_posts(rt, crawl_id, ctx, posts, since, listing=False), _others(rt, crawl_id, url, others, since, home), {}
-    days = _days(rt, crawl_id, ctx, posts)
+    # a listing's own dates beside its links (a card's <time>), where the URLs carry none
+    printed = printed_days(page.root, page.final_url, posts) if page is not None and not page.garbled else {}
+    days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
     # every page would make every listing look new)
     shared = set() if url == home else _home_posts(rt, crawl_id)

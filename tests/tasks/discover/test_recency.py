@@ -51,3 +51,20 @@ def test_reaches_past():
     assert not reaches_past(["2019-01-01", "2020-05-01", "2020-01-01"], since)  # out of order (a sticky post)
     assert not reaches_past(["2020-01-01"], since)  # one date proves no order
     assert not reaches_past(["2020-05-01", "2020-02-29"], since)  # a day's margin: maybe new
+
+
+def test_the_day_a_listing_prints_beside_each_post_link():
+    """A card's <time>, an archive line's printed date: the day of each post link, where its
+    item (the largest block around it with no other post's link) shows one; none elsewhere."""
+    from tasks.discover.recency import printed_days
+    from tasks.fetch.html import parse_html
+
+    html = ("<html><body><main>"
+            "<article><h2><a href='/one/'>One</a></h2><p>Excerpt <a href='/one/'>more</a></p>"
+            "<footer><a href='/tag/x/'>x</a> <time datetime='2020-09-24'>24 September 2020</time></footer></article>"
+            "<article><h2><a href='/two/'>Two</a></h2><p class='meta'>Posted on May 27, 2020 · 3 min read</p></article>"
+            "<article><h2><a href='/three/'>Three</a></h2><p>14 comments</p></article>"
+            "</main><aside><time datetime='2001-01-01'>widget</time></aside></body></html>")
+    root = parse_html(html, "https://b.test/")
+    got = printed_days(root, "https://b.test/", ["https://b.test/one/", "https://b.test/two/", "https://b.test/three/"])
+    assert got == {"https://b.test/one/": "2020-09-24", "https://b.test/two/": "2020-05-27"}
