@@ -270,7 +270,7 @@ def _rules_reading(rt, crawl_id: str, url: str, page: Page, rules: dict, entry, 
     empty = {"title": None, "content_text": None, "content_html": None, "authors": [], "published": None,
              "sources": {}}
     return _part(rt, crawl_id, url, "rules_reading", empty, extract_root, page.root, page.html, rules, entry,
-                 blog.get("feed_meta"), page.final_url)
+                 blog.get("feed_meta"), page.final_url, kept="the page-level extractor read it")
 
 
 def _broad(pattern: str | None, home: str) -> bool:
@@ -337,9 +337,10 @@ def _saving(rt, record: dict, ctx: dict) -> Saving | None:
                   source=ctx.get("source"), body=discovered.body_of(record))
 
 
-def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
+def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args, kept: str | None = None):
     """A part of a post (its comments, its media) whose failure is reported and leaves the
-    post without it, never losing the post. Redis being away is not the part's fault: raised."""
+    post without it, never losing the post (`kept`: what the report says became of the post,
+    where that is not "kept without it"). Redis being away is not the part's fault: raised."""
     import redis
     from celery.exceptions import SoftTimeLimitExceeded
 
@@ -349,8 +350,8 @@ def _part(rt, crawl_id: str, url: str, what: str, default, fn, *args):
         raise
     except Exception as e:
         log.exception("%s of %s failed", what, url)
-        kept = "the page-level extractor read it" if what == "rules_reading" else f"the post is kept without its {what}"
-        rt.state.add_error(crawl_id, url, f"{what}_error", f"{type(e).__name__}: {e} ({kept})")
+        rt.state.add_error(crawl_id, url, f"{what}_error",
+                           f"{type(e).__name__}: {e} ({kept or f'the post is kept without its {what}'})")
         return default
 
 

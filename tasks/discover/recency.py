@@ -18,7 +18,10 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from tasks.discover.urls import canonical
+from tasks.text.dates import parse_date
 
 __all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "reaches_past", "future", "MARGIN_DAYS"]
 
@@ -143,11 +146,6 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
     line's "14 March 2003"): url -> ISO day. A link's item is its largest ancestor (a few
     levels up) that holds no other post's link; its date is the item's first <time datetime>,
     else its first short text that reads as a date. Links whose item shows none are left out."""
-    import urllib.parse
-
-    from tasks.discover.urls import canonical
-    from tasks.text.dates import parse_date
-
     wanted = set(posts)
     if not wanted or root is None:
         return {}
@@ -157,7 +155,7 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
         if not href:
             continue
         try:
-            u = canonical(urllib.parse.urljoin(base_url, href))
+            u = canonical(urljoin(base_url, href))
         except ValueError:
             continue
         if u in wanted:
@@ -180,13 +178,13 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
             if el is None or owner.get(el, {u}) != {u}:
                 break
             item = el
-        day = _item_day(item, parse_date) if item is not None else None
+        day = _item_day(item) if item is not None else None
         if day:
             out[u] = day
     return out
 
 
-def _item_day(item, parse_date) -> str | None:
+def _item_day(item) -> str | None:
     for t in item.iter("time"):
         day = day_of(t.get("datetime")) or day_of(parse_date(" ".join((t.text or "").split())) or None)
         if day:
