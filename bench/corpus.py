@@ -22,6 +22,7 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from urllib.parse import unquote
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -202,13 +203,13 @@ def check_blog(b: Path, h, lh) -> list[str]:
         notes.append("ERROR posts.txt repeats a path")
     ncomments = 0
     for t in truth:
-        p = b / "site" / t["path"]
+        p = b / "site" / unquote(t["path"])  # posts.txt names a path with spaces as its URL (%20)
         if not p.is_file():
             notes.append(f"ERROR {t['path']}: no such page in site/")
             continue
         page = h.norm_text(_page_text(lh, p)).casefold()
         if not t.get("title"):
-            notes.append(f"ERROR {t['path']}: no title")
+            notes.append(f"title empty (a post the page gives no title): {t['path']}")
         elif h.norm_text(t["title"]).casefold() not in page:
             notes.append(f"title not in its page: {t['path']}: {t['title'][:60]!r}")
         gold = h.tokens(t.get("content_text") or "")
