@@ -29,7 +29,7 @@ from tasks.fetch.html import node_text, parse_html
 from tasks.fetch.js_need import COMMENT_WORDS as _COMMENT_WORDS, has_scripts
 from tasks.learn.comment_blocks import learn_comment_blocks
 
-__all__ = ["script_signals", "more_controls", "shown_count"]
+__all__ = ["script_signals", "more_controls", "shown_count", "comment_area_words"]
 
 _COUNT = re.compile(rf"(\d+)\s*(?:{_COMMENT_WORDS})", re.I)
 _NAMED = re.compile(_COMMENT_WORDS, re.I)
@@ -60,6 +60,42 @@ def shown_count(root) -> int:
             if m:
                 best = max(best, int(m.group(1)))
     return best
+
+
+_NOT_READ = {"form", "script", "style", "noscript", "template", "textarea", "button", "select", "label"}
+
+
+def comment_area_words(root) -> int:
+    """Words a reader sees in the parts of the page named for comments (the outermost element
+    whose id or class says so; forms and their fields left out). What rendering adds there is
+    what a script drew into the comments, not a cookie notice or a widget elsewhere on the page."""
+    if root is None:
+        return 0
+
+    def named(el) -> bool:
+        names = f"{el.get('id') or ''} {el.get('class') or ''}".replace("responsive", "")
+        return bool(_NAMED.search(names))
+
+    def words(el) -> int:
+        if el.tag in _NOT_READ:
+            return 0
+        n = len((el.text or "").split())
+        for child in el:
+            if isinstance(child.tag, str):
+                n += words(child)
+            n += len((child.tail or "").split())
+        return n
+
+    total, stack = 0, [root]
+    while stack:
+        el = stack.pop()
+        if not isinstance(el.tag, str) or el.tag in _NOT_READ:
+            continue
+        if el is not root and named(el):
+            total += words(el)
+        else:
+            stack.extend(el)
+    return total
 
 
 def _after_content(root, content):

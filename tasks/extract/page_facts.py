@@ -169,15 +169,16 @@ def same_text(a: str | None, b: str | None) -> bool:
     return bool(a and b) and normalize_text(a).casefold() == normalize_text(b).casefold()
 
 
-def _strip_affix(title: str | None, prefix: str = "", suffix: str = "") -> str | None:
-    """A `<title>` without the site-wide part ("Post | Blog name") and its separator."""
+def _strip_affix(title: str | None, prefix: str | tuple = "", suffix: str | tuple = "") -> str | None:
+    """A `<title>` without the site-wide part ("Post | Blog name") and its separator; a
+    prefix or suffix may be one of several (a site's sections: "Post · Blog", "Note · Notes")."""
     if not title:
         return None
     t = title
-    if prefix and t.startswith(prefix):
-        t = t[len(prefix):]
-    if suffix and t.endswith(suffix):
-        t = t[: len(t) - len(suffix)]
+    pre = next((p for p in ((prefix,) if isinstance(prefix, str) else prefix) if p and t.startswith(p)), "")
+    t = t[len(pre):]
+    suf = next((x for x in ((suffix,) if isinstance(suffix, str) else suffix) if x and t.endswith(x)), "")
+    t = t[: len(t) - len(suf)]
     t = re.sub(r"^[\s|:\-–—·•»«]+|[\s|:\-–—·•»«]+$", "", t)
     return t or None
 

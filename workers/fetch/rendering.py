@@ -40,7 +40,7 @@ import threading
 from tasks.discover.kinds import HINTED, js_decision, render_need
 from tasks.discover.urls import is_post
 from tasks.fetch.http import FetchError
-from tasks.extract.comment_signals import more_controls, script_signals, shown_count
+from tasks.extract.comment_signals import comment_area_words, more_controls, script_signals, shown_count
 from tasks.fetch.page import Page
 from tasks.learn.comment_blocks import learn_comment_blocks
 from tasks.fetch.browser import DEFAULT_LOAD_MORE, BrowserPool, RenderError
@@ -242,12 +242,14 @@ def _comments_on(page: Page) -> int:
 
 def _gain(static: Page, rendered: Page) -> int:
     """What rendering adds to the comments: the repeated comment blocks it adds, or, where
-    the page shows more comments than it holds, the words it adds (one comment, no repeat)."""
+    the page shows more comments than it holds (one comment: no repeat to learn), the words it
+    adds to the parts of the page named for comments (a cookie notice or a sidebar widget
+    drawn elsewhere is no comment)."""
     before, after = _comments_on(static), _comments_on(rendered)
     if after > before:
         return WIDGET_MIN_WORDS + after - before
     if shown_count(static.root) > before:
-        return len(page_words(rendered.html)) - len(page_words(static.html))
+        return comment_area_words(rendered.root) - comment_area_words(static.root)
     return 0
 
 

@@ -4,7 +4,7 @@ on markup of the kinds real blogs serve (a paginated thread, a comment form, a t
 contents, data blocks)."""
 from __future__ import annotations
 
-from tasks.extract.comment_signals import more_controls, script_signals, shown_count
+from tasks.extract.comment_signals import comment_area_words, more_controls, script_signals, shown_count
 from tasks.fetch.html import parse_html
 from tests.farm import make_blog
 
@@ -106,3 +106,18 @@ def test_a_table_of_contents_link_saying_more_is_no_control():
         "<p>", '<h2 id="more-layers">The Benefit of More Hidden Layers</h2><p>', 1)
     assert script_signals(page) == []
     assert script_signals(page.replace('href="#more-layers"', 'href="#"'))  # a link that goes nowhere: a control
+
+
+def test_comment_area_words_count_what_is_drawn_into_the_comments_only():
+    """One comment shown and in the page: rendering that adds a cookie notice and a sidebar
+    widget adds nothing to the comments; a comment a script draws into them does."""
+    page = ("<html><body><div class='responsive-wrap'><article><p>Post text here.</p></article>"
+            "<div id='comments'><h4>1 comentario</h4><ol class='comment-list'><li><cite>Ana</cite>"
+            "<p>Que bonito dia en el parque</p></li></ol>{more}"
+            "<form><label>Publicar un comentario</label><textarea></textarea></form></div>{outside}"
+            "</div></body></html>")
+    served = parse_html(page.format(more="", outside=""))
+    banner = parse_html(page.format(more="", outside="<div class='cookies'>" + "Este sitio utiliza cookies " * 10 + "</div>"))
+    drawn = parse_html(page.format(more="<ol><li><cite>Luis</cite><p>" + "otra respuesta larga " * 8 + "</p></li></ol>", outside=""))
+    assert comment_area_words(served) == comment_area_words(banner) == 9
+    assert comment_area_words(drawn) - comment_area_words(served) == 25

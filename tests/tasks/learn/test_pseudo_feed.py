@@ -140,3 +140,18 @@ def test_title_left_after_the_site_wide_affix_is_cut_to_the_heading_it_repeats()
     facts = [page_facts(h.replace("Höstens helafton", "Höstens: helafton"), f"{O}/2014/03/1{i}/p-{i}/")
              for i, h in enumerate(pages)]
     assert pseudo_entries(facts)[0]["title"] == "Höstens: helafton"
+
+
+def test_each_section_s_own_site_suffix_is_cut_from_og_titles():
+    """A site with two sections names each after the title ("Post · Blog", "Note · Notes"): no
+    suffix is common to all og:titles, yet both are the site's, not the posts' (held-out blog:
+    the learned title rule was <title> and every title kept " · Blog"). A prefix only a few
+    share ("Review: X") is a series and stays."""
+    def page(title, og, i):
+        return (f"<html><head><title>{og}</title><meta property='og:title' content='{og}'></head><body>"
+                f"<main><header><h1 class='t'>{title}</h1><time datetime='2022-08-1{i}'>x</time></header>"
+                f"<article><p>{f'Words of post {i} about things number {i}. ' * 30}</p></article></main></body></html>")
+    titles = [("2024년 회고", "Blog"), ("Review: LDAP", "Blog"), ("Review: Rust", "Blog"), ("Typing", "Blog"),
+              ("2022년 8월 24일", "Notes"), ("2022년 8월 22일", "Notes"), ("Quick fix", "Notes")]
+    facts = [page_facts(page(t, f"{t} · Vallista {s}", i), f"{O}/articles/p-{i}/") for i, (t, s) in enumerate(titles)]
+    assert sorted(e["title"] for e in pseudo_entries(facts)) == sorted(t for t, _ in titles)
