@@ -234,14 +234,51 @@ def _affixes(names: list[str]) -> dict:
     return out
 
 
+def _name_nodes(own: dict):
+    return lambda c: [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))][:8]
+
+
+MAX_PAIRED = 12  # name rules tried two by two for blocks that show the name in one of two tags
+
+
+def _paired_name(containers: list, nested: set, rules: list[str], best: str | None) -> str | None:
+    """The name slot where no one rule finds the name in every block: a name linked to the
+    commenter's site in <strong>, an unlinked one in <h7>. Two rules that find a name in
+    blocks apart from each other (never both in one) and together in nearly all, as one union,
+    where it scores above the best single rule."""
+    score = _name_score(containers, nested)
+    if best == ".":
+        return best
+    covers = []
+    for r in rules:
+        if r == ".":
+            continue
+        hit = frozenset(i for i, c in enumerate(containers)
+                        if (n := next(iter(own_matches(c, r, nested)), None)) is not None and is_name(shown_name(n)))
+        if 0 < len(hit) < len(containers):
+            covers.append((r, hit))
+    covers = sorted(covers, key=lambda x: -len(x[1]))[:MAX_PAIRED]
+    top, top_score = best, (score(best) if best else 0.0)
+    for i, (a, ha) in enumerate(covers):
+        for b, hb in covers[i + 1:]:
+            if ha & hb or len(ha | hb) < MIN_PRESENT * len(containers):
+                continue
+            if any(own_matches(containers[k], b, nested) for k in ha) or any(own_matches(containers[k], a, nested) for k in hb):
+                continue  # each rule finds nothing where the other finds the name (a date, a "Reply" would)
+            union = f"{a} | {b}"
+            s = score(union)
+            if s > top_score:
+                top, top_score = union, s
+    return top
+
+
 def learn_slots(containers: list) -> dict | None:
     """{"author", "date", "text", "text_all": True, affixes} of these blocks (every block of
     the sample posts), or None when they show no name or no text."""
     nested = set(containers)
     own = {c: own_nodes(c, nested) for c in containers}
-    name_rule = _best(_votes(containers, lambda c: [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))][:8])
-                      + (["."] if any(len(run_of(c)) > 1 for c in containers[:12]) else []),
-                      _name_score(containers, nested))
+    proposed = _votes(containers, _name_nodes(own)) + (["."] if any(len(run_of(c)) > 1 for c in containers[:12]) else [])
+    name_rule = _paired_name(containers, nested, proposed, _best(proposed, _name_score(containers, nested)))
     if name_rule is None:
         return None
     date_rule = _best(_votes(containers, lambda c: sorted(

@@ -17,6 +17,8 @@ from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
 
+from tasks.text.month_words import MONTH_WORDS
+
 __all__ = ["renderings", "parse_date"]
 
 UTC = dt.timezone.utc
@@ -44,6 +46,8 @@ for _i, _abbrs in enumerate([
     for _a in _abbrs.split():
         _MONTH_WORDS[_a] = _i
 _MONTH_WORDS["marz"] = _MONTH_WORDS["maerz"] = 3  # März without umlaut, or with it spelt out
+for _w, _i in MONTH_WORDS.items():  # other languages' full names ("19 lutego 2013", "5 Ekim 2014")
+    _MONTH_WORDS.setdefault(_w, _i)
 for _w, _i in list(_MONTH_WORDS.items()):
     _MONTH_WORDS.setdefault(unicodedata.normalize("NFKD", _w).encode("ascii", "ignore").decode(), _i)
 

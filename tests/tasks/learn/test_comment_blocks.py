@@ -143,3 +143,34 @@ def test_a_posts_own_sections_named_by_their_headings_are_no_comments():
     root = parse_html(html, "https://b.test/p.html")
     body = root.xpath("//div[@class='article-body']")[0]
     assert learn_comment_blocks([(root, body)]) is None
+
+
+def test_a_name_shown_in_one_of_two_tags_is_read_in_every_block():
+    """A theme prints a commenter who left a site as <a><strong>Name</strong></a> and one who
+    did not as <h7>Name</h7> (held-out blog: the name rule read <strong> only, and the rule
+    kept the replies alone, 17 % of the comments); both are names, and the "Reply" link
+    every block has is none."""
+    people = [("Justa", True), ("Róża", False), ("Martita", False), ("anjami", True), ("Ola", False),
+              ("mamafulltime", True)]
+
+    def block(i, name, linked):
+        who = f"<a href='https://site{i}.example/'><strong>{name}</strong></a>" if linked else f"<h7>{name}</h7>"
+        return (f"<div class='comment' id='comment-{i}'><div class='gravatar'><img src='/a.png'></div>"
+                f"<div class='right'>{who}<div class='comment_date'>{i + 1} lutego 2013 at 19:3{i}</div>"
+                f"<a class='comment-reply-link' href='#comment-{i}'>Reply</a><br>"
+                f"<p>{name} pisze komentarz numer {i} o tym wpisie, dziękuję bardzo.</p></div></div><hr>")
+
+    pages = []
+    for k in range(2):
+        order = people[k:] + people[:k]
+        html = ("<html><body><div class='post'><h5>Wpis</h5><div class='post_header'><p>" + f"Tekst wpisu {k}. " * 40
+                + "</p></div></div><div class='fullwidth_comment_wrapper'><h2>6 komentarzy</h2><div>"
+                + "".join(block(i, n, linked) for i, (n, linked) in enumerate(order)) + "</div></div></body></html>")
+        root = parse_html(html, f"{O}/2013/02/1{k}/wpis-{k}/")
+        pages.append((root, root.xpath("//div[@class='post_header']")[0]))
+    rule = learn_comment_blocks(pages)
+    assert rule is not None
+    for (root, _), k in zip(pages, range(2)):
+        got = extract_comments(root, rule, f"{O}/2013/02/1{k}/wpis-{k}/", f"{O}/2013/02/1{k}/wpis-{k}/")
+        assert [c["author"] for c in got] == [n for n, _ in people[k:] + people[:k]]
+        assert all(c["published"] and c["published"].startswith("2013-02-") for c in got)

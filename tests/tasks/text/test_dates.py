@@ -134,3 +134,19 @@ def test_no_zone_is_invented():
     assert parse_date("March 9, 2014 10:00 PST") == "2014-03-09T10:00:00-08:00"
     assert parse_date("Sun, 09 Mar 2014 10:00:00 -0000") == "2014-03-09T10:00:00"
     assert parse_date("Sun, 09 Mar 2014 10:00:00 GMT") == "2014-03-09T10:00:00+00:00"
+
+
+@pytest.mark.parametrize("text,iso", [
+    ("19 lutego 2013 at 19:39", "2013-02-19T19:39:00"),  # Polish, declined, an English "at"
+    ("5 Ekim 2014", "2014-10-05"),  # Turkish
+    ("14 febbraio 2015", "2015-02-14"),  # Italian
+    ("3 de outubro de 2014", "2014-10-03"),  # Portuguese
+])
+def test_month_names_of_other_languages_parse_without_the_page_language(text, iso):
+    assert parse_date(text) == iso
+
+
+def test_a_month_name_two_languages_give_different_months_is_not_guessed():
+    """"listopad" is November in Polish and Czech, October in Croatian: no fast-path guess."""
+    from tasks.text.month_words import MONTH_WORDS
+    assert "listopad" not in MONTH_WORDS and MONTH_WORDS["lutego"] == 2
