@@ -225,6 +225,22 @@ def _entry(f: dict, titles: dict, dates: dict, authors: dict, src: dict) -> dict
             "pseudo": True, "sources": dict(src)}
 
 
+
+
+def _confirmed_titles(titles: list[dict], source: str | None) -> list[bool]:
+    """Per page, whether the voted title source says what another source of the page says.
+    Where enough pages to learn from confirm it, a page that does not is no post of the
+    template: a monthly archive of one post in the posts' template ("June 2017 Archives" in
+    <title>, the post's title in its heading), which may outnumber the posts a home page links."""
+    if not source:
+        return [True] * len(titles)
+    ok = [bool(t.get(source)) and any(k != source and t.get(k) and same_text(str(t[source]), str(t[k]))
+                                      for k in TITLE_SOURCES) for t in titles]
+    if sum(ok) < MIN_PSEUDO:
+        return [True] * len(titles)
+    return ok
+
+
 def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[dict]:
     """Feed-like entries for the pages of the post template. `prefer`: URLs known to be
     posts (a short feed's entries): their template is the posts' template. Where they were
@@ -242,9 +258,10 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     src = _voted_sources(titles, dates, authors)
     # where most pages of the template are dated, an undated one is a page (about, contact), not a post
     dated = sum(any(d.values()) for d in dates) >= DATED_SHARE * len(dates)
+    confirmed = _confirmed_titles(titles, src["title"])
     out, urls = [], set()
-    for f, t, d, a in zip(chosen, titles, dates, authors):
-        entry = None if dated and not any(d.values()) else _entry(f, t, d, a, src)
+    for f, t, d, a, ok in zip(chosen, titles, dates, authors, confirmed):
+        entry = None if (dated and not any(d.values())) or not ok else _entry(f, t, d, a, src)
         if entry is not None and entry["url"] not in urls:
             urls.add(entry["url"])
             out.append(entry)

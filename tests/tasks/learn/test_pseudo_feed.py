@@ -155,3 +155,20 @@ def test_each_section_s_own_site_suffix_is_cut_from_og_titles():
               ("2022년 8월 24일", "Notes"), ("2022년 8월 22일", "Notes"), ("Quick fix", "Notes")]
     facts = [page_facts(page(t, f"{t} · Vallista {s}", i), f"{O}/articles/p-{i}/") for i, (t, s) in enumerate(titles)]
     assert sorted(e["title"] for e in pseudo_entries(facts)) == sorted(t for t, _ in titles)
+
+
+def test_a_one_post_archive_in_the_post_template_is_no_pseudo_entry():
+    """Movable Type's monthly archive of one post is the post's page again under "June 2017
+    Archives" (held-out blog: the home page links 7 posts and 23 such archives, and the title
+    rule learned on them was a span of <title>). Its <title> says what no heading says; the
+    posts' <title>s say what their headings say."""
+    def page(head, title, i):
+        return (f"<html><head><title>Bill's Blog: {head}</title></head><body><div id='container'>"
+                f"<div class='blog'><h2 class='date'>June 1{i}, 2017</h2><div class='blogbody'>"
+                f"<h3 class='title'>{title}</h3><p>{f'Travel notes {i} of a day on the road. ' * 30}</p>"
+                f"<span class='posted'>Posted by bill at June 1{i}, 2017 10:00 AM</span></div></div></div></body></html>")
+    posts = [(f"Post {w} - A travel journal", f"Post {w}") for w in ("Verona", "Venice", "Zagreb", "Trieste")]
+    archives = [(f"{m} 2017 Archives", f"Trip to {m}") for m in ("June", "April", "March", "May", "July", "August")]
+    facts = [page_facts(page(h, t, i), f"{O}/archives/00026{i}.html") for i, (h, t) in enumerate(posts)]
+    facts += [page_facts(page(h, t, i), f"{O}/archives/2017_0{i}.html") for i, (h, t) in enumerate(archives)]
+    assert sorted(e["title"] for e in pseudo_entries(facts)) == sorted(t for _, t in posts)
