@@ -31,7 +31,10 @@ from tasks.learn.comment_blocks import learn_comment_blocks
 
 __all__ = ["script_signals", "more_controls", "shown_count", "comment_area_words"]
 
-_COUNT = re.compile(rf"(\d+)\s*(?:{_COMMENT_WORDS})", re.I)
+# a count of comments as pages print it, in more languages than the markup's names need
+# ("6 komentarzy", "3 yorum", "5 комментариев", "12 σχόλια", "4 hozzászólás", "2 条评论")
+_COUNT_WORDS = _COMMENT_WORDS + r"|koment|komment|yorum|коммент|комент|σχόλι|hozzászól|bình luận|댓글|コメント|条?评论|評論|留言|تعليق|دیدگاه|תגוב"
+_COUNT = re.compile(rf"(\d+)\s*(?:{_COUNT_WORDS})", re.I)
 _NAMED = re.compile(_COMMENT_WORDS, re.I)
 _MORE = re.compile(r"(?<!\w)(more|plus|m[aá]s|mehr|weitere|altri|meer|mais|więcej|show|load|afficher|voir|cargar|"
                    r"mostrar|laden|anzeigen|older|previous|précédents|anteriores|ältere)(?!\w)", re.I)

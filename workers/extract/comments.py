@@ -52,6 +52,7 @@ MIN_FEED_TO_SKIP = 3  # feed comments a sample post's page must show all of befo
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
 BLOCK_SAMPLE = 8  # posts whose repeated blocks settle the rule of a blog without comment feeds
+BLOCK_LOOK = 30  # ... chosen among this many entries by the comment count their pages print
 LEARN_SECONDS = 120  # the settling worker's lock; past it another worker takes over
 WAIT_HERE = 2.0  # a page waits this long in its thread for another worker to settle the rule ...
 DEFER_SECONDS = 2.0  # ... then it is deferred this long (its thread goes to other pages)
@@ -154,13 +155,14 @@ def content_node(root, rules: dict | None):
     return found[0] if found and not isinstance(found[0], str) else None
 
 
-def _commented_first(rt, crawl_id: str, urls: list[str]) -> list[str]:
+def _commented_first(rt, crawl_id: str, urls: list[str]) -> tuple[list[str], bool]:
     """The entries whose feed counts comments first (most first), then those it does not
-    count, then those it says have none: the posts that show blocks to agree on."""
+    count, then those it says have none: the posts that show blocks to agree on; and whether
+    the feed counted any."""
     raw = rt.state.r.hmget(rt.keys(crawl_id).entries, urls) if urls else []
     counts = [(json.loads(e) if e else {}).get("comment_count") for e in raw]
     order = sorted(range(len(urls)), key=lambda i: (0, -counts[i]) if counts[i] else (1 if counts[i] is None else 2, 0))
-    return [urls[i] for i in order]
+    return [urls[i] for i in order], any(c is not None for c in counts)
 
 
 def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
@@ -168,10 +170,15 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     none, the texts their theme prints on every post are kept (`comment_theme`) for the posts
     read alone."""
     blog = rt.state.blog(crawl_id)
-    urls = _commented_first(rt, crawl_id, blog.get("entry_urls") or [])[:BLOCK_SAMPLE]
+    urls, counted = _commented_first(rt, crawl_id, blog.get("entry_urls") or [])
+    read = {}
+    if not counted:  # entries with no count (pseudo entries, a feed that counts none): the pages'
+        # own "6 comments" lines order them, among the pages read for learning already
+        read = {u: p for u in urls[:BLOCK_LOOK] if (p := _sample_page(rt, crawl_id, u)) is not None}
+        urls = sorted(urls, key=lambda u: -(shown_count(read[u].root) if u in read and not read[u].garbled else 0))
     pages = []
-    for u in urls:
-        page = _sample_page(rt, crawl_id, u)
+    for u in urls[:BLOCK_SAMPLE]:
+        page = read.get(u) or _sample_page(rt, crawl_id, u)
         if page is not None:
             pages.append((page.root, content_node(page.root, blog.get("rules"))))
     rule = learn_comment_blocks(pages) if pages else None

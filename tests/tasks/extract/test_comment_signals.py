@@ -4,6 +4,8 @@ on markup of the kinds real blogs serve (a paginated thread, a comment form, a t
 contents, data blocks)."""
 from __future__ import annotations
 
+import pytest
+
 from tasks.extract.comment_signals import comment_area_words, more_controls, script_signals, shown_count
 from tasks.fetch.html import parse_html
 from tests.farm import make_blog
@@ -121,3 +123,12 @@ def test_comment_area_words_count_what_is_drawn_into_the_comments_only():
     drawn = parse_html(page.format(more="<ol><li><cite>Luis</cite><p>" + "otra respuesta larga " * 8 + "</p></li></ol>", outside=""))
     assert comment_area_words(served) == comment_area_words(banner) == 9
     assert comment_area_words(drawn) - comment_area_words(served) == 25
+
+
+@pytest.mark.parametrize("line,n", [("6 komentarzy", 6), ("3 yorum", 3), ("5 комментариев", 5), ("12 σχόλια", 12),
+                                    ("2 条评论", 2), ("4 Kommentare", 4), ("Leave a reply", 0)])
+def test_a_comment_count_is_read_in_many_languages(line, n):
+    """The count a post prints orders the posts a blog without comment counts in its feed
+    learns its comment blocks on (held-out Polish blog: its newest posts, the pseudo feed's,
+    had few comments, and none was chosen for the count it printed)."""
+    assert shown_count(parse_html(f"<html><body><h2 class='widgettitle'><span>{line}</span></h2></body></html>")) == n
