@@ -69,9 +69,14 @@ def _single_byte(codec: str) -> bool:
         return False
 
 
+UTF8_SAMPLE = 4 << 20  # bytes read to tell UTF-8: the whole of a page (its comments may be further down)
+
+
 def _utf8_text(content: bytes) -> bool:
-    """Valid UTF-8 with some multi-byte characters (plain ASCII proves nothing)."""
-    sample = content[:65536]
+    """Valid UTF-8 with some multi-byte characters (plain ASCII proves nothing), all through:
+    a Latin-1 page with a stray UTF-8 character near its top is still Latin-1 (its commenters'
+    "Martín" further down would read "Mart\ufffdn")."""
+    sample = content[:UTF8_SAMPLE]
     if sample.isascii():
         return False
     try:

@@ -64,3 +64,15 @@ def test_garbled_text_is_binary_bytes_decoded_not_a_page():
     page = "<html><body><p>Größe \t Ελληνικά 日本語 \ufffd ok</p>" + "<p>texte</p>" * 200 + "</body></html>"
     assert not garbled(page)
     assert not garbled("") and not garbled(None)
+
+
+def test_a_latin1_page_with_a_stray_utf8_character_near_its_top_stays_latin1():
+    """An old Movable Type page labelled iso-8859-1: one UTF-8 "’" pasted into the post,
+    and its commenters' names in Latin-1 70 KB further down (held-out blog: "Mart\\ufffdn")."""
+    top = "<html><head><meta charset='iso-8859-1'></head><body><p>It’s here.</p>".encode("utf-8")
+    body = ("<p>" + "Words of the post. " * 4000 + "</p>").encode("ascii")
+    comments = "<div class='comments-body'>Posted by: Martín at May 2, 2009</div></body></html>".encode("latin-1")
+    page = top + body + comments
+    assert len(top + body) > 65536
+    assert detect_encoding(page, "text/html; charset=iso-8859-1") == "cp1252"
+    assert "Martín" in decode(page, "text/html; charset=iso-8859-1")
