@@ -15,7 +15,7 @@ from tasks.text.dates import url_day
 
 __all__ = ["dated_blog", "generic_post", "listing_like", "template_post", "title_holds", "MIN_CONTENT_CHARS"]
 
-MIN_CONTENT_CHARS = 80  # a post says something; an empty shell of the template does not
+MIN_CONTENT_CHARS = 20  # a post says something, if only "(download part 1 | part 2)"; an empty shell of the template does not
 RELIABLE_SHARE = 0.6  # a field whose rule won this share of the training votes is part of the template
 
 
