@@ -23,6 +23,7 @@ from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.plausible import generic_fields
 from tasks.text.similarity import normalize_text
 from tasks.learn.pseudo_feed import MIN_POST_CHARS
+from tasks.learn.rules import apply_rule
 
 log = logging.getLogger("blogharvest")
 
@@ -45,14 +46,26 @@ def _held(rules: dict, field: str) -> bool:
     return isinstance(v, dict) and bool(v.get("rule")) and float(v.get("share") or 1.0) >= HELD
 
 
-def rules_failed(extracted: dict, rules: dict | None) -> bool:
-    """Did the learned rules miss this page: no rules, or no title or no content to speak of
-    where the blog's training pages had them (untitled posts are no failure on a blog of them)?"""
+def rules_failed(extracted: dict, rules: dict | None, root=None) -> bool:
+    """Did the learned rules miss this page: no rules, or no content to speak of where the
+    blog's training pages had it? A post whose content rule reads its body is read, titled
+    or not: an untitled post, or a photo post whose body holds no text (`root`: the page, to
+    see that the content rule's node is there) is no failure, and the page-level extractor
+    would read the sidebar for it."""
     if not rules or "content" in generic_fields(rules):  # (tasks.learn.plausible: the blog's content is generic)
         return True
-    if not extracted.get("title") and _held(rules, "title"):
-        return True
-    return len(extracted.get("content_text") or "") < MIN_CONTENT and _held(rules, "content")
+    if len(extracted.get("content_text") or "") >= MIN_CONTENT or not _held(rules, "content"):
+        return False
+    return root is None or not extracted.get("title") or not _node_found(root, rules["content"])
+
+
+def _node_found(root, rule) -> bool:
+    """Does the content rule select an element on this page (the post's body, however short)?"""
+    rule = rule.get("rule") if isinstance(rule, dict) else rule
+    try:
+        return any(not isinstance(n, str) for n in apply_rule(root, rule)[:2]) if rule else False
+    except Exception:
+        return False
 
 
 def extraction_of(extracted: dict) -> str:
@@ -72,7 +85,7 @@ def complete(rt, crawl_id: str, url: str, page, extracted: dict, rules: dict | N
         _remember(rt, crawl_id, url, page, got)
         return got, "fallback"
     # binary bytes (garbled text): the page-level extractor would read a "post" from noise
-    if not rules_failed(extracted, rules) or page.garbled:
+    if not rules_failed(extracted, rules, page.root) or page.garbled:
         return extracted, extraction_of(extracted)
     got = fallback_extract(page.html, page.final_url, root=page.root)
     if not _reads_as_post(got, known_post):

@@ -61,8 +61,17 @@ def test_rules_failed_and_merge_rules():
     from workers.extract.fallback import merge_rules, rules_failed
 
     rules = {"title": {"rule": "//h1", "share": 0.9}, "content": {"rule": "//div", "share": 0.9}}
-    assert rules_failed({"title": None, "content_text": "x" * 100}, rules)
+    assert rules_failed({"title": None, "content_text": "short"}, rules)
     assert rules_failed({"title": "T", "content_text": "short"}, rules)
+    # an untitled post whose content the rule reads (held-out Blogger blog: 7 such posts got the
+    # sidebar as their content), and a photo post whose body the rule finds, are read
+    assert not rules_failed({"title": None, "content_text": "x" * 100}, rules)
+    from tasks.fetch.html import parse_html
+    photo = parse_html("<html><body><h1>Galicia</h1><div><img src='/a.jpg'></div></body></html>")
+    assert not rules_failed({"title": "Galicia", "content_text": ""}, rules, photo)
+    assert rules_failed({"title": None, "content_text": ""}, rules, photo)
+    nobody = parse_html("<html><body><h1>Galicia</h1><p>x</p></body></html>")
+    assert rules_failed({"title": "Galicia", "content_text": ""}, rules, nobody)
     assert not rules_failed({"title": "T", "content_text": "x" * 100}, rules)
     assert rules_failed({"title": "T", "content_text": "x" * 100}, {})
     untitled = dict(rules, title={"rule": "//h1", "share": 0.2})  # a blog of untitled posts
