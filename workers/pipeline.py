@@ -260,7 +260,7 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
                                            or discovered.in_navigation(rt, crawl_id, home, url, pattern)):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in (or the menu links), a listing
     return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
-                             generic=bool(blog.get("generic")))
+                             generic=bool(blog.get("generic")), built=blog.get("built") or ())
 
 
 def _rules_reading(rt, crawl_id: str, url: str, page: Page, rules: dict, entry, blog: dict) -> dict:

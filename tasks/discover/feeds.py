@@ -399,7 +399,8 @@ def _next_links(feed, base: str) -> list[str]:
 
 
 def parse_feed(data: bytes, url: str, content_type: str | None = None) -> dict:
-    """A feed as plain data: {"url", "title", "link", "generator", "language", "bozo", "next", "entries"}.
+    """A feed as plain data: {"url", "title", "link", "generator", "language", "updated", "bozo",
+    "next", "entries"} (`updated`: the feed's own, as written: a static site's build time).
 
     `bozo` is None for a well-formed feed, else feedparser's complaint: a
     truncated or malformed feed still gives the entries it could recover.
@@ -420,6 +421,7 @@ def parse_feed(data: bytes, url: str, content_type: str | None = None) -> dict:
         "link": _absolute(feed.get("link"), base),
         "generator": generator,
         "language": feed.get("language") or None,
+        "updated": feed.get("updated") or None,
         "bozo": str(d.get("bozo_exception") or "malformed feed") if d.get("bozo") else None,
         "next": _next_links(feed, base),
         "entries": [_entry(e, feed, base) for e in d.entries],

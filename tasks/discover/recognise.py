@@ -13,10 +13,39 @@ from tasks.fetch.html import node_text
 from tasks.learn.rules import apply_rule
 from tasks.text.dates import url_day
 
-__all__ = ["dated_blog", "generic_post", "listing_like", "template_post", "title_holds", "MIN_CONTENT_CHARS"]
+__all__ = ["dated_blog", "generic_post", "listing_like", "template_post", "title_holds", "MIN_CONTENT_CHARS",
+           "build_times", "built_at"]
 
 MIN_CONTENT_CHARS = 20  # a post says something, if only "(download part 1 | part 2)"; an empty shell of the template does not
 RELIABLE_SHARE = 0.6  # a field whose rule won this share of the training votes is part of the template
+
+
+BUILD_SHARED = 3  # sitemap lastmods sharing one second: the site's build time, not a page's date
+
+
+def _second(stamp: str | None) -> str | None:
+    """The wall-clock second an ISO time names ("2018-02-06T02:43:37"), None for a bare day or a
+    midnight (a day-precise date of many posts on one day is no build)."""
+    if not stamp or len(stamp) < 19 or stamp[10] != "T" or stamp[11:19] == "00:00:00":
+        return None
+    return stamp[:19]
+
+
+def build_times(stamps: list[str | None], shared: int = BUILD_SHARED) -> list[str]:
+    """The seconds a static site's build printed as the time of many pages at once (sitemap
+    lastmods), or, with `shared`=1, of the one stamp given (a feed's own <updated>)."""
+    from collections import Counter
+
+    count = Counter(s for s in map(_second, stamps) if s)
+    return sorted(s for s, n in count.items() if n >= shared)
+
+
+def built_at(published: str | None, built: list[str] | None) -> bool:
+    """Is a page's date the site's build time (the same wall-clock second), not a publication
+    date? A Jekyll page without a date of its own prints the build's time (held-out mehdix-fa:
+    four project pages in the post template, dated 2018-02-06T02:43:37, the feed's <updated>)."""
+    s = _second(published)
+    return bool(s and built and s in built)
 
 
 def dated_blog(rules: dict | None) -> bool:

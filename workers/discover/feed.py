@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from tasks.discover import feeds as feedlib
 from tasks.discover.announced import archive_widget_total
 from tasks.discover.forward import MAX_FORWARDS, forward_target
+from tasks.discover.recognise import build_times
 from tasks.discover.traversal import in_scope
 from tasks.discover.urls import canonical
 from tasks.extract.fallback import GENERIC_NOTE
@@ -24,6 +25,7 @@ from tasks.extract.fields import blog_authors
 from tasks.extract.post import extract_root, matches_entry
 from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
+from tasks.text.dates import parse_date
 from tasks.text.similarity import normalize_text
 from tasks.learn.pseudo_feed import training_need
 from workers.fetch import rendering
@@ -278,7 +280,8 @@ def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: st
     st.save_entries(crawl_id, entries)
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries], generic=generic,
                  feed_meta={"title": feed.get("title") or _home_title(home), "language": feed.get("language"),
-                            "authors": blog_authors(feed, entries)})
+                            "authors": blog_authors(feed, entries)},
+                 built=build_times([parse_date(feed["updated"]) if feed.get("updated") else None], shared=1))
     st.cache_page(crawl_id, home_url, home.cached())
 
 

@@ -16,7 +16,7 @@ import re
 from tasks.discover.candidates import comment_feeds, listed_links, navigation_links
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
-from tasks.discover.recognise import generic_post, template_post
+from tasks.discover.recognise import built_at, generic_post, template_post
 from tasks.extract.fallback import fallback_extract
 from tasks.discover.urls import is_post, learn_post_pattern
 from tasks.extract.post import extract_root
@@ -43,10 +43,11 @@ def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
 
 
 def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, pattern: str | None,
-           home: str, post: bool, extracted: dict | None, result: dict, generic: bool = False):
+           home: str, post: bool, extracted: dict | None, result: dict, generic: bool = False, built=()):
     """(post, extracted, record url) of a page (a tasks.fetch.page.Page: its tree parsed once)
     at `url` of `kind`; `post` is whether it is one so far (by its URL, as the rules read it).
-    `generic`: the blog has no rules, and its posts are recognised by the page-level extractor."""
+    `generic`: the blog has no rules, and its posts are recognised by the page-level extractor;
+    `built`: the site's build times (a page dated so has no date of its own)."""
     record_url, record = _record_url(rt, crawl_id, url, kind, page.final_url, page.root, pattern, home)
     if post and not kind.entry and record.listing:
         return False, extracted, url  # its canonical is a listing (a paged view of the blog)
@@ -63,6 +64,8 @@ def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, patter
         _support(rt, crawl_id, record_url, home)
         return True, dict(got, extraction="fallback"), record_url
     extracted = extract_root(page.root, page.html, rules)
+    if built_at(extracted.get("published"), built):
+        extracted = dict(extracted, published=None)  # the site's build time: the page has no date of its own
     if not template_post(page.root, extracted, rules, record_url):
         return False, None, url
     result["post"] = result["template"] = True

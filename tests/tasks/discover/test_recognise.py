@@ -121,3 +121,18 @@ def test_a_short_post_of_the_template_is_a_post_and_an_empty_shell_is_not():
     links = "<p>(تحميل الجزء الأول | تحميل الجزء الثاني | تحميل الجزء الثالث)</p>"
     assert check(post().replace(BODY, links))
     assert not check(post().replace(BODY, "<p> </p>"))
+
+
+def test_a_date_that_is_the_site_s_build_time_is_none_of_the_page_s_own():
+    """Jekyll prints its build time as the date of a page without one (held-out mehdix-fa: four
+    project pages in the post template, dated 2018-02-06T02:43:37+01:00, the feed's <updated>
+    2018-02-06T02:43:37Z, and the lastmod of the sitemap's undated pages)."""
+    from tasks.discover.recognise import build_times, built_at
+
+    assert build_times(["2018-02-06T02:43:37+00:00"], shared=1) == ["2018-02-06T02:43:37"]
+    lastmods = ["2018-02-06T02:43:37+01:00"] * 3 + ["2018-02-05T00:00:00+01:00"] * 5 + ["2017-01-02T10:11:12+00:00", None]
+    assert build_times(lastmods) == ["2018-02-06T02:43:37"]  # midnight: a day's date, shared by posts of one day
+    built = build_times(lastmods)
+    assert built_at("2018-02-06T02:43:37+01:00", built)
+    assert not built_at("2018-02-06T02:43:38+01:00", built) and not built_at("2018-02-06", built)
+    assert not built_at("2018-02-06T02:43:37+01:00", [])
