@@ -82,15 +82,14 @@ SUMMARY_MATCH = 0.6  # share of a summary's word 3-grams found in the page conte
 # ---------------------------------------------------------------- across pages
 
 _AFFIX_SEP = re.compile(r"\s*[|:\-–—·•»«]+\s*")
-AFFIX_SHARE = 0.5  # an affix most titles share (more than this share) is the site's name
 
 
 def _common_affixes(titles: list[str]) -> tuple[str | tuple, str | tuple]:
     """The prefix and suffix that the `<title>`s share (the site name), if any: the part all of
-    them share, else the longest part before a separator that more than AFFIX_SHARE of them
-    share, and the parts after a separator that several share ("Post · Blog" on most pages,
-    "Note · Notes" on a few: a site's sections name themselves after the title, as a suffix;
-    a prefix a few share is rather a series, "Review: X")."""
+    them share, else, after the title, the parts beyond a separator that several share ("Post
+    · Blog" on most pages, "Note · Notes" on a few: a site's sections name themselves after the
+    title). A prefix most but not all share is a series ("The Newsletter - 9", "Review: X"),
+    part of each title."""
     titles = [t for t in titles if t]
     if len(titles) < 2:
         return "", ""
@@ -108,18 +107,9 @@ def _common_affixes(titles: list[str]) -> tuple[str | tuple, str | tuple]:
     # only whole words around a separator count: "Post A | Blog" and "Post B | Blog" share " | Blog"
     pre = pre if re.search(r"[|:\-–—·•»«]\s*$", pre) else ""
     suf = suf if re.match(r"^\s*[|:\-–—·•»«]", suf) else ""
-    if not pre:
-        pre = _most_shared(titles, lambda t, m: t[:m.end()])
     if not suf:
         suf = tuple(sorted(_shared_parts(titles, lambda t, m: t[m.start():], 2), key=len, reverse=True)) or ""
     return pre, suf
-
-
-def _most_shared(titles: list[str], part) -> str:
-    """The longest part of a title cut at a separator (`part(title, match)`) that more than
-    AFFIX_SHARE of the titles have; "" where none."""
-    shared = _shared_parts(titles, part, max(2, int(AFFIX_SHARE * len(titles)) + 1))
-    return max(shared, key=len) if shared else ""
 
 
 def _shared_parts(titles: list[str], part, least: int) -> list[str]:

@@ -172,3 +172,12 @@ def test_a_one_post_archive_in_the_post_template_is_no_pseudo_entry():
     facts = [page_facts(page(h, t, i), f"{O}/archives/00026{i}.html") for i, (h, t) in enumerate(posts)]
     facts += [page_facts(page(h, t, i), f"{O}/archives/2017_0{i}.html") for i, (h, t) in enumerate(archives)]
     assert sorted(e["title"] for e in pseudo_entries(facts)) == sorted(t for _, t in posts)
+
+
+def test_a_series_prefix_most_titles_share_stays_in_them():
+    """"The Embedded Working Group Newsletter - 9" on most posts, "The Path Towards Stable" on
+    one: the shared start is the series' name, part of each title, not the site's."""
+    from tasks.learn.pseudo_feed import _common_affixes
+
+    titles = [f"The Embedded Working Group Newsletter - {i}" for i in range(1, 8)] + ["The Path Towards Stable"]
+    assert _common_affixes(titles) == ("", "")
