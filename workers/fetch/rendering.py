@@ -244,12 +244,15 @@ def _gain(static: Page, rendered: Page) -> int:
     """What rendering adds to the comments: the repeated comment blocks it adds, or, where
     the page shows more comments than it holds (one comment: no repeat to learn), the words it
     adds to the parts of the page named for comments (a cookie notice or a sidebar widget
-    drawn elsewhere is no comment)."""
+    drawn elsewhere is no comment), or to the whole page where no part is named so."""
     before, after = _comments_on(static), _comments_on(rendered)
     if after > before:
         return WIDGET_MIN_WORDS + after - before
     if shown_count(static.root) > before:
-        return comment_area_words(rendered.root) - comment_area_words(static.root)
+        named = comment_area_words(rendered.root), comment_area_words(static.root)
+        if any(named):  # the page names its comments' part: what rendering adds there
+            return named[0] - named[1]
+        return len(page_words(rendered.html)) - len(page_words(static.html))  # no part is named: the whole page
     return 0
 
 
