@@ -58,6 +58,14 @@ def _fits(content: bytes, encoding: str) -> bool:
     return text.count("\ufffd") <= 2 + len(text) // 2000
 
 
+def _mostly_not_utf8(content: bytes) -> bool:
+    """More bytes that are no UTF-8 than characters that are: Latin-1 text ("P\xe4ivi"), not UTF-8
+    with a stray byte or two."""
+    text = content[:UTF8_SAMPLE].decode("utf-8", errors="replace")
+    bad = text.count("\ufffd")
+    return bad > 0 and bad > sum(1 for ch in text if ord(ch) > 127) - bad
+
+
 @functools.lru_cache(maxsize=64)
 def _single_byte(codec: str) -> bool:
     """One character per byte (cp1252, iso-8859-x, koi8-r ...), not UTF-8 nor a CJK codec."""
@@ -97,7 +105,9 @@ def detect_encoding(content: bytes, content_type: str | None = None) -> str:
         # a single-byte charset in the header over bytes that are valid UTF-8 with non-ASCII in
         # them: that text is UTF-8 (as cp1252 it would read "CafÃ©"); servers lie, bytes don't
         return "utf-8"
-    for name in declared:
+    for i, name in enumerate(declared):
+        if name == "utf-8" and i + 1 < len(declared) and _mostly_not_utf8(content):
+            continue  # "utf-8" in the header over Latin-1 bytes the page's <meta> names (a server's default)
         if _fits(content, name):
             return name
     guess = _guessed_encoding(content) if content else None

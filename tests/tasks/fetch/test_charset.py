@@ -76,3 +76,16 @@ def test_a_latin1_page_with_a_stray_utf8_character_near_its_top_stays_latin1():
     assert len(top + body) > 65536
     assert detect_encoding(page, "text/html; charset=iso-8859-1") == "cp1252"
     assert "Martín" in decode(page)
+
+
+def test_a_utf8_header_over_latin1_bytes_gives_way_to_the_page_s_own_meta():
+    """A server that labels every page utf-8 (a default) over an old Latin-1 page whose <meta>
+    says iso-8859-1 (held-out billsblog, as served: "P\\ufffdivi"); a UTF-8 page with one stray
+    byte keeps UTF-8."""
+    latin = ("<html><head><meta http-equiv='Content-Type' content='text/html; charset=iso-8859-1'></head>"
+             "<body>Posted by: Päivi & Santeri, Amnéus, Martín</body></html>").encode("latin-1")
+    assert detect_encoding(latin, "text/html; charset=utf-8") == "cp1252"
+    assert "Päivi" in decode(latin, detect_encoding(latin, "text/html; charset=utf-8"))
+    utf8 = ("<html><head><meta charset='iso-8859-1'></head><body>Café crème brûlée, naïve".encode("utf-8")
+            + b"\xe9</body></html>")
+    assert detect_encoding(utf8, "text/html; charset=utf-8") == "utf-8"
