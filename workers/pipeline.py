@@ -288,7 +288,7 @@ def _reads_as_post(extracted: dict, rules: dict, pattern: str | None, home: str,
     page in its own template, dated by its metadata, is no post)."""
     if not strict and not _broad(pattern, home):
         return True
-    if root is not None and not title_holds(root, rules):
+    if root is not None and not title_holds(root, rules, extracted):
         return False
     return bool(extracted.get("published")) or not dated_blog(rules)
 

@@ -20,7 +20,7 @@ MIN_CONTENT_CHARS = 20  # a post says something, if only "(download part 1 | par
 RELIABLE_SHARE = 0.6  # a field whose rule won this share of the training votes is part of the template
 
 
-BUILD_SHARED = 3  # sitemap lastmods sharing one second: the site's build time, not a page's date
+BUILD_SHARED = 3  # stamps sharing one second: a build's
 
 
 def _second(stamp: str | None) -> str | None:
@@ -32,8 +32,8 @@ def _second(stamp: str | None) -> str | None:
 
 
 def build_times(stamps: list[str | None], shared: int = BUILD_SHARED) -> list[str]:
-    """The seconds a static site's build printed as the time of many pages at once (sitemap
-    lastmods), or, with `shared`=1, of the one stamp given (a feed's own <updated>)."""
+    """The seconds that `shared` of the stamps name (with `shared`=1: the seconds they name, a
+    feed's own <updated> among them); a bare day or a midnight names none."""
     from collections import Counter
 
     count = Counter(s for s in map(_second, stamps) if s)
@@ -43,7 +43,9 @@ def build_times(stamps: list[str | None], shared: int = BUILD_SHARED) -> list[st
 def built_at(published: str | None, built: list[str] | None) -> bool:
     """Is a page's date the site's build time (the same wall-clock second), not a publication
     date? A Jekyll page without a date of its own prints the build's time (held-out mehdix-fa:
-    four project pages in the post template, dated 2018-02-06T02:43:37, the feed's <updated>)."""
+    four project pages in the post template, dated 2018-02-06T02:43:37, the feed's <updated>).
+    Sitemap lastmods shared by several URLs are no build time: a Hugo post's tag and section
+    pages share its date."""
     s = _second(published)
     return bool(s and built and s in built)
 
@@ -91,10 +93,16 @@ def _template_fields_hold(root, rules: dict) -> bool:
                for field in ("title", "date", "author") if _reliable(rules, field))
 
 
-def title_holds(root, rules: dict | None) -> bool:
+def title_holds(root, rules: dict | None, extracted: dict | None = None) -> bool:
     """The title rule that held on most training posts finds a title here too (or there is none
-    such): a site's page in another template (a Jekyll page's heading) does not show it."""
-    return not _reliable(rules, "title") or _selects_text(root, rule_of(rules, "title"))
+    such): a site's page in another template (a Jekyll page's heading) does not show it. With
+    `extracted`: or the page is an untitled post, showing the date and the byline the posts
+    show (a Blogger post left without a title); a site's page shows neither."""
+    if not _reliable(rules, "title") or _selects_text(root, rule_of(rules, "title")):
+        return True
+    return bool(extracted and extracted.get("published") and extracted.get("content_text")
+                and dated_blog(rules) and _reliable(rules, "author")
+                and _selects_text(root, rule_of(rules, "author")))
 
 
 def _one_content_block(root, rules: dict) -> bool:

@@ -87,3 +87,16 @@ def test_a_sitemap_that_is_no_sitemap_is_reported_and_the_crawl_goes_on(crawl, f
     assert info["state"] == "done", info
     assert [e for e in info["error_report"] if e["kind"] == "sitemap"]
     assert len(records) >= 5  # what links and the other sitemaps reach
+
+
+def test_a_feed_s_own_time_is_a_build_time_only_where_no_entry_has_it():
+    """Jekyll's feed <updated> is the build's second; a Hugo feed's lastBuildDate is its newest
+    post's date, which is no build time (that post would lose its date)."""
+    from workers.discover.feed import _build_time
+
+    jekyll = {"updated": "2018-02-06T02:43:37Z"}
+    posts = [{"published": "2018-02-05T00:00:00+01:00"}, {"published": "2017-12-01T00:00:00+01:00"}]
+    assert _build_time(jekyll, posts) == ["2018-02-06T02:43:37"]
+    hugo = {"updated": "Sun, 09 Mar 2025 00:50:04 -0400"}
+    assert _build_time(hugo, [{"published": "2025-03-09T00:50:04-04:00"}]) == []
+    assert _build_time({}, posts) == []

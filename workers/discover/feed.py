@@ -281,8 +281,16 @@ def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: st
     st.save_blog(crawl_id, home=home_url, feed=feed_url, entry_urls=[e["url"] for e in entries], generic=generic,
                  feed_meta={"title": feed.get("title") or _home_title(home), "language": feed.get("language"),
                             "authors": blog_authors(feed, entries)},
-                 built=build_times([parse_date(feed["updated"]) if feed.get("updated") else None], shared=1))
+                 built=_build_time(feed, entries))
     st.cache_page(crawl_id, home_url, home.cached())
+
+
+def _build_time(feed: dict, entries: list[dict]) -> list[str]:
+    """The feed's own time where it is a static site's build, not its newest post's (a Hugo
+    feed's lastBuildDate is that post's date): no entry is dated that second."""
+    built = build_times([parse_date(feed["updated"]) if feed.get("updated") else None], shared=1)
+    dated = build_times([e.get(k) for e in entries for k in ("published", "updated")], shared=1)
+    return [b for b in built if b not in dated]
 
 
 def _home_title(home: Page) -> str | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 
 from tasks.discover import sitemaps as sm
-from tasks.discover.recognise import build_times
 from tasks.discover.canonical import fold_to_home
 from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
@@ -75,18 +74,6 @@ def _queue(rt, crawl_id: str, metas: dict[str, dict]) -> int:
     return len(fresh)
 
 
-MAX_BUILT = 8  # build times a blog keeps
-
-
-def _note_build(st, crawl_id: str, lastmods: list[str | None]) -> None:
-    """The seconds many of the sitemap's pages share as their lastmod: the site's build time,
-    which a page without a date of its own prints as its date (tasks.discover.recognise.built_at)."""
-    found = build_times(lastmods)
-    if found:
-        old = st.blog(crawl_id).get("built") or []
-        st.save_blog(crawl_id, built=sorted(set(old) | set(found))[-MAX_BUILT:])
-
-
 def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> dict:
     """Read one sitemap (popped from the frontier): queue what it lists."""
     st = rt.state
@@ -145,7 +132,6 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
         update.skip(rt, crawl_id, "url_date", by_url)
         if data["urls"] and dated * 10 >= len(data["urls"]) * 9:  # every page with its lastmod
             update.cover(rt, crawl_id, "a sitemap giving every page's lastmod")
-    _note_build(st, crawl_id, [e.get("lastmod") for e in data["urls"]])
     st.mark_sources(crawl_id, st.unseen(crawl_id, pages), "sitemap")  # first finder only
     queue_links(pages)
     st.mark_done(crawl_id, url, counted=True)

@@ -126,7 +126,7 @@ def test_a_short_post_of_the_template_is_a_post_and_an_empty_shell_is_not():
 def test_a_date_that_is_the_site_s_build_time_is_none_of_the_page_s_own():
     """Jekyll prints its build time as the date of a page without one (held-out mehdix-fa: four
     project pages in the post template, dated 2018-02-06T02:43:37+01:00, the feed's <updated>
-    2018-02-06T02:43:37Z, and the lastmod of the sitemap's undated pages)."""
+    2018-02-06T02:43:37Z)."""
     from tasks.discover.recognise import build_times, built_at
 
     assert build_times(["2018-02-06T02:43:37+00:00"], shared=1) == ["2018-02-06T02:43:37"]
