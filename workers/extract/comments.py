@@ -173,7 +173,7 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     urls, counted = _commented_first(rt, crawl_id, blog.get("entry_urls") or [])
     read = {}
     if not counted:  # entries with no count (pseudo entries, a feed that counts none): the pages'
-        # own "6 comments" lines order them, among the pages read for learning already
+        # own "6 comments" lines order them (pages cached for learning, or cached now for the traversal)
         read = {u: p for u in urls[:BLOCK_LOOK] if (p := _sample_page(rt, crawl_id, u)) is not None}
         urls = sorted(urls, key=lambda u: -(shown_count(read[u].root) if u in read and not read[u].garbled else 0))
     pages = []
