@@ -43,6 +43,39 @@ def comment_area(content, blocks: list):
     return area
 
 
+HEAD_CHARS = 40  # a short element just before the comments is their heading ("Comments")
+
+
+def _tail_run(content, blocks: list) -> list:
+    """The comment blocks that are the content's own last children, with the short heading before
+    them (Movable Type: the post's body, then "Comments" and the blocks beside it, all in one
+    element), where nothing else with text comes after the first of them; [] otherwise."""
+    kids = [k for k in content if isinstance(k.tag, str)]
+    mine = {id(b) for b in blocks}
+    first = next((i for i, k in enumerate(kids) if id(k) in mine), None)
+    if first is None or first == 0:
+        return []
+    run = kids[first:]
+    if any(id(k) not in mine and node_text(k) for k in run):
+        return []  # the post goes on after them: not a comment section
+    head = kids[first - 1]
+    if 0 < len(node_text(head)) <= HEAD_CHARS and first > 1:
+        run = [head] + run
+    return run
+
+
+def _drop(target) -> None:
+    """Remove `target`, keeping the text after it."""
+    parent = target.getparent()
+    if target.tail:
+        prev = target.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + target.tail
+        else:
+            parent.text = (parent.text or "") + target.tail
+    parent.remove(target)
+
+
 def content_without_comments(content, container_rule: str | None) -> tuple[str, str] | None:
     """(text, html) of `content` with its comment area cut, or None when it holds no comments."""
     if content is None or not container_rule:
@@ -52,21 +85,16 @@ def content_without_comments(content, container_rule: str | None) -> tuple[str, 
     except Exception:  # a rule this page cannot evaluate: nothing to cut
         return None
     area = comment_area(content, blocks)
-    if area is None:
+    areas = [area] if area is not None else _tail_run(content, blocks)
+    if not areas:
         return None
-    path = content.getroottree().getpath(area)[len(content.getroottree().getpath(content)):]
+    tree = content.getroottree()
+    paths = [tree.getpath(a)[len(tree.getpath(content)):] for a in areas]
     cut = copy.deepcopy(content)
-    found = cut.xpath("." + path)
-    if not found:
+    targets = [found[0] for p in paths if (found := cut.xpath("." + p))]
+    if len(targets) != len(areas):
         return None
-    target = found[0]
-    parent = target.getparent()
-    if target.tail:  # the text after the area stays
-        prev = target.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + target.tail
-        else:
-            parent.text = (parent.text or "") + target.tail
-    parent.remove(target)
+    for target in targets:
+        _drop(target)
     text = block_text(cut)  # blocks apart, as the rules' content reads
     return (text, to_html(cut)) if text else None

@@ -48,3 +48,26 @@ def test_comments_inside_the_content_are_learned():
     root = parse_html(page(9, COMMENTS), "https://b.example/p9/")
     got = extract_comments(root, rule, "https://b.example/p9/")
     assert [c["author"] for c in got] == [n for n, _ in COMMENTS]
+
+
+def test_comments_beside_the_post_in_one_element_are_cut_with_their_heading():
+    """Movable Type 2: the content rule learned without a feed selects the entry's element, which
+    holds the post's body, a "Comments" heading and the comment blocks side by side (held-out
+    billsblog: every comment-heavy post's content held its comments)."""
+    from tasks.extract.content_comments import content_without_comments
+    from tasks.fetch.html import parse_html
+
+    page = ("<html><body><div id='container'><div class='blog'><h2 class='date'>June 25, 2017</h2>"
+            "<div class='blogbody'><h3>Party</h3><p>Come to the party on the 8th of July.</p></div>"
+            "<div class='comments-head'>Comments</div>"
+            "<div class='comments-body'><p>Happy birthday, Bill!</p><span>Posted by: Päivi</span></div>"
+            "<div class='comments-body'><p>See you there.</p><span>Posted by: Anders</span></div>"
+            "</div></div></body></html>")
+    root = parse_html(page)
+    content = root.xpath("//div[@class='blog']")[0]
+    text, html = content_without_comments(content, "//div[@class='comments-body']")
+    assert "Come to the party" in text and "Happy birthday" not in text and "Comments" not in text
+    # blocks the post goes on after are no comment section: nothing is cut
+    inside = page.replace("</div></div></body>", "<p>And a closing word of the post itself.</p></div></div></body>")
+    root = parse_html(inside)
+    assert content_without_comments(root.xpath("//div[@class='blog']")[0], "//div[@class='comments-body']") is None
