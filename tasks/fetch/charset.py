@@ -61,9 +61,16 @@ def _fits(content: bytes, encoding: str) -> bool:
 def _mostly_not_utf8(content: bytes) -> bool:
     """More bytes that are no UTF-8 than characters that are: Latin-1 text ("P\xe4ivi"), not UTF-8
     with a stray byte or two."""
-    text = content[:UTF8_SAMPLE].decode("utf-8", errors="replace")
+    sample = content[:UTF8_SAMPLE]
+    try:
+        sample.decode("utf-8")
+        return False  # valid UTF-8 throughout (the usual page): no count needed
+    except UnicodeDecodeError:
+        pass
+    text = sample.decode("utf-8", errors="replace")
     bad = text.count("\ufffd")
-    return bad > 0 and bad > sum(1 for ch in text if ord(ch) > 127) - bad
+    non_ascii = len(text) - len(text.encode("ascii", "ignore"))  # counted in C, not char by char
+    return bad > non_ascii - bad
 
 
 @functools.lru_cache(maxsize=64)
@@ -106,7 +113,7 @@ def detect_encoding(content: bytes, content_type: str | None = None) -> str:
         # them: that text is UTF-8 (as cp1252 it would read "CafÃ©"); servers lie, bytes don't
         return "utf-8"
     for i, name in enumerate(declared):
-        if name == "utf-8" and i + 1 < len(declared) and _mostly_not_utf8(content):
+        if name == "utf-8" and any(d != "utf-8" for d in declared[i + 1:]) and _mostly_not_utf8(content):
             continue  # "utf-8" in the header over Latin-1 bytes the page's <meta> names (a server's default)
         if _fits(content, name):
             return name
