@@ -1,6 +1,7 @@
 """Update crawls as a user runs them: what they find, and what they cost against a full crawl.
 
-    python bench/update.py [--new 25] [--corpus DIR] [--corpus-max N] [--no-farm] [--no-eval] [BLOG...]
+    python bench/update.py [--new 25] [--corpus DIR] [--corpus-max N] [--no-farm] [--no-eval]
+                           [--keep DIR] [--no-cluster] [BLOG...]
 
 Blogs: the eval blogs (../shared/eval/blogs/*) and the corpus blogs (../shared/corpus or
 --corpus; only those listed in its DONE.txt when it has one) with at least 50 posts, each
@@ -160,7 +161,12 @@ class PrivateCluster:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_blog(name: str, serve, truth: list[dict], new: int, base_env: dict, tmp: Path) -> dict:
+class _NoCluster(Exception):
+    """--no-cluster: the REDIS_URL runs (conditional requests) left out."""
+
+
+def run_blog(name: str, serve, truth: list[dict], new: int, base_env: dict, tmp: Path,
+             keep: Path | None = None, cluster_runs: bool = True) -> dict:
     since = pick_since([t.get("published") or "" for t in truth], new)
     fresh = {url_key(t["url"]) if "url" in t else "/" + t["path"] for t in truth
              if (t.get("published") or "")[:10] >= since}
@@ -173,6 +179,11 @@ def run_blog(name: str, serve, truth: list[dict], new: int, base_env: dict, tmp:
             s.hits.clear()
             out = tmp / f"{name}-{label}.jsonl"
             rc, secs = crawl(url, out, since_, env)
+            if keep is not None:  # what each run asked the blog for, and its records
+                keep.mkdir(parents=True, exist_ok=True)
+                (keep / f"{name}-{label}.hits.json").write_text(json.dumps(dict(s.hits), indent=0))
+                if out.is_file():
+                    shutil.copy(out, keep / out.name)
             return rc, sum(s.hits.values()), records(out), secs
 
         def embedded():
@@ -186,13 +197,19 @@ def run_blog(name: str, serve, truth: list[dict], new: int, base_env: dict, tmp:
         row["old"] = 100.0 * len(old) / max(1, len(upd))
         row["records"] = len(upd)
         row["rc"] = rc
-        cluster = PrivateCluster(base_env)
+        row["c1_req"] = row["c2_req"] = 0
+        cluster = PrivateCluster(base_env) if cluster_runs else None
         try:
+            if cluster is None:
+                raise _NoCluster
             _, row["c1_req"], c1, _ = run("cluster1", since, cluster.env)
             _, row["c2_req"], c2, _ = run("cluster2", since, cluster.env)
             row["c1_records"], row["c2_records"] = len(c1), len(c2)
+        except _NoCluster:
+            pass
         finally:
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
     full_req = max(1, row["full_req"])
     row["upd_pct"] = 100.0 * row["upd_req"] / full_req
     row["c2_pct"] = 100.0 * row["c2_req"] / full_req
@@ -259,6 +276,8 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus-max", type=int, default=1000, help="corpus blogs at most (0: none)")
     ap.add_argument("--no-eval", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--keep", help="write each run's requests (path -> count) and records here")
+    ap.add_argument("--no-cluster", action="store_true", help="leave out the two REDIS_URL update crawls")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     h = harness()
@@ -278,7 +297,8 @@ def main(argv=None) -> int:
         for name, serve, truth in todo:
             for t in truth:
                 t.setdefault("url", "/" + t.get("path", ""))
-            row = run_blog(name, serve, truth, a.new, env, Path(tmp))
+            row = run_blog(name, serve, truth, a.new, env, Path(tmp), Path(a.keep) if a.keep else None,
+                           not a.no_cluster)
             rows.append(row)
             print(f"{name[:28]:28s} {row['posts']:5d} {row['since']:>10s} {row['new']:4d} {row['found']:7.1f} "
                   f"{row['old']:6.1f} {row['full_req']:6d} {row['upd_req']:5d} {row['upd_pct']:6.1f} "

@@ -74,11 +74,15 @@ class Keys:
                 self.entries, self.pages, f"{self.crawl}:variants",
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
                 f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone"]
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", *self.listings()]
+
+    def listings(self) -> list[str]:
+        """An update crawl's listings judged by the days of their posts (workers/discover/listed.py)."""
+        return [f"{self.crawl}:lists", f"{self.crawl}:listed", f"{self.crawl}:days", f"{self.crawl}:vouched"]
 
     def all_crawl_keys(self) -> list[str]:
         return [self.crawl, self.frontier, self.seen, self.done, self.inflight, self.posts,
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
                 f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone"]
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", *self.listings()]

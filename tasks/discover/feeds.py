@@ -41,7 +41,8 @@ _COMMENT_WORDS = re.compile(r"comment|commentaire|comentario|kommentar|réponses
 _MINOR_FEED = re.compile(r"/(?:category|categories|tag|tags|label|labels|author|search)/|"
                          r"gallery|media-rss|podcast|/wp-json/|[?&](?:cat|tag)=", re.I)
 _FEEDISH_HREF = re.compile(r"(?:^|/)(?:feed|rss|atom)(?:\.xml)?/?$|/feeds/posts/default|"
-                           r"[?&]feed=(?:rss2?|atom)|\.(?:rss|atom)$|/(?:index|rss|atom|feed)\.xml$",
+                           r"[?&]feed=(?:rss2?|atom)|\.(?:rss|atom)$|/(?:index|rss|atom|feed)\.xml$|"
+                           r"\.(?:rss|atom)\.xml$",
                            re.I)
 
 
@@ -128,7 +129,8 @@ def _body_feed_links(root, base: str, base_url: str) -> list[str]:
     out = []
     for el in root.iter("a"):
         href = (el.get("href") or "").strip()
-        if not href or not _FEEDISH_HREF.search(href.split("#")[0]) or _COMMENT_WORDS.search(href):
+        typed = (el.get("type") or "").split(";")[0].strip().lower() in FEED_TYPES  # <a type="application/atom+xml">
+        if not href or not (typed or _FEEDISH_HREF.search(href.split("#")[0])) or _COMMENT_WORDS.search(href):
             continue
         url = urllib.parse.urljoin(base, href)
         if _host(url) == _host(base_url) and not _MINOR_FEED.search(url):

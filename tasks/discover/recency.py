@@ -10,6 +10,7 @@ once a listing shows only posts older than `since`, its next pages show older on
     series(url)                         (the listing a page number belongs to, the number)
     listing_cut(days)                   which of a listing's post links (document order) are old
     reaches_past(days, since)           a listing page that runs newest first down past `since`
+    read_cut(days, since, starts_new)   the same judged on the days its posts gave once read, top first
 
 Pure: no Celery, no Redis.
 """
@@ -23,7 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from tasks.discover.urls import canonical
 from tasks.text.dates import parse_date
 
-__all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "reaches_past", "future", "MARGIN_DAYS"]
+__all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 
@@ -135,6 +136,27 @@ def reaches_past(days: list[str | None], since: str) -> bool:
     dated = [d for d in days if day_of(d)]
     return (len(dated) >= 2 and all(a >= b for a, b in zip(dated, dated[1:]))
             and older(dated[-1], since))
+
+
+def read_cut(days: list[str | None], since: str, starts_new: bool = False) -> int | None:
+    """The index of a listing's post link (document order) after which no link can be new, judged
+    on the days known so far from the top: each link's day, "" for a post read and found undated,
+    None for one not read yet (the first such ends the run judged). Two dated links at least,
+    newest first, the last one old, as `reaches_past`; with `starts_new` the first dated one must
+    be new too (the home page, whose links may open with a widget of older posts). None: no cut."""
+    dated: list[str] = []
+    for i, d in enumerate(days):
+        if d is None:
+            return None
+        d = day_of(d)
+        if not d:
+            continue
+        if dated and d > dated[-1]:
+            return None  # not newest first: the page proves no order
+        dated.append(d)
+        if len(dated) >= 2 and older(d, since) and not (starts_new and older(dated[0], since)):
+            return i
+    return None
 
 
 MAX_ITEM_LEVELS = 5  # ancestors of a post link searched for the listing item that holds it

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from workers.discover import update
+from workers.discover import listed, update
 from workers.state import Keys
 
 SINCE = "2020-03-01"
@@ -142,3 +142,97 @@ def test_the_priority_model_does_not_rescore_the_home_listing_read_in_page_order
     assert scores[page2] == update.SERIES_PRIORITY - 2
     assert scores[tag] != 1.0  # the model's own pages are rescored
     assert scores[tag] < scores[page2]
+
+
+def _read_post(rt, cid, ctx, url, day):
+    """A post read: its links followed as an update crawl's (its day learned)."""
+    update.links(rt, cid, url, ctx, [], [], post=True, published=day)
+
+
+def test_a_listing_of_undated_posts_is_judged_by_reading_them_top_first(rt):
+    """Undated post links (no day in the URL, none printed): read in the listing's order, the
+    days they give bound the listing once they run newest first past since."""
+    home = "http://upd-read-1.example/"
+    cid, ctx = _crawl(rt, home)
+    page2, page3, tag = f"{home}page/2/", f"{home}page/3/", f"{home}tag/t/"
+    first = [f"{home}a{i}/" for i in range(3)]
+    update.links(rt, cid, home, ctx, first, [page2, tag], post=False, published=None)
+    posts = [f"{home}p{i}/" for i in range(5)]
+    keep, _, prio = update.links(rt, cid, page2, ctx, posts, [page3, tag], post=False, published=None)
+    assert keep == posts
+    assert [prio[u] for u in posts] == sorted((prio[u] for u in posts), reverse=True)  # top first
+    assert all(prio[u] > update.SERIES_PRIORITY for u in posts)  # posts before the next page
+    # page 3 waits while page 2's posts are read
+    update._read_in_series(rt, cid, (home, 2))
+    assert update.before_read(rt, cid, page3, ctx, post=False, listing=True) == update.WAIT
+    for u in first:
+        _read_post(rt, cid, ctx, u, "2020-06-01")
+    _read_post(rt, cid, ctx, posts[0], "2020-05-01")
+    _read_post(rt, cid, ctx, posts[2], "2020-01-01")  # old, but posts[1] is not read yet: no proof
+    assert not update.before_read(rt, cid, posts[3], ctx, post=True, listing=False)
+    _read_post(rt, cid, ctx, posts[1], "2020-04-01")  # now the top three run newest first past since
+    assert update.before_read(rt, cid, posts[4], ctx, post=True, listing=False) == "listing_order"
+    assert update.before_read(rt, cid, page3, ctx, post=False, listing=True) == "pagination"
+    raw = rt.state.r.hgetall(Keys(cid).crawl)
+    assert raw["covered"] == update.HOME_COVER
+    # the new posts are all among the listing's links: a post it does not list is left,
+    # and so are the other listings
+    assert update.before_read(rt, cid, f"{home}related/", ctx, post=True, listing=False) == "covered"
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == "covered"
+    # ... but not one the feed lists, nor one a sitemap named
+    assert update.before_read(rt, cid, f"{home}related/", dict(ctx, entry={}), post=True, listing=False) is None
+    assert update.before_read(rt, cid, f"{home}related/", dict(ctx, source="sitemap"), post=True,
+                              listing=False) is None
+
+
+def test_the_home_page_opening_with_older_posts_is_not_cut(rt):
+    home = "http://upd-read-2.example/"
+    cid, ctx = _crawl(rt, home)
+    posts = [f"{home}p{i}/" for i in range(4)]
+    update.links(rt, cid, home, ctx, posts, [], post=False, published=None)
+    for u, d in zip(posts[:2], ("2019-01-01", "2018-01-01")):  # a widget of old posts first
+        _read_post(rt, cid, ctx, u, d)
+    assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) is None
+    assert not rt.state.r.hget(Keys(cid).crawl, "covered")
+
+
+def test_a_page_of_the_home_listing_waits_for_the_page_before_it_no_longer_than_max_holds(rt):
+    home = "http://upd-read-3.example/"
+    cid, ctx = _crawl(rt, home)
+    page2, page3 = f"{home}page/2/", f"{home}page/3/"
+    update.links(rt, cid, home, ctx, [f"{home}a/", f"{home}b/"], [page2], post=False, published=None)
+    update.links(rt, cid, page2, ctx, [f"{home}c/", f"{home}d/"], [page3], post=False, published=None)
+    update._read_in_series(rt, cid, (home, 2))
+    holds = [update.before_read(rt, cid, page3, ctx, post=False, listing=True) for _ in range(update.MAX_HOLDS + 1)]
+    assert holds == [update.WAIT] * update.MAX_HOLDS + [None]
+    assert listed.judging(rt, cid, page2)
+
+
+def test_a_held_post_judges_its_listing_by_its_records_day(rt):
+    """A post an earlier crawl holds is not read again, yet its day counts for its listing."""
+    home = "http://upd-read-4.example/"
+    cid, ctx = _crawl(rt, home)
+    tag = f"{home}tag/h/"
+    posts = [f"{home}h{i}/" for i in range(3)]
+    update.links(rt, cid, home, ctx, [], [], post=False, published=None)
+    update.links(rt, cid, tag, ctx, posts, [], post=False, published=None)
+    update._learned(rt, cid, posts[0], "2020-05-01", home)
+    update._learned(rt, cid, posts[1], "2019-05-01", home)
+    assert listed.left(rt, cid, posts[2])
+
+
+def test_a_listing_whose_known_days_run_oldest_first_is_read_from_the_bottom(rt):
+    """A sidebar listing every post oldest first, the newest dated by the feed: its undated
+    posts are read from the bottom up, and the older ones left once their days prove it."""
+    home = "http://upd-read-5.example/"
+    cid, ctx = _crawl(rt, home)
+    posts = [f"{home}s{i}/" for i in range(6)]
+    entries = {posts[4]: {"url": posts[4], "published": "2020-05-01"}, posts[5]: {"url": posts[5], "published": "2020-06-01"}}
+    rt.state.r.hset(Keys(cid).entries, mapping={u: json.dumps(e) for u, e in entries.items()})
+    _, _, prio = update.links(rt, cid, home, ctx, posts, [], post=False, published=None)
+    assert prio[posts[3]] > prio[posts[2]] > prio[posts[1]] > prio[posts[0]]  # from the bottom
+    _read_post(rt, cid, ctx, posts[3], "2020-04-01")
+    _read_post(rt, cid, ctx, posts[2], "2019-04-01")
+    assert update.before_read(rt, cid, posts[1], ctx, post=True, listing=False) == "listing_order"
+    assert update.before_read(rt, cid, posts[0], ctx, post=True, listing=False) == "listing_order"
+

@@ -21,6 +21,7 @@ import json
 from tasks.discover.recency import archive_end, day_of, listing_cut, older, printed_days, reaches_past, series
 from tasks.discover.traversal import ORDERED_PRIORITY
 from tasks.text.dates import url_day
+from workers.discover import listed
 from workers.state import Keys, unpack
 
 SKIP = "skip:"  # crawl hash fields: pages an update crawl left unread, by reason
@@ -44,6 +45,9 @@ SERIES_PRIORITY = 2 * ORDERED_PRIORITY  # the home page's listing, read in page 
 WAIT = "wait"  # before_read: a listing deferred until the home page's listing is read down past since
 WAIT_SECONDS = 2.0  # ... this long at a time,
 MAX_WAITS = 5  # ... this many times at most (then read: the home's listing may never get there)
+MAX_HOLDS = 20  # a page of the home's listing waits this many times at most for the page before it
+# to be judged by the days of its posts, read (workers/discover/listed.py)
+HOME_COVER = "the home page's listing, read down past since"
 
 
 def since_of(ctx: dict) -> str | None:
@@ -126,7 +130,7 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
         return None
     home = ctx["blog"]["home"]
     if post:
-        return _held(rt, crawl_id, url, ctx, since)
+        return _post_left(rt, crawl_id, url, ctx, since)
     if url == home or ctx.get("sitemap"):
         return None
     end = archive_end(url, home)
@@ -141,7 +145,13 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
         if s[0] in json.loads(crawl.get("main_series") or "[]"):
             # read in page order: a page ahead of the last one read is parked until that one is
             # read (LATER: in flight no more, not done; `_read_in_series` puts it back)
-            return LATER if _park(rt, crawl_id, url, s) else None
+            if _park(rt, crawl_id, url, s):
+                return LATER
+            # the page before it still judged by the days of its posts, being read: in a moment
+            before = crawl.get(f"judging:{s[0]} {s[1] - 1}")
+            if before and listed.judging(rt, crawl_id, before) and _waits(rt, crawl_id, url, MAX_HOLDS):
+                return WAIT
+            return None
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
     if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
@@ -160,10 +170,24 @@ def _unresolved(crawl: dict) -> bool:
     return bool(main) and not any(crawl.get("past:" + m) or crawl.get("ended:" + m) for m in main)
 
 
-def _waits(rt, crawl_id: str, url: str) -> bool:
-    """One more wait for `url`, unless it has waited MAX_WAITS times already."""
+def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS) -> bool:
+    """One more wait for `url`, unless it has waited `most` times already."""
     k = f"{Keys(crawl_id).crawl}:waits"
-    return rt.state.r.hincrby(k, url, 1) <= MAX_WAITS
+    return rt.state.r.hincrby(k, url, 1) <= most
+
+
+def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
+    """Why a post is left unread: listed below a listing's cut (its posts read from the top ran
+    newest first down past since), not among the posts of the home page's listing once that
+    listing was read down past since (nor in the feed, nor named by a sitemap), or held from an
+    earlier crawl (`_held`)."""
+    if listed.left(rt, crawl_id, url):
+        return "listing_order"
+    if (ctx.get("entry") is None and ctx.get("source") != "sitemap" and not url_day(url)
+            and rt.state.r.hget(Keys(crawl_id).crawl, "covered") == HOME_COVER
+            and not listed.vouched(rt, crawl_id, url)):
+        return "covered"
+    return _held(rt, crawl_id, url, ctx, since)
 
 
 def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
@@ -173,6 +197,7 @@ def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
     old = rt.state.record(crawl_id, url)
     if old is None:
         return None
+    _learned(rt, crawl_id, url, old.get("published"), ctx["blog"]["home"])  # its listing judged as if read
     if older(old.get("published"), since):
         return "held_old"
     entry = ctx.get("entry")
@@ -198,6 +223,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         return posts, others, {}
     home = ctx["blog"]["home"]
     if post:
+        _learned(rt, crawl_id, url, published, home)
         if older(published, since):
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}
@@ -223,17 +249,31 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     keep = [u for u, o in zip(posts, old) if not o]
     _count_old(rt, crawl_id, [u for u, o in zip(posts, old) if o], days, posts)
     others = _others(rt, crawl_id, url, others, since, home)
+    main = url == home or _in_main_series(rt, crawl_id, url)
+    # where the days of its undated posts are learned by reading them, top first (listed.py)
+    scope = [(u, d) for u, d in zip(posts, days) if url == home or u not in shared]
+    priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
+                                                   main=main)
     if reach:  # before the next page of the home's listing is put back (_read_in_series)
         _past(rt, crawl_id, url, home)
         others = _before_bound(rt, crawl_id, url, others)
-    priorities = {}
-    if url == home or _in_main_series(rt, crawl_id, url):
-        priorities = _series_order(rt, crawl_id, url, home, others)
+    if main:
+        if priorities and (s := series(url)) and url != home:
+            rt.state.r.hset(Keys(crawl_id).crawl, f"judging:{s[0]} {s[1]}", url)
+        priorities.update(_series_order(rt, crawl_id, url, home, others))
         s = series(url)
         if s:  # this page of the home's listing is read: the next one may be
             _read_in_series(rt, crawl_id, s)
         _last_page(rt, crawl_id, url, others)
     return keep, others, priorities
+
+
+def _learned(rt, crawl_id: str, url: str, published: str | None, home: str) -> None:
+    """A post's day is known (read, or held from an earlier crawl): the listing that lists it is
+    judged again; a page of the home's listing cut now bounds that listing (`_past`)."""
+    for listing, _ in listed.learned(rt, crawl_id, url, published, home=home):
+        if listing != home and _in_main_series(rt, crawl_id, listing):
+            _past(rt, crawl_id, listing, home)
 
 
 def _last_page(rt, crawl_id: str, url: str, others: list[str]) -> None:
@@ -340,7 +380,7 @@ def _past(rt, crawl_id: str, url: str, home: str) -> None:
             for u in left:
                 rt.state.mark_done(crawl_id, u)
     if url == home or (s and _in_main_series(rt, crawl_id, url)):
-        cover(rt, crawl_id, "the home page's listing, read down past since")
+        cover(rt, crawl_id, HOME_COVER)
 
 
 def _before_bound(rt, crawl_id: str, url: str, others: list[str]) -> list[str]:

@@ -48,6 +48,17 @@ def test_without_guesses_only_what_the_page_declares_or_links():
     assert discover_feeds("<html><body>no feeds</body></html>", "http://blog.test/", guesses=False) == []
 
 
+def test_a_feed_linked_in_the_body_by_its_type_or_a_feed_file_name_is_found():
+    """Pelican's theme links its feed as <a type="application/atom+xml" href=".../feeds/all.atom.xml">
+    and declares none in the head: the usual paths would never find it."""
+    typed = '<body><a href="/feeds/all.atom.xml" type="application/atom+xml">atom</a></body>'
+    assert discover_feeds(typed, "http://b.test/", guesses=False) == ["http://b.test/feeds/all.atom.xml"]
+    named = '<body><a href="/feeds/posts.rss.xml">subscribe</a><a href="/posts/xml-tips.html">x</a></body>'
+    assert discover_feeds(named, "http://b.test/", guesses=False) == ["http://b.test/feeds/posts.rss.xml"]
+    tag = '<body><a href="/tag/python.atom.xml" type="application/atom+xml">python</a></body>'
+    assert discover_feeds(tag, "http://b.test/", guesses=False) == []  # a tag's feed is no main feed
+
+
 def test_only_comment_feeds_declared_are_kept():
     html = '<link rel="alternate" type="application/rss+xml" title="Comments" href="/comments/feed/">'
     assert discover_feeds(html, "http://b.test/")[0] == "http://b.test/comments/feed/"

@@ -1,5 +1,5 @@
 """What an update crawl may leave unread, by the blog's own dates (tasks/discover/recency.py)."""
-from tasks.discover.recency import archive_end, future, listing_cut, older, reaches_past, series
+from tasks.discover.recency import archive_end, future, listing_cut, older, reaches_past, read_cut, series
 
 
 def test_older_keeps_a_day_of_margin():
@@ -68,3 +68,18 @@ def test_the_day_a_listing_prints_beside_each_post_link():
     root = parse_html(html, "https://b.test/")
     got = printed_days(root, "https://b.test/", ["https://b.test/one/", "https://b.test/two/", "https://b.test/three/"])
     assert got == {"https://b.test/one/": "2020-09-24", "https://b.test/two/": "2020-05-27"}
+
+
+def test_read_cut_judges_the_days_read_from_the_top():
+    since = "2020-03-01"
+    new, newer, old, older_ = "2020-04-01", "2020-05-01", "2020-01-01", "2019-12-01"
+    assert read_cut([newer, new, old, None, None], since) == 2  # newest first down past since
+    assert read_cut([newer, None, old, None], since) is None  # a post above the old one not read yet
+    assert read_cut([newer, "", new, old, None], since) == 3  # a post read and found undated proves nothing
+    assert read_cut([newer, new, None], since) is None  # all new so far
+    assert read_cut([new, newer, old], since) is None  # out of order: no proof
+    assert read_cut([old, older_, None], since) == 1  # a listing of old posts only
+    assert read_cut([old, older_, new], since, starts_new=True) is None  # the home page: a widget of old posts first
+    assert read_cut([newer, old, older_], since, starts_new=True) == 1
+    assert read_cut([newer, "2020-02-29"], since) is None  # a day's margin: maybe new
+
