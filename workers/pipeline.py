@@ -381,7 +381,7 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     source = traverse.Source(url, ctx["blog"]["home"], ctx["cut"], counts=sample is not None)
     found = traverse.links(rt, crawl_id, *links, options, ctx["sampled"] + (sample is not None), TRAP_LIMITS,
                            sample=None if sample is None else (url, sample), source=source)
-    if ordered:  # issue 35: the home page's listing in page order, right after the posts; a
+    if ordered:  # issue 35: the home page's listing in page order, ahead of the posts; a
         # listing's undated posts top first (their days judge the rest: workers/discover/listed.py)
         found.estimates.update({u: v for u, v in ordered.items() if u in found.estimates})
         found.posts.update({u: v for u, v in ordered.items() if u in found.posts})

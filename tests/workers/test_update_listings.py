@@ -161,7 +161,7 @@ def test_a_listing_of_undated_posts_is_judged_by_reading_them_top_first(rt):
     keep, _, prio = update.links(rt, cid, page2, ctx, posts, [page3, tag], post=False, published=None)
     assert keep == posts
     assert [prio[u] for u in posts] == sorted((prio[u] for u in posts), reverse=True)  # top first
-    assert all(prio[u] > update.SERIES_PRIORITY for u in posts)  # posts before the next page
+    assert all(prio[u] < update.SERIES_PRIORITY for u in posts)  # the home's listing first
     # page 3 waits while page 2's posts are read
     update._read_in_series(rt, cid, (home, 2))
     assert update.before_read(rt, cid, page3, ctx, post=False, listing=True) == update.WAIT

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import archive_end, day_of, listing_cut, older, printed_days, reaches_past, series
-from tasks.discover.traversal import ORDERED_PRIORITY
+from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.text.dates import url_day
 from workers.discover import listed
 from workers.state import Keys, unpack
@@ -41,10 +41,13 @@ REASONS = {
 }
 MAX_HOME_POSTS = 200  # the home page's post links kept (a listing's verdict leaves them out)
 LATER = "later"  # before_read: not now; parked until the page before it in its listing is read
-SERIES_PRIORITY = 2 * ORDERED_PRIORITY  # the home page's listing, read in page order right after the posts
+# the home page's listing, read in page order before the posts it lists (which are read anyway):
+# the sooner it reads down past since, the fewer other listings are read (`covered`); between the
+# posts (POST_PRIORITY, a listing's undated ones just above it: listed.py) and the feed's seeds
+SERIES_PRIORITY = (POST_PRIORITY + SEED_PRIORITY) / 2
 WAIT = "wait"  # before_read: a listing deferred until the home page's listing is read down past since
 WAIT_SECONDS = 2.0  # ... this long at a time,
-MAX_WAITS = 5  # ... this many times at most (then read: the home's listing may never get there)
+MAX_WAITS = 10  # ... this many times at most (then read: the home's listing may never get there)
 MAX_HOLDS = 20  # a page of the home's listing waits this many times at most for the page before it
 # to be judged by the days of its posts, read (workers/discover/listed.py)
 HOME_COVER = "the home page's listing, read down past since"
@@ -348,7 +351,7 @@ def _in_main_series(rt, crawl_id: str, url: str) -> bool:
 
 def _series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> dict:
     """The home page's listing (its numbered pages: /page/2/, ?page=2...) read in page order,
-    right after the posts; the home page names which series is its listing."""
+    ahead of the posts; the home page names which series is its listing."""
     numbered = {u: s for u in others if (s := series(u))}
     if not numbered:
         return {}
