@@ -85,9 +85,9 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     why = update.before_read(rt, crawl_id, url, ctx, kind.post, kind.never_post)  # issue 35: nothing new there
     if why == update.LATER:  # parked: put back on the frontier once the listing page before it is read
         return {"url": url, "skipped": why}
-    if why == update.WAIT:  # in flight, back in a moment (the pacer sends it): still needed or covered then
-        patience.defer_page(rt, crawl_id, url, update.WAIT_SECONDS)
-        return {"url": url, "deferred": update.WAIT_SECONDS}
+    if why in update.DEFER:  # in flight, back in a moment (the pacer sends it): still needed or covered then
+        patience.defer_page(rt, crawl_id, url, update.DEFER[why])
+        return {"url": url, "deferred": update.DEFER[why]}
     if why:
         update.skip(rt, crawl_id, why, [url])
         st.mark_done(crawl_id, url)

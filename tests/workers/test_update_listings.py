@@ -218,7 +218,7 @@ def test_a_held_post_judges_its_listing_by_its_records_day(rt):
     update.links(rt, cid, tag, ctx, posts, [], post=False, published=None)
     update._learned(rt, cid, posts[0], "2020-05-01", home)
     update._learned(rt, cid, posts[1], "2019-05-01", home)
-    assert listed.left(rt, cid, posts[2])
+    assert listed.place(rt, cid, posts[2]) == (True, 0)
 
 
 def test_a_listing_whose_known_days_run_oldest_first_is_read_from_the_bottom(rt):
@@ -235,4 +235,20 @@ def test_a_listing_whose_known_days_run_oldest_first_is_read_from_the_bottom(rt)
     _read_post(rt, cid, ctx, posts[2], "2019-04-01")
     assert update.before_read(rt, cid, posts[1], ctx, post=True, listing=False) == "listing_order"
     assert update.before_read(rt, cid, posts[0], ctx, post=True, listing=False) == "listing_order"
+
+
+def test_a_listing_being_judged_is_read_a_few_posts_at_a_time(rt):
+    """Read all at once, the posts past the first old one are read for nothing: a post waits
+    (SOON) while WINDOW posts above it are unread, and is read once they are."""
+    home = "http://upd-read-6.example/"
+    cid, ctx = _crawl(rt, home)
+    posts = [f"{home}w{i}/" for i in range(6)]
+    update.links(rt, cid, home, ctx, posts, [], post=False, published=None)
+    assert [update.before_read(rt, cid, u, ctx, post=True, listing=False) for u in posts[:4]] == \
+        [None] * listed.WINDOW + [update.SOON]
+    _read_post(rt, cid, ctx, posts[0], "2020-06-01")
+    assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) is None
+    _read_post(rt, cid, ctx, posts[1], "2020-01-01")
+    _read_post(rt, cid, ctx, posts[2], "2019-01-01")  # newest first down past since: the rest is old
+    assert update.before_read(rt, cid, posts[4], ctx, post=True, listing=False) == "listing_order"
 

@@ -16,7 +16,7 @@ the listing's later links are old and are left unread. Kept per crawl:
 register(rt, crawl_id, listing, posts, days, ...)   note a listing's links; top-first priorities
 learned(rt, crawl_id, url, day)                    a post read: the listings it was in judged again
 judging(rt, crawl_id, listing)                     some of its undated posts still unread, no cut yet
-left(rt, crawl_id, url)                            a cut listing lists the post below its cut
+place(rt, crawl_id, url)                           below a cut listing's cut? how many above it still unread?
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from workers.keys import Keys
 
 MAX_LISTED = 500  # post links of one listing page noted (a page longer than that: its first ones)
 LIST_SPAN = 1000  # listed posts read top first: POST_PRIORITY + LIST_SPAN - index
+WINDOW = 3  # posts of a listing being judged read at once (politeness reads one host's pages one by one anyway)
 
 
 def _keys(crawl_id: str) -> list[str]:
@@ -114,15 +115,21 @@ def judging(rt, crawl_id: str, listing: str) -> bool:
     return bool(unknown) and any(v is None for v in r.hmget(days, unknown))
 
 
-def left(rt, crawl_id: str, url: str) -> bool:
-    """Is the post at `url` listed below the cut of the listing that lists it?"""
-    lists, listed, _, _ = _keys(crawl_id)
-    where = rt.state.r.hget(listed, url)
+def place(rt, crawl_id: str, url: str) -> tuple[bool, int]:
+    """(left, ahead) for the post at `url`: whether the listing that lists it cut it off (listed
+    below its cut), and how many of the posts listed above it are still unread while that
+    listing is judged (read more than WINDOW at once, the ones past the cut are read for nothing)."""
+    lists, listed, days, _ = _keys(crawl_id)
+    r = rt.state.r
+    where = r.hget(listed, url)
     if not where:
-        return False
+        return False, 0
     listing, i = json.loads(where)
-    cut = rt.state.r.hget(lists, "cut:" + listing)
-    return cut is not None and i > int(cut)
+    raw, cut = r.hmget(lists, [listing, "cut:" + listing])
+    if cut is not None:
+        return i > int(cut), 0
+    above = [u for u, d in json.loads(raw or "[]")[:i] if not d]
+    return False, sum(v is None for v in r.hmget(days, above)) if above else 0
 
 
 def vouched(rt, crawl_id: str, url: str) -> bool:

@@ -47,6 +47,9 @@ LATER = "later"  # before_read: not now; parked until the page before it in its 
 SERIES_PRIORITY = (POST_PRIORITY + SEED_PRIORITY) / 2
 WAIT = "wait"  # before_read: a listing deferred until the home page's listing is read down past since
 WAIT_SECONDS = 2.0  # ... this long at a time,
+SOON = "soon"  # before_read: a post deferred until fewer posts above it in its listing are unread,
+SOON_SECONDS = 0.5  # ... this long at a time
+DEFER = {WAIT: WAIT_SECONDS, SOON: SOON_SECONDS}  # before_read's answers that defer the page: seconds
 MAX_WAITS = 10  # ... this many times at most (then read: the home's listing may never get there)
 MAX_HOLDS = 20  # a page of the home's listing waits this many times at most for the page before it
 # to be judged by the days of its posts, read (workers/discover/listed.py)
@@ -180,12 +183,16 @@ def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS) -> bool:
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
-    """Why a post is left unread: listed below a listing's cut (its posts read from the top ran
-    newest first down past since), not among the posts of the home page's listing once that
+    """Why a post is left unread (or SOON: read once fewer posts above it in its listing are
+    unread): listed below a listing's cut (its posts read from the top ran newest first down past
+    since), not among the posts of the home page's listing once that
     listing was read down past since (nor in the feed, nor named by a sitemap), or held from an
     earlier crawl (`_held`)."""
-    if listed.left(rt, crawl_id, url):
+    left, ahead = listed.place(rt, crawl_id, url)
+    if left:
         return "listing_order"
+    if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
+        return SOON  # the posts above it may prove it old: read a few at a time
     if (ctx.get("entry") is None and ctx.get("source") != "sitemap" and not url_day(url)
             and rt.state.r.hget(Keys(crawl_id).crawl, "covered") == HOME_COVER
             and not listed.vouched(rt, crawl_id, url)):
