@@ -30,6 +30,8 @@ MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): ke
 
 _ARCHIVE = re.compile(r"^(?P<pre>/(?:[^/]+/)?)(?P<y>(?:19|20)\d\d)(?:/(?P<m>0?[1-9]|1[0-2])(?:/(?P<d>0?[1-9]|[12]\d|3[01]))?)?"
                       r"(?:/(?:page/\d+/?)?)?$")
+# a monthly archive named by a file of its own: /archives/2004_05.html, /blog/2004-05/
+_ARCHIVE_FILE = re.compile(r"^/(?:[^/]+/)*(?P<y>(?:19|20)\d\d)[_-](?P<m>0[1-9]|1[0-2])(?:\.html?)?/?$", re.I)
 _PAGE_PATH = re.compile(r"^(?P<base>.*?/)(?:page|seite|pagina|pg)/(?P<n>\d+)/?$", re.I)
 _PAGE_FILE = re.compile(r"^(?P<base>.*?/)(?:index|page)-?(?P<n>\d+)\.html?$", re.I)
 _PAGE_QUERY = ("page", "paged", "pg")
@@ -65,7 +67,7 @@ def future(since: str | None, today: str | None = None) -> bool:
 
 def archive_end(url: str, home: str | None = None) -> str | None:
     """The last day a date archive page covers (/2019/ -> 2019-12-31, /blog/2019/05/ ->
-    2019-05-31, ?m=201905 -> 2019-05-31), or None where the URL is no date archive."""
+    2019-05-31, ?m=201905 -> 2019-05-31, /archives/2019_05.html -> 2019-05-31), or None where the URL is no date archive."""
     p = urlsplit(url)
     q = dict(parse_qsl(p.query))
     m = re.fullmatch(r"((?:19|20)\d\d)(0[1-9]|1[0-2])?(\d\d)?", q.get("m", ""))
@@ -78,9 +80,12 @@ def archive_end(url: str, home: str | None = None) -> str | None:
             if hp and path.startswith(hp + "/"):
                 path = path[len(hp):]
         a = _ARCHIVE.match(path)
-        if not a:
+        if a:
+            y, mo, d = int(a.group("y")), a.group("m"), a.group("d")
+        elif f := _ARCHIVE_FILE.match(path):
+            y, mo, d = int(f.group("y")), f.group("m"), None
+        else:
             return None
-        y, mo, d = int(a.group("y")), a.group("m"), a.group("d")
     try:
         if d:
             return dt.date(y, int(mo), int(d)).isoformat()

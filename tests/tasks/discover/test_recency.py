@@ -21,6 +21,11 @@ def test_archive_end():
     assert archive_end("http://b.org/?m=201905") == "2019-05-31"
     assert archive_end("http://b.org/2019/05/06/a-post/") is None
     assert archive_end("http://b.org/tag/x/") is None
+    # a monthly archive named by a file of its own (Movable Type's archives/2004_05.html)
+    assert archive_end("http://b.org/archives/2004_05.html") == "2004-05-31"
+    assert archive_end("http://b.org/blog/2004-02/") == "2004-02-29"
+    assert archive_end("http://b.org/archives/000005.html") is None
+    assert archive_end("http://b.org/posts/2004-05-my-trip.html") is None
 
 
 def test_series():
