@@ -285,8 +285,8 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     authors, authors_source = _rule_authors(root, rules, author_rules, lang)
     page_url = url or root.getroottree().docinfo.URL
     published = _date(root, date_rules, _date_lang(root, rules), firsts, page_url)
-    if node is not None and text:  # a block that ends with the post's "Posted by X at DATE" line: not that line
-        cut = without_footer(node, published or (entry or {}).get("published"), lang)
+    if node is not None and text:  # a block that starts with the post's day or ends with its byline: not those lines
+        cut = without_footer(node, published or (entry or {}).get("published"), lang, authors)
         if cut is not node:
             node, text = cut, block_text(cut)
     found = {

@@ -32,3 +32,29 @@ def test_a_closing_paragraph_is_kept_when_it_is_not_such_a_line():
         assert without_footer(block, published) is block, end
     block = _block("<span>Posted on March 2, 2003</span> and the rest of the sentence")
     assert without_footer(block, "2003-03-02") is block  # text after it: not the block's end
+
+
+def test_the_days_heading_and_the_byline_of_a_movable_type_entry_are_cut():
+    """<div class="blog"><h2 class="date">day</h2><div class="blogbody"><h3>title</h3>text
+    <span class="posted">Posted by Sara</span></div></div>: the day above, the byline below."""
+    html = ("<html><body><div class='blog'><h2 class='date'>October 12, 2003</h2><div class='blogbody'>"
+            "<p>Ike's favorite new toy, until he hurt himself while trying to shove that hat into his mouth.</p>"
+            "<span class='posted'>Posted by Sara</span></div></div></body></html>")
+    block = parse_html(html, "http://b.test/p").xpath("//div[@class='blog']")[0]
+    cut = without_footer(block, "2003-10-12", authors=["Sara"])
+    assert block_text(cut) == "Ike's favorite new toy, until he hurt himself while trying to shove that hat into his mouth."
+    assert without_footer(block, "2004-01-01", authors=["Doug"]) is block  # another day, another author
+
+
+def test_a_closing_line_naming_the_author_among_many_words_is_kept():
+    block = _block("<p>Thanks to Sara for the photos of the village and the harbour.</p>")
+    assert without_footer(block, None, authors=["Sara"]) is block
+
+
+def test_a_photo_posts_day_and_byline_are_cut_and_its_photos_kept():
+    html = ("<html><body><div class='blog'><h2>July 13, 2003</h2><div class='blogbody'>"
+            "<img src='/a.jpg'><img src='/b.jpg'><span>Posted by Sara</span></div></div></body></html>")
+    block = parse_html(html, "http://b.test/p").xpath("//div[@class='blog']")[0]
+    cut = without_footer(block, "2003-07-13", authors=["Sara"])
+    assert block_text(cut) == "" and len(cut.xpath(".//img")) == 2
+
