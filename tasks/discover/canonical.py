@@ -128,7 +128,12 @@ def _listing_segments(path: str, query: str) -> bool:
         return not query
     if any(_TAXONOMY.match(s) for s in segs[-3:-1]) or _TAXONOMY.match(segs[-1]):
         return True
-    return bool(_SECTION_INDEX.match(segs[-1]))
+    # a section's index sits near the top (/blog/, /en/archives/); below a date (/2004/09/04/blog/)
+    # the word is a post's slug
+    return bool(_SECTION_INDEX.match(segs[-1])) and not any(_YEAR.fullmatch(s) for s in segs[:-1])
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def under_post(url: str, is_post, home: str | None = None) -> bool:

@@ -56,7 +56,7 @@ def test_amp_and_index_html():
     "https://blog.test/", "https://blog.test/page/3/", "https://blog.test/tag/x/", "https://blog.test/category/a/b/",
     "https://blog.test/2014/", "https://blog.test/2014/03/", "https://blog.test/search/label/Food",
     "https://blog.test/?updated-max=2014-03-09T10:00:00%2B01:00&max-results=7", "https://blog.test/?s=word",
-    "https://blog.test/archives/", "https://blog.test/blog/page/2/", "https://blog.test/author/jo/",
+    "https://blog.test/archives/", "https://blog.test/en/blog/", "https://blog.test/blog/page/2/", "https://blog.test/author/jo/",
     "https://blog.test/?m=201403", "https://blog.test/index2.html", "https://blog.test/blog/page3.html",
     "https://blog.test/search%3Fupdated-max=2010-07-12T07:35:00-07:00&max-results=7.html",  # a mirror's saved listing
 ])
@@ -67,6 +67,7 @@ def test_listings_are_never_posts(url):
 @pytest.mark.parametrize("url", [
     "https://blog.test/2014/03/09/slug/", "https://blog.test/2014/03/slug.html", "https://blog.test/?p=123",
     "https://blog.test/archives/123", "https://blog.test/my-post/", "https://blog.test/travel/my-post/",
+    "https://blog.test/2004/09/04/blog/", "https://blog.test/2010/05/news.html",  # a slug that is a section's word
 ])
 def test_posts_are_no_listings(url):
     assert not is_listing(url, HOME)
