@@ -31,6 +31,8 @@ def test_archive_end():
 def test_series():
     assert series("http://b.org/page/3/") == ("http://b.org/", 3)
     assert series("http://b.org/tag/x/page/2/") == ("http://b.org/tag/x/", 2)
+    assert series("http://b.org/p/3/") == ("http://b.org/", 3)  # Jekyll's paginate_path "/p/:num/"
+    assert series("http://b.org/p/about.html") is None
     assert series("http://b.org/?paged=4&cat=2") == ("http://b.org/?cat=2", 4)
     assert series("http://b.org/blog/page2.html") == ("http://b.org/blog/", 2)
     assert series("http://b.org/2019/05/06/a-post/") is None
