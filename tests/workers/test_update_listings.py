@@ -252,3 +252,24 @@ def test_a_listing_being_judged_is_read_a_few_posts_at_a_time(rt):
     _read_post(rt, cid, ctx, posts[2], "2019-01-01")  # newest first down past since: the rest is old
     assert update.before_read(rt, cid, posts[4], ctx, post=True, listing=False) == "listing_order"
 
+
+def test_pages_the_post_pattern_leaves_out_are_judged_with_the_posts(rt):
+    """A blog with two URL schemes: the pattern, learned on the feed's /2020/05/01/slug/ posts,
+    leaves its older /slug/ posts out; listed among a listing's links, they are read top first
+    like posts, and those below the listing's cut are left, like posts."""
+    home = "http://upd-read-7.example/"
+    cid, ctx = _crawl(rt, home)
+    page2, page3 = f"{home}p/2/", f"{home}p/3/"
+    update.links(rt, cid, home, ctx, [f"{home}2020/06/0{i}/n{i}/" for i in range(1, 4)], [page2, f"{home}about/"],
+                 post=False, published=None)
+    slugs = [f"{home}old-{i}/" for i in range(5)]
+    _, others, prio = update.links(rt, cid, page2, ctx, [], [page3, f"{home}about/", f"{home}tag/t/"] + slugs,
+                                   post=False, published=None)
+    assert all(u in prio for u in slugs) and f"{home}tag/t/" not in prio and f"{home}about/" not in prio
+    _read_post(rt, cid, ctx, slugs[0], "2020-05-01")
+    update.links(rt, cid, slugs[1], ctx, [], [], post=False, published=None)  # read: no post after all
+    _read_post(rt, cid, ctx, slugs[2], "2020-01-01")
+    assert update.before_read(rt, cid, slugs[3], ctx, post=False, listing=False) == "listing_order"
+    assert update.before_read(rt, cid, page3, ctx, post=False, listing=True) == "pagination"
+    assert update.before_read(rt, cid, f"{home}contact/", ctx, post=False, listing=False) == "covered"
+

@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import archive_end, day_of, listing_cut, older, printed_days, reaches_past, series
+from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
+from tasks.discover.urls import extract_links
 from tasks.text.dates import url_day
 from workers.discover import listed
 from workers.state import Keys, unpack
@@ -160,6 +162,8 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
             return None
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
+    if not listing:  # a page of another kind, which may be a post (listed.py judges it with the posts)
+        return _maybe_left(rt, crawl_id, url, ctx, crawl)
     if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
         return WAIT  # the home's listing, read in page order, may soon say it is not needed
     return None
@@ -180,6 +184,20 @@ def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS) -> bool:
     """One more wait for `url`, unless it has waited `most` times already."""
     k = f"{Keys(crawl_id).crawl}:waits"
     return rt.state.r.hincrby(k, url, 1) <= most
+
+
+def _maybe_left(rt, crawl_id: str, url: str, ctx: dict, crawl: dict) -> str | None:
+    """A page no pattern calls a post nor a listing: left where a post would be (below its
+    listing's cut, or past the home's listing once that reached past since), else read."""
+    left, ahead = listed.place(rt, crawl_id, url)
+    if left:
+        return "listing_order"
+    if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
+        return SOON
+    if (crawl.get("covered") == HOME_COVER and ctx.get("entry") is None and ctx.get("source") != "sitemap"
+            and not listed.vouched(rt, crawl_id, url)):
+        return "covered"
+    return None
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
@@ -238,8 +256,13 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}
         return _dated_posts(rt, crawl_id, ctx, posts, since, listing=False), _others(rt, crawl_id, url, others, since, home), {}
+    _learned(rt, crawl_id, url, None, home)  # read, and no post: no day of its own for the listing it is in
+    # pages the post pattern does not take in that may be posts all the same (a blog with two URL
+    # schemes: its older posts at /slug/); judged with the posts, in document order
+    maybe = [u for u in others if not is_listing(u, home) and not series(u) and not archive_end(u, home)]
     # a listing's own dates beside its links (a card's <time>), where the URLs carry none
-    printed = printed_days(page.root, page.final_url, posts) if page is not None and not page.garbled else {}
+    readable = page is not None and not page.garbled
+    printed = printed_days(page.root, page.final_url, posts + maybe) if readable else {}
     days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
     # every page would make every listing look new)
@@ -251,7 +274,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     reach = url != home and not past and reaches_past([d for _, d in own], since)
     _, old = listing_cut(days, since)
     if url == home:
-        rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts))[:MAX_HOME_POSTS]))
+        rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts + maybe))[:MAX_HOME_POSTS]))
     if past:
         skip(rt, crawl_id, "past_since", posts + others)
         _past(rt, crawl_id, url, home)
@@ -261,7 +284,11 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     others = _others(rt, crawl_id, url, others, since, home)
     main = url == home or _in_main_series(rt, crawl_id, url)
     # where the days of its undated posts are learned by reading them, top first (listed.py)
-    scope = [(u, d) for u, d in zip(posts, days) if url == home or u not in shared]
+    maybe_days = [d or printed.get(u) for u, d in zip(maybe, _days(rt, crawl_id, ctx, maybe))]
+    scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days)) if url == home or u not in shared]
+    if maybe and readable:
+        order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))}
+        scope.sort(key=lambda p: order.get(p[0], len(order)))
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
     if reach:  # before the next page of the home's listing is put back (_read_in_series)
