@@ -18,6 +18,7 @@ __all__ = ["without_footer"]
 
 FOOTER_CHARS = 120  # characters an edge line holds at most
 FOOTER_SHARE = 0.3  # and at most this share of the block's text
+ONLY_LINE_CHARS = 60  # ... unless every text child of the block is a line this short (a photo post's day and byline)
 BYLINE_WORDS = 6  # words a byline holds beside the author's name ("Posted by", "at 10:20 PM")
 MAX_DEPTH = 4  # levels looked down through an edge child
 MEDIA = ("img", "video", "audio", "iframe", "object", "embed", "picture")  # never cut with a line
@@ -70,7 +71,7 @@ def _only_lines(block, path: list[int], text: str) -> bool:
     """A post with no text of its own (a photo post): the block holds little beside its edge
     lines, so the share test cannot tell them; each of its text children is such a line."""
     lines = [_text(k) for k in block if isinstance(k.tag, str) and _text(k)]
-    return len(lines) <= 3 and all(len(t) <= FOOTER_CHARS for t in lines)
+    return len(lines) <= 3 and all(len(t) <= ONLY_LINE_CHARS for t in lines)
 
 
 def without_footer(block, published: str | None, lang: str | None = None, authors: list[str] | None = None):

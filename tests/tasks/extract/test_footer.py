@@ -58,3 +58,13 @@ def test_a_photo_posts_day_and_byline_are_cut_and_its_photos_kept():
     cut = without_footer(block, "2003-07-13", authors=["Sara"])
     assert block_text(cut) == "" and len(cut.xpath(".//img")) == 2
 
+
+def test_a_short_posts_last_paragraph_mentioning_its_day_is_kept():
+    """Two short paragraphs, the last saying "bought on 25 October 2025", the post's day: a
+    paragraph of the post, not a line about it."""
+    html = ("<html><body><div class='post'><p>本站当前使用IDC服务站为博客列车，感谢站长提供的托管服务。</p>"
+            "<p>活动地址：https://idcflare.com/t/topic/32449<br>优惠码为IDCFLARE，购买日期为2025年10月25日。<br>"
+            "优惠码使用后免费1年，第二年继续免费续期，每次续期1年。<br>在这里记录一下，以免忘记了。</p></div></body></html>")
+    block = parse_html(html, "http://b.test/p").xpath("//div[@class='post']")[0]
+    assert without_footer(block, "2025-10-25", authors=["SixHz"]) is block
+
