@@ -163,7 +163,7 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
     if not listing:  # a page of another kind, which may be a post (listed.py judges it with the posts)
-        return _maybe_left(rt, crawl_id, url, ctx, crawl)
+        return _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"))
     if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
         return WAIT  # the home's listing, read in page order, may soon say it is not needed
     return None
@@ -186,36 +186,27 @@ def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS) -> bool:
     return rt.state.r.hincrby(k, url, 1) <= most
 
 
-def _maybe_left(rt, crawl_id: str, url: str, ctx: dict, crawl: dict) -> str | None:
-    """A page no pattern calls a post nor a listing: left where a post would be (below its
-    listing's cut, or past the home's listing once that reached past since), else read."""
+def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None) -> str | None:
+    """Why a page that may be a post is left (or SOON: read once fewer posts above it in its
+    listing are unread): listed below its listing's cut (the posts read from the top ran newest
+    first down past since), or, once the home page's listing was read down past since
+    (`covered`), none of its pages lists it and neither the feed nor a sitemap names it."""
     left, ahead = listed.place(rt, crawl_id, url)
     if left:
         return "listing_order"
     if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
-        return SOON
-    if (crawl.get("covered") == HOME_COVER and ctx.get("entry") is None and ctx.get("source") != "sitemap"
+        return SOON  # the posts above it may prove it old: read a few at a time
+    if (covered == HOME_COVER and ctx.get("entry") is None and ctx.get("source") != "sitemap"
             and not listed.vouched(rt, crawl_id, url)):
         return "covered"
     return None
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
-    """Why a post is left unread (or SOON: read once fewer posts above it in its listing are
-    unread): listed below a listing's cut (its posts read from the top ran newest first down past
-    since), not among the posts of the home page's listing once that
-    listing was read down past since (nor in the feed, nor named by a sitemap), or held from an
-    earlier crawl (`_held`)."""
-    left, ahead = listed.place(rt, crawl_id, url)
-    if left:
-        return "listing_order"
-    if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
-        return SOON  # the posts above it may prove it old: read a few at a time
-    if (ctx.get("entry") is None and ctx.get("source") != "sitemap" and not url_day(url)
-            and rt.state.r.hget(Keys(crawl_id).crawl, "covered") == HOME_COVER
-            and not listed.vouched(rt, crawl_id, url)):
-        return "covered"
-    return _held(rt, crawl_id, url, ctx, since)
+    """Why a post by its URL is left: `_listed_left` (a day in its URL says it may be new), or
+    held from an earlier crawl (`_held`)."""
+    covered = None if url_day(url) else rt.state.r.hget(Keys(crawl_id).crawl, "covered")
+    return _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
 
 
 def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
