@@ -59,6 +59,20 @@ def redis_server():
             server.stop()
 
 
+@pytest.fixture(scope="module")
+def quiet_redis():
+    """A redis-server of the module's own, which no worker of the session uses: the tests that
+    count a page's commands (INFO commandstats is the whole server's) count only their own."""
+    from workers.redis_server import RedisServer
+
+    with tempfile.TemporaryDirectory(prefix="bh-quiet-redis-") as d:
+        server = RedisServer(Path(d), persist=False).start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
 def _point_app_at(url: str) -> None:
     import workers.runtime
 

@@ -1,4 +1,4 @@
-"""A State of its own on the test redis-server, as a worker process has (its own pool and
+"""A State of its own on a redis-server (the module's quiet one: conftest.quiet_redis), as a worker process has (its own pool and
 per-process memories), and the server's command counts (INFO commandstats): what
 tests/workers/test_seen.py and test_facts.py measure a page's Redis cost with."""
 from __future__ import annotations

@@ -8,9 +8,9 @@ from workers import state as state_module
 from workers.state import Keys
 
 
-def test_a_pages_facts_come_from_the_copy_and_another_processs_writes_are_seen(redis_server, monkeypatch):
+def test_a_pages_facts_come_from_the_copy_and_another_processs_writes_are_seen(quiet_redis, monkeypatch):
     monkeypatch.setattr(state_module, "BLOG_TTL", 1e9)  # the blog hash's own reuse is not what is counted
-    reader, writer = _state(redis_server), _state(redis_server)
+    reader, writer = _state(quiet_redis), _state(quiet_redis)
     o = "http://facts-test-1.example"
     cid = _crawl(writer, o + "/")
     writer.save_blog(cid, home=o + "/")
@@ -39,8 +39,8 @@ def test_a_pages_facts_come_from_the_copy_and_another_processs_writes_are_seen(r
     assert again["source"] == "sitemap" and again["entry"]["title"] == "two" and again["page"]["html"] == "<p>2</p>"
 
 
-def test_a_part_of_the_site_cut_by_a_page_is_seen_by_every_process_on_its_next_page(redis_server):
-    reader, writer = _state(redis_server), _state(redis_server)
+def test_a_part_of_the_site_cut_by_a_page_is_seen_by_every_process_on_its_next_page(quiet_redis):
+    reader, writer = _state(quiet_redis), _state(quiet_redis)
     o = "http://facts-test-2.example"
     cid = _crawl(writer, o + "/")
     writer.save_blog(cid, home=o + "/")
@@ -53,10 +53,10 @@ def test_a_part_of_the_site_cut_by_a_page_is_seen_by_every_process_on_its_next_p
     assert reader.page_context(cid, o + "/y")["cut"] == {"tag": "1"}
 
 
-def test_a_crawl_without_tokens_is_read_per_page_and_a_late_write_makes_no_crawl_hash(redis_server):
+def test_a_crawl_without_tokens_is_read_per_page_and_a_late_write_makes_no_crawl_hash(quiet_redis):
     """A crawl made before the tokens (none in its hash) is read per page: a write that does not
     renew a token is seen. A write for a crawl whose hash is gone (expired) does not make one."""
-    st = _state(redis_server)
+    st = _state(quiet_redis)
     o = "http://facts-test-3.example"
     cid = _crawl(st, o + "/")
     st.save_blog(cid, home=o + "/")
@@ -74,11 +74,11 @@ def test_a_crawl_without_tokens_is_read_per_page_and_a_late_write_makes_no_crawl
     assert not st.r.exists(Keys(gone).crawl)
 
 
-def test_a_page_a_chain_kept_reads_no_deferred_memory_a_message_does(redis_server, monkeypatch):
+def test_a_page_a_chain_kept_reads_no_deferred_memory_a_message_does(quiet_redis, monkeypatch):
     """A deferred page comes back as a message of its own (the due set), never as a page a
     chain kept from a page's end: only the former asks for what its deferred run fetched."""
     monkeypatch.setattr(state_module, "BLOG_TTL", 1e9)  # (the blog hash's reuse is not what is counted)
-    st = _state(redis_server)
+    st = _state(quiet_redis)
     o = "http://facts-test-4.example"
     cid = _crawl(st, o + "/")
     st.save_blog(cid, home=o + "/")

@@ -6,10 +6,10 @@ from tests.workers.own_state import calls_delta as _delta, command_calls as _cal
 from workers.state import Keys
 
 
-def test_a_pages_links_cost_a_few_commands_whatever_their_number(redis_server):
+def test_a_pages_links_cost_a_few_commands_whatever_their_number(quiet_redis):
     """200 links of which 100 new: one SMISMEMBER, one SADD, one ZADD (not a SADD each), the
     page done with one more SADD; the next page's same 200 links are not sent at all."""
-    st = _state(redis_server)
+    st = _state(quiet_redis)
     o = "http://seen-test-1.example"
     cid = _crawl(st, o + "/")
     st.enqueue(cid, {f"{o}/old/{i}": 1.0 for i in range(100)} | {o + "/": 2e6, o + "/page/2/": 1.0})
@@ -33,11 +33,11 @@ def test_a_pages_links_cost_a_few_commands_whatever_their_number(redis_server):
     assert got["queued"] == 0 and "SMISMEMBER" not in calls and "ZADD" not in calls, calls
 
 
-def test_what_a_process_knows_queued_is_forgotten_when_it_connects_again(redis_server):
+def test_what_a_process_knows_queued_is_forgotten_when_it_connects_again(quiet_redis):
     """A reconnect may follow a Redis that lost its last writes: a page's links that the
     process's memory left out are sent after all, and the script, which decides, queues those
     Redis does not hold."""
-    st = _state(redis_server)
+    st = _state(quiet_redis)
     o = "http://seen-test-2.example"
     cid = _crawl(st, o + "/")
     k = Keys(cid)
@@ -53,8 +53,8 @@ def test_what_a_process_knows_queued_is_forgotten_when_it_connects_again(redis_s
     assert st.seen_cache.unknown(cid, [o + "/a", o + "/b"]) == []  # known again
 
 
-def test_a_note_taken_across_a_reconnect_is_dropped(redis_server):
-    st = _state(redis_server)
+def test_a_note_taken_across_a_reconnect_is_dropped(quiet_redis):
+    st = _state(quiet_redis)
     cache = st.seen_cache
     epoch = cache.epoch
     st.r.connection_pool.disconnect()
@@ -65,11 +65,11 @@ def test_a_note_taken_across_a_reconnect_is_dropped(redis_server):
     assert cache.unknown("c-1", ["u"]) == []
 
 
-def test_unseen_asks_redis_only_for_what_the_process_does_not_know(redis_server):
-    st = _state(redis_server)
+def test_unseen_asks_redis_only_for_what_the_process_does_not_know(quiet_redis):
+    st = _state(quiet_redis)
     o = "http://seen-test-3.example"
     cid = _crawl(st, o + "/")
-    other = _state(redis_server)  # another worker queued /a
+    other = _state(quiet_redis)  # another worker queued /a
     other.enqueue(cid, {o + "/a": 1.0})
     assert st.unseen(cid, [o + "/a", o + "/b"]) == [o + "/b"]
     before = _calls(st.r)
@@ -77,14 +77,14 @@ def test_unseen_asks_redis_only_for_what_the_process_does_not_know(redis_server)
     assert "SMISMEMBER" not in _delta(before, _calls(st.r))
 
 
-def test_records_are_kept_compressed_and_read_back_whole(redis_server):
+def test_records_are_kept_compressed_and_read_back_whole(quiet_redis):
     """The records hash holds zlib-compressed JSON (about 3x smaller for prose), the stream
     plain JSON; a record stored as plain JSON (before issue 33) still reads."""
     import json
 
     from workers.state import STREAM, Saving
 
-    st = _state(redis_server)
+    st = _state(quiet_redis)
     o = "http://seen-test-4.example"
     cid = _crawl(st, o + "/")
     text = " ".join(f"word{i % 50} of a post, said plainly" for i in range(400))
@@ -101,9 +101,9 @@ def test_records_are_kept_compressed_and_read_back_whole(redis_server):
     assert st.record(cid, o + "/p/1") == rec
 
 
-def test_a_page_with_thousands_of_links_queues_them_all(redis_server):
+def test_a_page_with_thousands_of_links_queues_them_all(quiet_redis):
     """Past Lua's limit on unpacked values (8,000): the links go in chunks."""
-    st = _state(redis_server)
+    st = _state(quiet_redis)
     o = "http://seen-test-5.example"
     cid = _crawl(st, o + "/")
     st.enqueue(cid, {o + "/": 2e6})
