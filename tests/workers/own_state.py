@@ -1,6 +1,6 @@
-"""A State of its own on a redis-server (the module's quiet one: conftest.quiet_redis), as a worker process has (its own pool and
-per-process memories), and the server's command counts (INFO commandstats): what
-tests/workers/test_seen.py and test_facts.py measure a page's Redis cost with."""
+"""A State of its own on a redis-server (a module's quiet one: conftest.quiet_redis), as a worker
+process has (its own pool and per-process memories), and the server's command counts (INFO
+commandstats): what tests/workers/test_seen.py and test_facts.py measure a page's Redis cost with."""
 from __future__ import annotations
 
 import redis
