@@ -94,6 +94,7 @@ class RedisServer:
             data_dir = self._tmp
             persist = False
         self.data_dir = Path(data_dir)
+        self.chosen = port is None  # a free port picked here: another one may be picked if taken meanwhile
         self.port = port or free_port()
         self.persist = persist
         self.start_timeout = start_timeout
@@ -103,8 +104,17 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    START_TRIES = 3  # a free port picked here can be taken by another process before redis binds it
+
     def start(self) -> "RedisServer":
-        return self.launch().wait_ready()
+        for attempt in range(self.START_TRIES):
+            try:
+                return self.launch().wait_ready()
+            except RuntimeError as e:
+                if not (self.chosen and "Address already in use" in str(e)) or attempt == self.START_TRIES - 1:
+                    raise
+                self.port = free_port()
+        return self
 
     def launch(self) -> "RedisServer":
         """Start the process without waiting for it to answer (wait_ready does)."""

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 
 from tests.conftest import wait_for
@@ -225,6 +226,34 @@ def test_workers_started_before_their_redis_connect_when_it_answers(tmp_path):
             assert pool.procs[0].returncode == 0
     finally:
         pool.stop()
+
+
+def test_a_free_port_taken_before_redis_binds_it_is_traded_for_another(tmp_path, monkeypatch):
+    """free_port() only says a port was free a moment ago: another process of a busy machine may
+    bind it first (a kill test's private Redis failed so under a loaded suite). A port the
+    server picked itself is picked again; one it was given is not."""
+    import socket
+
+    from workers import redis_server
+    from workers.redis_server import RedisServer
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    busy = taken.getsockname()[1]
+    real = redis_server.free_port
+    picks = iter([busy])
+    monkeypatch.setattr(redis_server, "free_port", lambda: next(picks, None) or real())
+    try:
+        server = RedisServer(tmp_path / "picked", persist=False).start()
+        try:
+            assert server.port != busy and redis.Redis(port=server.port).ping()
+        finally:
+            server.stop()
+        with pytest.raises(RuntimeError, match="in use"):
+            RedisServer(tmp_path / "given", port=busy, persist=False).start()
+    finally:
+        taken.close()
 
 
 def test_only_the_first_embedded_worker_takes_the_render_queue():
