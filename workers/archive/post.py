@@ -96,6 +96,11 @@ def fetch_media(rt, crawl_id: str, url: str, root: str) -> dict | None:
             return None  # the other worker vanished mid-download; its lock expires, a later post retries
         time.sleep(POLL)  # another worker is downloading this URL: wait for its result
     try:
+        # looked at again under the lock: a worker that stored it between our look and our lock
+        # (its entry written, then its lock let go) has done the download
+        found = r.hgetall(key)
+        if _usable(found, root):
+            return _entry(found)
         return _download(rt, crawl_id, url, root, key)
     finally:
         r.eval(_RELEASE, 1, f"{key}:lock", token)
