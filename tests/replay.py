@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 
 PYWB_VERSION = "2.10.0"
+START_TRIES = 3  # ports picked: another process may take a picked port before wayback binds it
+START_SECONDS = 120  # for wayback to answer, on a machine loaded by the whole suite
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never a proxy
 
 
@@ -79,23 +81,56 @@ class Wayback:
             Path(self.dir, "config.yaml").write_text("framed_replay: false\n")
         run("wb-manager", "init", self.collection)
         run("wb-manager", "add", self.collection, *self.warcs)
+        for attempt in range(START_TRIES):
+            if self._serve(venv, last=attempt == START_TRIES - 1):
+                return self
+        raise AssertionError("unreachable")
+
+    def _serve(self, venv: Path, last: bool) -> bool:
+        """Start `wayback` on a freshly picked port and wait until it answers. Another process may
+        take the port between the pick and wayback's bind (a test's redis-server, which resets an
+        HTTP request): wayback then exits, and False asks for another port; on the last try, or
+        when wayback does not answer in time, the error carries wayback's log."""
         self.port = _free_port()
         self.log = open(os.path.join(self.dir, "wayback.log"), "wb")
         self.proc = subprocess.Popen([str(venv / "bin" / "wayback"), "-p", str(self.port), "-b", "127.0.0.1"],
                                      cwd=self.dir, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_SECONDS
         while True:  # readiness: wayback answers its collection page
+            if self.proc.poll() is not None:
+                log = self._stop()
+                if last:
+                    self.__exit__(None, None, None)
+                    raise RuntimeError(f"wayback exited at start: {log[-2000:]}")
+                return False
             try:
                 _OPENER.open(f"http://127.0.0.1:{self.port}/{self.collection}/", timeout=2).read()
-                break
+                if self.proc.poll() is None:  # wayback answered, not a process that held the port
+                    return True
             except (urllib.error.URLError, ConnectionError, OSError):
-                if self.proc.poll() is not None or time.monotonic() > deadline:
+                if time.monotonic() > deadline:
+                    log = self._stop()
                     self.__exit__(None, None, None)
-                    raise RuntimeError(f"wayback did not start: {self.logtext()[-2000:]}")
+                    raise RuntimeError(f"wayback did not answer in {START_SECONDS} s: {log[-2000:]}")
                 time.sleep(0.2)
-        return self
+
+    def _stop(self) -> str:
+        """Stop the wayback process; its log."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait(timeout=20)
+            self.proc = None
+            self.log.close()
+        return self.logtext()
 
     def logtext(self) -> str:
+        if not self.dir:
+            return ""
         try:
             return Path(self.dir, "wayback.log").read_text(errors="replace")
         except OSError:
@@ -116,15 +151,7 @@ class Wayback:
             return e.code, dict(e.headers), e.read()
 
     def __exit__(self, *exc) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=20)
-            self.proc = None
-            self.log.close()
+        self._stop()
         if self.dir:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
