@@ -114,8 +114,8 @@ class LoopbackServer:
 
             do_HEAD = do_GET
 
-        self.port = free_port(self.host)
-        self.server = http.server.ThreadingHTTPServer((self.host, self.port), H)
+        self.server = http.server.ThreadingHTTPServer((self.host, 0), H)  # the kernel's pick: no race for it
+        self.port = self.server.server_address[1]
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -63,6 +63,7 @@ class Keys:
         # more of it and no post; the parts cut (family -> that count when cut)
         self.barren = f"{c}:barren"  # hash: family -> pages in a row
         self.cut = f"{c}:cut"  # hash: family -> pages in a row when it was cut
+        self.inlist = f"{c}:inlist"  # set: urls a listing slot of a page read lists (tasks/discover/unlisted.py)
 
     def fetched(self, scope: str | None = None) -> str:
         """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
@@ -74,7 +75,7 @@ class Keys:
                 self.entries, self.pages, f"{self.crawl}:variants",
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
                 f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone", *self.listings()]
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, *self.listings()]
 
     def listings(self) -> list[str]:
         """An update crawl's listings judged by the days of their posts (workers/discover/listed.py)."""
@@ -85,4 +86,4 @@ class Keys:
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
                 f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone", *self.listings()]
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, *self.listings()]

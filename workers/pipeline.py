@@ -106,6 +106,8 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
     sample = None if post else len(set(posts))
+    if not post and not update.since_of(ctx):  # issue 30: what the blog lists, judged at the crawl's end
+        discovered.note_listed(rt, crawl_id, page, ctx["blog"].get("pattern"), ctx.get("patterns"))
     # issue 35: an update crawl follows only the links that may lead to something new
     posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post,
                                           published=(record or extracted or {}).get("published"), page=page)

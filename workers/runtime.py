@@ -22,6 +22,7 @@ class Runtime:
         # connections named after the worker: a sweeper tells a dead one by their absence
         st = State.from_url(self.settings.redis_url or "redis://127.0.0.1:6379/0", name=WORKER_ID)
         st.finished_ttl = self.settings.finished_ttl
+        st.stream_maxlen = self.settings.stream_maxlen
         return st
 
     @cached_property

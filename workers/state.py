@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import redis
 
+from tasks.discover.unlisted import unlisted
 from workers import facts, lua
 from workers.cache import Recent
 from workers.facts import BIG
@@ -101,6 +102,7 @@ class State:
     """Typed access to the Redis state of crawls."""
 
     finished_ttl = 86400  # seconds an ended crawl's working keys are kept (0: for ever)
+    stream_maxlen: int | None = 1_000_000  # the records stream's length (0: no stream); Runtime sets it
 
     def __init__(self, client: redis.Redis):
         self.r = client
@@ -538,6 +540,7 @@ class State:
         """A crawl that ended (done or failed): its count of URLs seen goes to its hash and its
         working keys expire after `finished_ttl` seconds (late deliveries still find them meanwhile)."""
         k = Keys(crawl_id)
+        self.mark_unlisted(crawl_id)
         self.r.hsetnx(k.crawl, "seen", self.r.scard(k.seen))  # (retired again by the sweep: the first count)
         self.r.delete(k.pages, k.entries)  # the learning cache: no step of an ended crawl reads it (issue 22)
         with self.r.pipeline() as p:
@@ -547,6 +550,35 @@ class State:
                 p.expire(key, int(self.finished_ttl))
             p.hset(k.crawl, "retired", 1)  # (a crawl ended but not retired: the sweep retires it)
             p.execute()
+
+    def mark_unlisted(self, crawl_id: str) -> list[str]:
+        """A full crawl that read its blog to the end: its records that no listing lists, where the
+        listings list nearly all the others, become pages (`kind` "page", `kind_note` why), in
+        the records hash and, as a changed record, in the stream (tasks/discover/unlisted.py).
+        Once per crawl (a crawl retired again by the sweep keeps what was decided)."""
+        k = Keys(crawl_id)
+        state, kind, marked = self.r.hmget(k.crawl, ["state", "kind", "unlisted"])
+        if state != "done" or kind != "new" or marked is not None:
+            return []
+        records = sorted(self.r.smembers(k.posts))
+        pages = unlisted(records, self.r.smembers(k.inlist))
+        note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
+                f"{len(records)} pages read as posts: a page of the site in the post template")
+        with self.r.pipeline() as p:
+            for url, raw in zip(pages, self.raw.hmget(k.records, pages) if pages else []):
+                record = unpack(raw)
+                if record is None or record.get("kind") != "post":
+                    continue
+                record = dict(record, kind="page", kind_note=note)
+                data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                p.hset(k.records, url, pack(data))
+                if self.stream_maxlen != 0:
+                    p.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record.get("id") or "", "record": data},
+                           maxlen=self.stream_maxlen, approximate=True)
+                p.rpush(k.errors, json.dumps({"url": url, "kind": "not_a_post", "message": note, "at": time.time()}))
+            p.hset(k.crawl, "unlisted", len(pages))
+            p.execute()
+        return pages
 
     def wait_ended(self, crawl_id: str, timeout: float) -> bool:
         """Up to `timeout` seconds for the crawl to end (woken by `retire`): whether it did."""

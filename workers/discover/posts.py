@@ -5,6 +5,8 @@
                          becomes one, and its URL shape gains support as a further post pattern
     takes_over(...)      two URLs serving the same post (title and text) give one record
     link_pattern(...)    the main pattern and the supported further ones: which links to fetch first
+    note_listed(...)     the links a page lists in its post listing, kept for the crawl's end
+                         (tasks/discover/unlisted.py: a page no listing lists is no post)
 
 What the fetched URL is (a post by its URL, a listing, below a post) comes decided, a
 tasks.discover.kinds.UrlKind; the page's canonical URL, where it differs, is asked here once.
@@ -40,6 +42,21 @@ def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
         return combined
     except re.error:
         return pattern
+
+
+MAX_NOTED = 2000  # links of one page noted as listed
+
+
+def note_listed(rt, crawl_id: str, page, pattern: str | None, supported: dict | None) -> int:
+    """Note the links `page` (a page that is no post) lists in a slot of its post listing
+    (tasks.discover.candidates.listed_links, by the blog's patterns); how many."""
+    link_rx = link_pattern(pattern, supported)
+    if not link_rx:
+        return 0
+    listed = sorted(listed_links(page.root, page.final_url, lambda u: is_post(u, link_rx)))[:MAX_NOTED]
+    if listed:
+        rt.state.r.sadd(rt.keys(crawl_id).inlist, *listed)
+    return len(listed)
 
 
 def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, pattern: str | None,

@@ -1,0 +1,43 @@
+"""Pages of the site in the post template, told from posts by the blog's listings (issue 30).
+
+A blog lists its posts: the home page and its pages, archives, categories, tags. A site's own
+pages (books, a privacy policy, a gallery's albums, a project page) may share the posts'
+template, date and byline, and a feed that carries every page of the site (Hugo's) or a
+sitemap may name them, yet no listing of the blog lists them. Where the listings the crawl
+read list nearly every post it found, a record that none of them lists is such a page: it is
+kept, marked as a page, not a post. Where they list too few (a blog whose older posts are
+reached only through each post's previous/next links), nothing is concluded.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+MIN_POSTS = 10  # records before the listings' cover means anything
+MIN_COVER = 0.9  # share of the records the listings list, before the rest count as pages
+MAX_SHARE = 0.1  # at most this share of the records is ever turned into pages
+
+
+def url_form(url: str) -> str:
+    """A URL as a listing and a record may both write it: no scheme, no `www.`, no fragment,
+    no trailing slash or index file."""
+    p = urlsplit(url)
+    host = (p.hostname or "").lower().removeprefix("www.")
+    path = p.path
+    for index in ("index.html", "index.htm", "index.php"):
+        if path.endswith("/" + index):
+            path = path[: -len(index)]
+    path = path.rstrip("/")
+    return f"{host}{':' + str(p.port) if p.port else ''}{path}" + (f"?{p.query}" if p.query else "")
+
+
+def unlisted(records: list[str], listed: set[str] | list[str], min_posts: int = MIN_POSTS,
+             min_cover: float = MIN_COVER) -> list[str]:
+    """The record URLs that no listing lists, where the listings list at least `min_cover` of
+    the records (and at most MAX_SHARE of them would be left); else none."""
+    if len(records) < min_posts:
+        return []
+    forms = {url_form(u) for u in listed}
+    out = [u for u in records if url_form(u) not in forms]
+    if not out or len(records) - len(out) < min_cover * len(records) or len(out) > MAX_SHARE * len(records):
+        return []
+    return sorted(out)
