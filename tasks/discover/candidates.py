@@ -289,9 +289,13 @@ def listed_links(root, base_url: str, is_post) -> set[str]:
 
 
 def _slot(el) -> str:
-    """An element's place in the template: its ancestors' tags and classes, no positions."""
-    parts = []
+    """An element's place in the template: its ancestors' tags and classes, no positions, an
+    ancestor repeated in a row counted once (a listing whose unclosed item nests the next in
+    it, as Blogger's `div.date-outer`, puts each of its links one level deeper)."""
+    parts: list[str] = []
     while el is not None and isinstance(el.tag, str):
-        parts.append(f"{el.tag}.{'.'.join(sorted((el.get('class') or '').split()))}")
+        part = f"{el.tag}.{'.'.join(sorted((el.get('class') or '').split()))}"
+        if not parts or parts[-1] != part:
+            parts.append(part)
         el = el.getparent()
     return "/".join(reversed(parts))

@@ -139,3 +139,16 @@ def test_listed_links_a_menu_page_the_listing_lists_too():
     assert navigation_links(root, "https://blog.test/") - listed == {"https://blog.test/about/"}
     # a slot of links that are not mostly posts is no listing (a menu, a tag cloud)
     assert listed_links(root, "https://blog.test/", lambda u: False) == set()
+
+
+def test_listed_links_of_a_listing_whose_unclosed_items_nest_each_next_one():
+    """Broken markup (an item never closed) nests each post one level deeper than the one before:
+    the posts still share one slot."""
+    from tasks.discover.candidates import listed_links
+    from tasks.fetch.html import parse_html
+
+    items = "".join(f'<div class="date-outer"><h2 class="post-title"><a href="/2010/12/p{i}.html">P{i}</a></h2>'
+                    for i in range(4))
+    root = parse_html(f'<html><body><div class="blog-posts">{items}</div></body></html>', "https://blog.test/")
+    posts = {f"https://blog.test/2010/12/p{i}.html" for i in range(4)}
+    assert listed_links(root, "https://blog.test/", lambda u: u in posts) == posts
