@@ -382,3 +382,36 @@ def test_the_pages_a_write_handed_out_are_found_again_when_its_reply_is_lost(sta
     assert chain.handed is None and state.crawl_info(cid)["in_flight"] == 2  # handed out, and nobody knows
     assert sorted(chain.handed_out(state, cid)[0]) == [o + "/a", o + "/b"]
     assert Chain().handed_out(state, cid) is None  # a chain that wrote nothing hands out afresh
+
+
+def test_the_records_no_listing_lists_become_pages_when_the_crawl_ends(state, redis_client):
+    """Issue 30: a full crawl that read its blog to the end turns the records none of the blog's
+    listings lists (where they list nearly every other) into pages, said in the record, the
+    stream and the report; once, whoever retires the crawl again."""
+    home = "http://state-test-unlisted.example/"
+    cid = _crawl(state, home)
+    posts = [f"{home}2020/01/post-{i}/" for i in range(20)]
+    for u in posts + [home + "books/"]:
+        state.save_record(cid, {"url": u, "kind": "post", "title": u}, u, 1000)
+    redis_client.sadd(Keys(cid).inlist, *[u.rstrip("/") for u in posts])  # as a listing links them
+    before = _streamed(redis_client, cid)
+    state.set_state(cid, "done")
+    kinds = {r["url"]: r["kind"] for r in state.crawl_records(cid)}
+    assert kinds.pop(home + "books/") == "page" and set(kinds.values()) == {"post"}
+    assert "listed by none" in state.record(cid, home + "books/")["kind_note"]
+    assert _streamed(redis_client, cid) == before + 1
+    assert [e["url"] for e in state.errors(cid) if e["kind"] == "not_a_post"] == [home + "books/"]
+    state.retire(cid)  # the sweep retiring it again changes nothing
+    assert _streamed(redis_client, cid) == before + 1
+
+
+def test_an_update_crawl_leaves_its_records_as_they_are(state, redis_client):
+    home = "http://state-test-unlisted-2.example/"
+    cid = state.create_crawl(home, "2020-01-01", {})
+    state.set_state(cid, "running")
+    posts = [f"{home}2020/01/post-{i}/" for i in range(20)]
+    for u in posts + [home + "books/"]:
+        state.save_record(cid, {"url": u, "kind": "post", "title": u}, u, 1000)
+    redis_client.sadd(Keys(cid).inlist, *posts)
+    state.set_state(cid, "done")
+    assert {r["kind"] for r in state.crawl_records(cid)} == {"post"}
