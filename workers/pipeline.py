@@ -24,6 +24,7 @@ from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.recognise import dated_blog, listing_like, title_holds
 from tasks.extract.content_comments import content_without_comments
+from tasks.extract.footer import without_footer
 from tasks.discover.traps import capped
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
 from tasks.discover.urls import canonical, extract_links, is_post
@@ -324,8 +325,13 @@ def _without_comments(rt, crawl_id: str, page: Page, rules: dict, blog: dict, ex
     rule = comments.blog_rule(rt, crawl_id, blog) or {}
     block = comments.content_node(page.root, rules)
     headless = post_block(page.root, rules, block)  # a copy without the post's header, where it holds one
-    cut = content_without_comments(headless, rule.get("container")) if headless is not block else None
-    cut = cut or content_without_comments(block, rule.get("container"))
+
+    def edges(el):  # its first line naming the post's day, its last a byline (tasks/extract/footer.py)
+        return without_footer(el, extracted.get("published"), page.root.get("lang") or blog.get("language"),
+                              extracted.get("authors"))
+
+    cut = content_without_comments(headless, rule.get("container"), edges) if headless is not block else None
+    cut = cut or content_without_comments(block, rule.get("container"), edges)
     return dict(extracted, content_text=cut[0], content_html=cut[1]) if cut else extracted
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 
-from tasks.fetch.html import block_text, node_text, to_html
+from tasks.fetch.html import block_text, drop_keeping_tail, node_text, to_html
 from tasks.learn.comment_nodes import is_ancestor
 from tasks.learn.rules import apply_rule
 
@@ -64,20 +64,10 @@ def _tail_run(content, blocks: list) -> list:
     return run
 
 
-def _drop(target) -> None:
-    """Remove `target`, keeping the text after it."""
-    parent = target.getparent()
-    if target.tail:
-        prev = target.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + target.tail
-        else:
-            parent.text = (parent.text or "") + target.tail
-    parent.remove(target)
 
-
-def content_without_comments(content, container_rule: str | None) -> tuple[str, str] | None:
-    """(text, html) of `content` with its comment area cut, or None when it holds no comments."""
+def content_without_comments(content, container_rule: str | None, then=None) -> tuple[str, str] | None:
+    """(text, html) of `content` with its comment area cut (and then `then(block)`: the edge lines
+    cut, tasks.extract.footer), or None when it holds no comments."""
     if content is None or not container_rule:
         return None
     try:
@@ -95,6 +85,8 @@ def content_without_comments(content, container_rule: str | None) -> tuple[str, 
     if len(targets) != len(areas):
         return None
     for target in targets:
-        _drop(target)
+        drop_keeping_tail(target)
+    if then is not None:
+        cut = then(cut)
     text = block_text(cut)  # blocks apart, as the rules' content reads
     return (text, to_html(cut)) if text else None

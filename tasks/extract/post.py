@@ -17,6 +17,8 @@ from lxml import etree
 from tasks.text.dates import near_day, parse_date, url_day
 from tasks.extract.fields import complete
 from tasks.extract.footer import without_footer
+from tasks.learn.link_slots import without_link_slots
+from tasks.learn.template_blocks import without_template
 from tasks.extract.header import without_header
 from tasks.fetch.html import block_text, html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
@@ -229,14 +231,14 @@ def _rule_title(root, rules: dict | None, title_rules: list[str], firsts) -> tup
 
 
 def post_block(root, rules: dict | None, block):
-    """The content block without the post's header (tasks.extract.header), for a content block
+    """The content block without the post's header (tasks.extract.header) and the template's blocks, for a content block
     found apart from extract_root (the comments cut out of it: workers/pipeline.py)."""
     if block is None or "title" in generic_fields(rules):
-        return block
+        return _without_template(block, rules)
     tnode, title = _select_first(root, rules_of(rules, "title"))
     span = _span(rules, "title")
     inner = apply_span(tnode, span) if span and tnode is not None else None
-    return without_header(block, tnode, inner or title)
+    return _without_template(without_header(block, tnode, inner or title), rules)
 
 
 def _rule_authors(root, rules: dict | None, author_rules: list[str], lang: str | None) -> tuple[list[str], str | None]:
@@ -246,6 +248,15 @@ def _rule_authors(root, rules: dict | None, author_rules: list[str], lang: str |
         return [], None
     authors, spanned = _authors(_select(root, author_rules), _span(rules, "author"), lang)
     return authors, (("span" if spanned else "rule") if authors else None)
+
+
+def _without_template(node, rules: dict | None):
+    """`node` without what the content rule's node holds on every post beside the post: the
+    template's blocks (tasks.learn.template_blocks) and lines of links (tasks.learn.link_slots)."""
+    content = (rules or {}).get("content")
+    if not isinstance(content, dict):
+        return node
+    return without_link_slots(without_template(node, content.get("template")), content.get("link_slots"))
 
 
 def _page_lang(root, blog: dict | None) -> str | None:
@@ -281,6 +292,7 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
         node, text = _container(root, content_rules[0])
     if node is not None and text:
         node = without_header(node, title_node, title)  # a block around the post's heading: not the heading
+        node = _without_template(node, rules)  # nor what every post's node holds beside the post
         text = block_text(node)  # its paragraphs and list items apart, also where markup is minified
     authors, authors_source = _rule_authors(root, rules, author_rules, lang)
     page_url = url or root.getroottree().docinfo.URL

@@ -249,3 +249,17 @@ def flatten_json_ld(obj) -> list[dict]:
             if isinstance(o.get("@graph"), list):
                 stack.extend(o["@graph"])
     return out
+
+
+def drop_keeping_tail(el) -> None:
+    """Remove `el` from its parent, the text after it (its tail) kept in its place."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    if el.tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + el.tail
+        else:
+            parent.text = (parent.text or "") + el.tail
+    parent.remove(el)

@@ -31,6 +31,8 @@ from itertools import combinations
 from tasks.fetch.html import html_block_text, html_to_text, parse_html
 from tasks.learn.narrow import narrowed_content
 from tasks.learn.rules import apply_rule
+from tasks.learn.link_slots import link_slots
+from tasks.learn.template_blocks import template_blocks
 from tasks.text.similarity import dice, normalize_text
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
@@ -175,6 +177,7 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
         return rules, []
     rules, narrowed = narrowed_content(rules, pages)  # a block around the post: the post's block
     roots = [parse_html(html, url) for html, url, _ in pages]
+    rules = _with_template(rules, roots)
     readings = [(_readings(root, html, url, rules, extract, generic_content), entry)
                 for root, (html, url, entry) in zip(roots, pages)]
     out, notes = dict(rules), [narrowed] if narrowed else []
@@ -190,6 +193,25 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
             notes.append(f"{field} rule {v['rule']} {why}: the {field} is read from the page's metadata"
                          f"{' and the page-level extractor' if field == 'content' else ''} instead")
     return out, notes
+
+
+def _with_template(rules: dict, roots: list) -> dict:
+    """`rules` with what the content rule's node holds on most training pages beside the post, which
+    posts are read without: the texts of its template blocks (tasks.learn.template_blocks: a
+    banner, "Comments are closed") and its lines of links (tasks.learn.link_slots: tags, related)."""
+    content = rules.get("content")
+    if not isinstance(content, dict) or not content.get("rule") or content.get("use") == "generic":
+        return rules
+    nodes = []
+    for root in roots:
+        try:
+            found = [n for n in apply_rule(root, content["rule"]) if not isinstance(n, str)]
+        except Exception:  # a rule that does not apply to this page: no node
+            found = []
+        nodes.append(found[0] if found else None)
+    found = {"template": template_blocks(nodes), "link_slots": link_slots(nodes)}
+    found = {k: v for k, v in found.items() if v}
+    return dict(rules, content=dict(content, **found)) if found else rules
 
 
 def _loses(field: str, readings: list) -> str | None:

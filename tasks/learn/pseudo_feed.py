@@ -26,6 +26,7 @@ from collections import Counter
 from tasks.extract.page_facts import (AUTHOR_SOURCES, DATE_SOURCES, TITLE_SOURCES, agreed, author_candidates,
                                       date_candidates, page_facts, same_text, self_description, title_candidates)
 from tasks.fetch.html import html_to_text
+from tasks.learn.shared_blocks import without_shared_blocks
 from tasks.text.similarity import dice, normalize_text
 
 __all__ = ["page_facts", "self_description", "pseudo_entries", "checked_by_feed", "enrich_excerpt",
@@ -246,6 +247,9 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     dates = [date_candidates(f) for f in chosen]
     authors = [author_candidates(f) for f in chosen]
     src = _voted_sources(titles, dates, authors)
+    targets = without_shared_blocks([(f.get("content") or {}).get("content_html") for f in chosen])
+    chosen = [dict(f, content=dict(f["content"], content_html=t)) if t != (f.get("content") or {}).get("content_html")
+              else f for f, t in zip(chosen, targets)]
     # where most pages of the template are dated, an undated one is a page (about, contact), not a post
     dated = sum(any(d.values()) for d in dates) >= DATED_SHARE * len(dates)
     confirmed = _confirmed_titles(titles, src["title"])

@@ -1,0 +1,74 @@
+"""The blocks of text the content rule's node holds on every post: the template's, not the post's.
+
+A content node that is the container around a post (the post's paragraphs sit loose in it,
+with no wrapper of their own) also holds what the template puts there on every page: a
+"this blog is no longer updated" banner, a share line, "Comments", "Comments are closed".
+Read on the training pages, a block (paragraph, heading, list item) whose text the node holds
+word for word on most of them is the template's; the blog's content rule keeps those texts
+(`template`), and each post's content is read without them (tasks.extract.post).
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+from tasks.fetch.html import drop_keeping_tail
+from tasks.text.similarity import normalize_text
+
+__all__ = ["template_blocks", "without_template", "BLOCKS"]
+
+BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "dd", "dt", "figcaption")
+MIN_PAGES = 4  # training pages the content node was read on, before a block can be told the template's
+SHARED_SHARE = 0.6  # a block on more than this share of them is the template's
+MIN_CHARS = 12  # shorter texts ("Share", "Tags:") say too little to be told apart
+MAX_KEPT = 30  # template texts kept per blog
+MAX_CHARS = 300  # and their length
+
+
+def _blocks(node) -> list:
+    """The outermost block elements inside `node` (not `node` itself)."""
+    return [el for el in node.iter(*BLOCKS) if el is not node and _outermost(el, node)]
+
+
+def _outermost(el, node) -> bool:
+    """Is `el` inside `node` with no block element between them?"""
+    for a in el.iterancestors():
+        if a is node:
+            return True
+        if a.tag in BLOCKS:
+            return False
+    return False
+
+
+def _key(el) -> str | None:
+    text = normalize_text("".join(el.itertext()))
+    return text.casefold() if MIN_CHARS <= len(text) <= MAX_CHARS else None
+
+
+def template_blocks(nodes: list) -> list[str]:
+    """The texts of the blocks most of `nodes` (the content rule's node on each training page)
+    hold; none where the rule was read on too few pages."""
+    nodes = [n for n in nodes if n is not None and isinstance(getattr(n, "tag", None), str)]
+    if len(nodes) < MIN_PAGES:
+        return []
+    count = Counter(k for n in nodes for k in {_key(el) for el in _blocks(n)} if k)
+    shared = [k for k, c in count.most_common() if c >= 2 and c > SHARED_SHARE * len(nodes)]
+    return shared[:MAX_KEPT]
+
+
+def without_template(node, template: list[str] | None):
+    """A copy of `node` without the blocks whose text is one of `template`; `node` itself where
+    none is there, or where nothing else would be left."""
+    if node is None or not template or isinstance(node, str):
+        return node
+    keys = set(template)
+    cut = [i for i, el in enumerate(_blocks(node)) if _key(el) in keys]
+    if not cut:
+        return node
+    out = copy.deepcopy(node)
+    blocks = _blocks(out)
+    for i in cut:
+        drop_keeping_tail(blocks[i])
+    if not normalize_text("".join(out.itertext())):
+        return node
+    return out
