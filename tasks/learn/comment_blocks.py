@@ -36,7 +36,7 @@ from collections import Counter
 from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import (
-    elements, is_ancestor, names_page, own_matches, page_titles, said_text, shown_name, text_without, title_parts)
+    elements, is_ancestor, is_date_child, names_page, own_matches, page_titles, said_text, shown_name, text_without, title_parts)
 from tasks.learn.comment_rules import group_rules
 from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, run_of
 from tasks.learn.rules import apply_rule
@@ -234,10 +234,12 @@ def _target(a, page) -> str | None:
 
 
 def _links(node, page) -> list[str]:
-    """The targets of the links in a node or around it."""
+    """The targets of the links in a node or around it (not a date beside the name in it: the
+    comment's permalink)."""
     if node is None:
         return []
-    found = [_target(a, page) for a in [*node.iter("a"), *node.iterancestors("a")]]
+    found = [_target(a, page) for a in [*node.iter("a"), *node.iterancestors("a")]
+             if a is node or not is_date_child(a)]
     return [t for t in found if t]
 
 

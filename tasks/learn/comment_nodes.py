@@ -200,9 +200,10 @@ _LINE_TAGS = frozenset("br p div li ul ol dl dt dd h1 h2 h3 h4 h5 h6 blockquote 
                        "table tr figure hr pre address".split())
 
 
-def lines(node, skip: set | frozenset = frozenset()) -> list[str]:
+def lines(node, skip: set | frozenset = frozenset(), dated_apart: bool = False) -> list[str]:
     """The node's text as a reader sees its lines: broken at <br> and at block elements
-    (`skip`: elements left out, the replies nested in a comment)."""
+    (`skip`: elements left out, the replies nested in a comment; `dated_apart`: a child that
+    is a date, as a line of its own: "grobo<a>12.01.2008, 21:10</a>" is a name and a date)."""
     if node is None or isinstance(node, str) or not isinstance(node.tag, str):
         return [normalize_text(node)] if isinstance(node, str) and normalize_text(node) else []
     parts: list[str] = []
@@ -212,7 +213,7 @@ def lines(node, skip: set | frozenset = frozenset()) -> list[str]:
             parts.append(el.text)
         for k in el:
             if isinstance(k.tag, str) and k not in skip:
-                brk = k.tag in _LINE_TAGS
+                brk = k.tag in _LINE_TAGS or (dated_apart and is_date_child(k))
                 if brk:
                     parts.append("\x00")
                 walk(k)
@@ -225,10 +226,17 @@ def lines(node, skip: set | frozenset = frozenset()) -> list[str]:
     return [t for t in (normalize_text(x) for x in "".join(parts).split("\x00")) if t]
 
 
+def is_date_child(el) -> bool:
+    """An element whose whole text is a date (a comment's permalink printing its time)."""
+    text = normalize_text("".join(el.itertext()))
+    return 6 <= len(text) <= 60 and any(c.isdigit() for c in text) and parse_date(text) is not None
+
+
 def shown_name(node) -> str:
     """A comment's name as its name node shows it: the node's first line (a reply note, "In
-    reply to X", or a date under the name in the same node is not part of it)."""
-    found = lines(node)
+    reply to X", or a date under the name in the same node, or in an element of its own
+    beside it, is not part of it)."""
+    found = lines(node, dated_apart=True)
     if not found:
         return ""
     labelled = _LABEL.match(found[0])  # "From: Ann", "Von: Ann": the label is no part of the name

@@ -20,7 +20,7 @@ from collections import Counter
 
 from tasks.fetch.html import node_text
 from tasks.learn.comment_nodes import (
-    DATE_ATTRS, REST, date_value, is_ancestor, own_matches, rest_text, shown_name, text_without)
+    DATE_ATTRS, REST, is_date_child, date_value, is_ancestor, own_matches, rest_text, shown_name, text_without)
 from tasks.learn.comment_rules import relative_rules
 
 __all__ = ["learn_slots", "is_name", "is_said", "words", "is_date_text", "own_nodes"]
@@ -235,7 +235,13 @@ def _affixes(names: list[str]) -> dict:
 
 
 def _name_nodes(own: dict):
-    return lambda c: [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))][:8]
+    """The nodes of a block that show a name; a node showing one only beside its date child
+    ("grobo<a>12.01.2008</a>") where no node inside it shows one (else that inner node is the name's)."""
+    def found(c):
+        named = [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))]
+        inner = {a for d in named for a in d.iterancestors()}
+        return [d for d in named if d not in inner or not any(is_date_child(k) for k in d)][:8]
+    return found
 
 
 MAX_PAIRED = 12  # name rules tried two by two for blocks that show the name in one of two tags

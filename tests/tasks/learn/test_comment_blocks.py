@@ -174,3 +174,32 @@ def test_a_name_shown_in_one_of_two_tags_is_read_in_every_block():
         got = extract_comments(root, rule, f"{O}/2013/02/1{k}/wpis-{k}/", f"{O}/2013/02/1{k}/wpis-{k}/")
         assert [c["author"] for c in got] == [n for n, _ in people[k:] + people[:k]]
         assert all(c["published"] and c["published"].startswith("2013-02-") for c in got)
+
+
+def test_a_name_printed_as_text_beside_its_date_link_is_the_name():
+    """A theme prints <cite><a class=url>Name</a><a href=#comment-N>date</a></cite> for a
+    commenter who left a site and <cite>Name<a href=#comment-N>date</a></cite> for one who did
+    not (held-out lukem-pl: the name rule read the first link, the date for the unlinked, and
+    those comments were lost); the cite is the name's, its date link is no part of it."""
+    people = [("Kamil Nicieja", True), ("grobo", False), ("Lukem", True), ("Ethan", False), ("bobiko", True),
+              ("daromar", False)]
+
+    def block(i, name, linked):
+        who = f"<a href='https://site{i}.example/' class='url'>{name}</a>" if linked else name
+        return (f"<li id='comment-{i}'><cite>{who}<a href='#comment-{i}' class='cmd'>1{i}.01.2008, 21:0{i}</a></cite>"
+                f"<p>{name} pisze komentarz numer {i} o tym wpisie, dziękuję bardzo.</p></li>")
+
+    pages = []
+    for k in range(3):
+        order = people[k:] + people[:k]
+        html = ("<html><body><div id='cn'><h2>Wpis</h2><p>" + f"Tekst wpisu {k}. " * 40 + "</p>"
+                "<h3 id='comments'>Komentarze do wpisu</h3><ul id='cml'>"
+                + "".join(block(i, n, linked) for i, (n, linked) in enumerate(order)) + "</ul></div></body></html>")
+        root = parse_html(html, f"{O}/2008/01/1{k}/wpis-{k}/")
+        pages.append((root, root.xpath("//div[@id='cn']")[0]))
+    rule = learn_comment_blocks(pages)
+    assert rule is not None
+    for (root, _), k in zip(pages, range(3)):
+        got = extract_comments(root, rule, f"{O}/2008/01/1{k}/wpis-{k}/", f"{O}/2008/01/1{k}/wpis-{k}/")
+        assert [c["author"] for c in got] == [n for n, _ in people[k:] + people[:k]]
+        assert all(c["published"] and c["published"].startswith("2008-01-1") for c in got)
