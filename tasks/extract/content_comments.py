@@ -44,6 +44,28 @@ def comment_area(content, blocks: list):
 
 
 HEAD_CHARS = 40  # a short element just before the comments is their heading ("Comments")
+NOTE_CHARS = 200  # what follows the comments to the content's end, at most, is their note ("Comments are closed")
+MEDIA = ("img", "video", "audio", "iframe", "object", "embed", "picture")
+
+
+def _with_edges(content, area) -> list:
+    """The comment `area` with its heading (a short element just before it, no link) and, where it is a
+    child of the content and only a short note follows it to the end ("Comments are closed"),
+    that note: the comment section's own parts, the content's edge after the post."""
+    parent = area.getparent()
+    out = [area]
+    prev = area.getprevious()
+    while prev is not None and not isinstance(prev.tag, str):
+        prev = prev.getprevious()
+    if prev is not None and 0 < len(node_text(prev)) <= HEAD_CHARS and not any(True for _ in prev.iter(*MEDIA, "a")) \
+            and not (area.tail or "").strip() and not (prev.tail or "").strip():
+        out.insert(0, prev)
+    if parent is content:
+        after = [k for k in area.itersiblings() if isinstance(k.tag, str)]
+        if after and sum(len(node_text(k)) for k in after) <= NOTE_CHARS and not any(
+                True for k in after for _ in k.iter(*MEDIA)) and not any((k.tail or "").strip() for k in [area, *after]):
+            out.extend(k for k in after if node_text(k))
+    return out
 
 
 def _tail_run(content, blocks: list) -> list:
@@ -75,7 +97,7 @@ def content_without_comments(content, container_rule: str | None, then=None) -> 
     except Exception:  # a rule this page cannot evaluate: nothing to cut
         return None
     area = comment_area(content, blocks)
-    areas = [area] if area is not None else _tail_run(content, blocks)
+    areas = _with_edges(content, area) if area is not None else _tail_run(content, blocks)
     if not areas:
         return None
     tree = content.getroottree()

@@ -22,6 +22,8 @@ SHARED_SHARE = 0.6  # a slot on more than this share of them is the template's
 LINK_SHARE = 0.5  # of an element's text in links, at least: a line of links
 MAX_SHARE = 0.5  # of the node's text an element holds at most (a wrapper of the post is no line)
 MAX_SLOTS = 10
+TEXT_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "td", "th", "dd", "dt",
+               "figcaption", "table")
 
 
 def _text_len(el) -> int:
@@ -50,13 +52,13 @@ def _lines(node) -> list:
 
     def walk(el):
         for kid in el:
-            if not isinstance(kid.tag, str):
-                continue
+            if not isinstance(kid.tag, str) or kid.tag == "a":
+                continue  # a link alone is no line of links (a post's own link, marked by its markup)
             n = _text_len(kid)
             if signature(kid) and n and n <= MAX_SHARE * whole and _link_len(kid) >= LINK_SHARE * n:
                 out.append(kid)
-            elif n:
-                walk(kid)
+            elif n and kid.tag not in TEXT_BLOCKS:
+                walk(kid)  # (inside a paragraph, links are the post's words)
 
     walk(node)
     return out

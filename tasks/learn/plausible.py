@@ -153,6 +153,28 @@ def _full_content(entry: dict) -> str | None:
     return html_block_text(entry["content_html"]) or None
 
 
+def _rule_of(rules: dict, field: str) -> str | None:
+    v = rules.get(field)
+    return v.get("rule") if isinstance(v, dict) and v.get("use") != "generic" else None
+
+
+def _first_node(root, rule: str | None):
+    """The first element `rule` selects on the page (None: none, or no rule)."""
+    try:
+        return next((n for n in apply_rule(root, rule) if not isinstance(n, str)), None) if rule else None
+    except Exception:  # a rule that does not apply to this page: no node
+        return None
+
+
+def _feed_words(entry: dict) -> str | None:
+    """What the blog's own feed says of the post (its content, else its summary) as text; None
+    for a pseudo entry or one given its page's content (the generic reading itself)."""
+    if entry.get("pseudo") or entry.get("content_from"):
+        return None
+    html = entry.get("content_html") or entry.get("summary_html")
+    return html_block_text(html) if html else None
+
+
 def _readings(root, html: str, url: str, rules: dict, extract, generic_content) -> tuple[dict, dict]:
     """(the rules' own values, the generic values) of one training page (`root`: parsed)."""
     ruled = extract(root, html, rules, url=url)
@@ -177,7 +199,7 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
         return rules, []
     rules, narrowed = narrowed_content(rules, pages)  # a block around the post: the post's block
     roots = [parse_html(html, url) for html, url, _ in pages]
-    rules = _with_template(rules, roots)
+    rules = _with_template(rules, roots, [_feed_words(entry) for _, _, entry in pages])
     readings = [(_readings(root, html, url, rules, extract, generic_content), entry)
                 for root, (html, url, entry) in zip(roots, pages)]
     out, notes = dict(rules), [narrowed] if narrowed else []
@@ -195,10 +217,11 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
     return out, notes
 
 
-def _with_template(rules: dict, roots: list) -> dict:
+def _with_template(rules: dict, roots: list, feed_texts: list) -> dict:
     """`rules` with what the content rule's node holds on most training pages beside the post, which
     posts are read without: the texts of its template blocks (tasks.learn.template_blocks: a
-    banner, "Comments are closed") and its lines of links (tasks.learn.link_slots: tags, related)."""
+    banner, "Comments are closed"; not a text the feed's full contents hold: a newsletter's every
+    issue says "send us a pull request") and its lines of links (tasks.learn.link_slots: tags, related)."""
     content = rules.get("content")
     if not isinstance(content, dict) or not content.get("rule") or content.get("use") == "generic":
         return rules
@@ -209,7 +232,9 @@ def _with_template(rules: dict, roots: list) -> dict:
         except Exception:  # a rule that does not apply to this page: no node
             found = []
         nodes.append(found[0] if found else None)
-    found = {"template": template_blocks(nodes), "link_slots": link_slots(nodes)}
+    said = normalize_text(" ".join(t for t in feed_texts if t)).casefold()  # a feed's words are the posts'
+    above = None if said else [_first_node(root, _rule_of(rules, "title")) for root in roots]
+    found = {"template": [t for t in template_blocks(nodes, above) if t not in said], "link_slots": link_slots(nodes)}
     found = {k: v for k, v in found.items() if v}
     return dict(rules, content=dict(content, **found)) if found else rules
 

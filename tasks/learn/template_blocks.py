@@ -40,18 +40,34 @@ def _outermost(el, node) -> bool:
     return False
 
 
+def _above(node, title) -> list:
+    """The blocks of `node` that end before `title` starts (document order)."""
+    if title is None or isinstance(title, str):
+        return []
+    elems = list(node.getroottree().getroot().iter())  # (held: each node keeps its one proxy, so its id)
+    pos = {id(e): i for i, e in enumerate(elems)}
+    at = pos.get(id(title))
+    if at is None:
+        return []
+    return [el for el in _blocks(node) if max(pos.get(id(d), at) for d in el.iter()) < at]
+
+
 def _key(el) -> str | None:
     text = normalize_text("".join(el.itertext()))
     return text.casefold() if MIN_CHARS <= len(text) <= MAX_CHARS else None
 
 
-def template_blocks(nodes: list) -> list[str]:
+def template_blocks(nodes: list, above: list | None = None) -> list[str]:
     """The texts of the blocks most of `nodes` (the content rule's node on each training page)
-    hold; none where the rule was read on too few pages."""
-    nodes = [n for n in nodes if n is not None and isinstance(getattr(n, "tag", None), str)]
-    if len(nodes) < MIN_PAGES:
+    hold; none where the rule was read on too few pages. `above`: per page, the post's title
+    node, above which alone blocks are counted (where no feed tells a post's own recurring words,
+    "send us a pull request!", from the template's: what stands above a post's title is no part of it)."""
+    pairs = [(n, t) for n, t in zip(nodes, above or [None] * len(nodes))
+             if n is not None and isinstance(getattr(n, "tag", None), str)]
+    if len(pairs) < MIN_PAGES or (above is not None and not any(t is not None for _, t in pairs)):
         return []
-    count = Counter(k for n in nodes for k in {_key(el) for el in _blocks(n)} if k)
+    count = Counter(k for n, t in pairs for k in {_key(el) for el in (_blocks(n) if above is None else _above(n, t))} if k)
+    nodes = [n for n, _ in pairs]
     shared = [k for k, c in count.most_common() if c >= 2 and c > SHARED_SHARE * len(nodes)]
     return shared[:MAX_KEPT]
 

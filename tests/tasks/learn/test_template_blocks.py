@@ -60,3 +60,26 @@ def test_a_block_most_pseudo_targets_share_leaves_every_target():
     assert all("About me" not in t for t in out)
     assert all(f"Post {i} says" in t for i, t in enumerate(out))
     assert without_shared_blocks(targets[:3]) == targets[:3]  # too few to tell
+
+
+def test_without_a_feed_only_the_blocks_above_the_posts_title_are_the_templates():
+    """A newsletter's every issue ends "send us a pull request!": without a feed to say those are
+    the post's words, only what stands above the post's title is told the template's."""
+    pages = [parse_html(_post(i), f"http://b.test/{i}") for i in range(6)]
+    nodes = [apply_rule(r, "//*[@id='cn']")[0] for r in pages]
+    titles = [apply_rule(r, "//*[@id='cn']/h2")[0] for r in pages]
+    assert template_blocks(nodes, titles) == ["this blog is no longer updated. read the last post"]
+    assert template_blocks(nodes, [None] * 6) == []
+
+
+def test_the_comment_sections_heading_and_closing_note_go_with_it():
+    from tasks.extract.content_comments import content_without_comments
+
+    html = ("<html><body><div id='cn'><h2>Post</h2><p>" + "The post's own words. " * 20 + "</p>"
+            "<h3 id='comments'>Comments on this post</h3><ul id='cml'>"
+            + "".join(f"<li id='comment-{i}'><cite>Name{i}</cite><p>Comment {i} says this.</p></li>" for i in range(3))
+            + "</ul><p>Comments are closed since 2009.</p></div></body></html>")
+    node = apply_rule(parse_html(html, "http://b.test/p"), "//*[@id='cn']")[0]
+    text, _ = content_without_comments(node, "//ul[@id='cml']/li")
+    assert "The post's own words." in text
+    assert "Comments on this post" not in text and "Comment 1" not in text and "closed" not in text
