@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import json
 import time
-import zlib
-from dataclasses import dataclass
 
 import redis
 
-from tasks.discover.unlisted import unlisted
 from workers import facts, lua
 from workers.cache import Recent
 from workers.facts import BIG
 from workers.keys import Keys, blog_id, blog_of, new_crawl_id, url_key  # noqa: F401 (the state's names)
+from workers.records import SOURCES, STREAM, Saving, mark_unlisted, pack, unpack  # noqa: F401 (the state's names)
 from workers.seen import SeenCache
 
-STREAM = "bh:records"  # every record, for other services (consumer groups)
 CRAWLS = "bh:crawls"  # zset crawl id -> start time
 CAPTURES = "bh:capture:"  # hash per URL: its latest WARC capture (workers/archive/sinks.py)
 # Keys that expire yet outlive the crawl that wrote them, because a later crawl reads them:
@@ -35,45 +32,6 @@ ENDED = ("done", "failed", "budget_exhausted")
 MAX_SAMPLES = 5000
 BLOG_TTL = 1.0  # seconds a process reuses a blog's hash and patterns between pages (issue 33): a
 # page reads them once at its start and works seconds with them, so a second more is the same
-SOURCES = ("feed", "sitemap", "links")  # discovery sources counted per crawl (status --json)  # training samples of the priority model kept per blog
-
-
-@dataclass(frozen=True)
-class Saving:
-    """A post's record to save (`State.save_record`, `State.end_page`): streamed when its
-    `digest` is new, listed in the crawl's output when new or changed (also when unchanged,
-    `listed`: an update crawl outputs new and changed posts only), its `source` counted
-    the first time; `body`: its body key (title + text), one URL per body."""
-    record: dict
-    digest: str
-    stream_maxlen: int | None
-    listed: bool = True
-    source: str | None = None
-    body: str | None = None
-
-    def data(self) -> str:
-        return json.dumps(self.record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-    def args(self, crawl_id: str) -> list[str]:
-        """The save's arguments as the scripts take them (workers/lua.py, `_SAVE`)."""
-        return [self.record["url"], self.digest, crawl_id, self.record.get("id") or "",
-                "" if self.stream_maxlen is None else str(int(self.stream_maxlen)), "1" if self.listed else "0",
-                self.source if self.source in SOURCES else ""]
-
-
-def pack(data: str) -> bytes:
-    """A record's JSON as the records hash keeps it: zlib-compressed (issue 33: prose compresses
-    about 3x; the stream keeps plain JSON, which other services read)."""
-    return zlib.compress(data.encode(), 6)
-
-
-def unpack(raw: bytes | str | None) -> dict | None:
-    """A record of the records hash: compressed JSON, or plain JSON written before issue 33."""
-    if raw is None:
-        return None
-    if isinstance(raw, bytes) and not raw.startswith(b"{"):
-        raw = zlib.decompress(raw)
-    return json.loads(raw)
 
 
 def _trap_args(trap: dict | None, every: list[str], sent) -> list:
@@ -552,33 +510,8 @@ class State:
             p.execute()
 
     def mark_unlisted(self, crawl_id: str) -> list[str]:
-        """A full crawl that read its blog to the end: its records that no listing lists, where the
-        listings list nearly all the others, become pages (`kind` "page", `kind_note` why), in
-        the records hash and, as a changed record, in the stream (tasks/discover/unlisted.py).
-        Once per crawl (a crawl retired again by the sweep keeps what was decided)."""
-        k = Keys(crawl_id)
-        state, kind, marked = self.r.hmget(k.crawl, ["state", "kind", "unlisted"])
-        if state != "done" or kind != "new" or marked is not None:
-            return []
-        records = sorted(self.r.smembers(k.posts))
-        pages = unlisted(records, self.r.smembers(k.inlist))
-        note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
-                f"{len(records)} pages read as posts: a page of the site in the post template")
-        with self.r.pipeline() as p:
-            for url, raw in zip(pages, self.raw.hmget(k.records, pages) if pages else []):
-                record = unpack(raw)
-                if record is None or record.get("kind") != "post":
-                    continue
-                record = dict(record, kind="page", kind_note=note)
-                data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-                p.hset(k.records, url, pack(data))
-                if self.stream_maxlen != 0:
-                    p.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record.get("id") or "", "record": data},
-                           maxlen=self.stream_maxlen, approximate=True)
-                p.rpush(k.errors, json.dumps({"url": url, "kind": "not_a_post", "message": note, "at": time.time()}))
-            p.hset(k.crawl, "unlisted", len(pages))
-            p.execute()
-        return pages
+        """workers.records.mark_unlisted: records no listing lists become pages (issue 30)."""
+        return mark_unlisted(self.r, self.raw, crawl_id, self.stream_maxlen)
 
     def wait_ended(self, crawl_id: str, timeout: float) -> bool:
         """Up to `timeout` seconds for the crawl to end (woken by `retire`): whether it did."""

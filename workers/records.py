@@ -1,0 +1,85 @@
+"""A post's record as the Redis state keeps it (workers/state.py): how it is saved (`Saving`, the
+page scripts' arguments), packed, and, when a full crawl ends, turned into a page where no
+listing of the blog lists it (issue 30, tasks/discover/unlisted.py).
+"""
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from dataclasses import dataclass
+
+from tasks.discover.unlisted import unlisted
+from workers.keys import Keys
+
+STREAM = "bh:records"  # every record, for other services (consumer groups)
+SOURCES = ("feed", "sitemap", "links")  # discovery sources counted per crawl (status --json)
+
+
+@dataclass(frozen=True)
+class Saving:
+    """A post's record to save (`State.save_record`, `State.end_page`): streamed when its
+    `digest` is new, listed in the crawl's output when new or changed (also when unchanged,
+    `listed`: an update crawl outputs new and changed posts only), its `source` counted
+    the first time; `body`: its body key (title + text), one URL per body."""
+    record: dict
+    digest: str
+    stream_maxlen: int | None
+    listed: bool = True
+    source: str | None = None
+    body: str | None = None
+
+    def data(self) -> str:
+        return json.dumps(self.record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+    def args(self, crawl_id: str) -> list[str]:
+        """The save's arguments as the scripts take them (workers/lua.py, `_SAVE`)."""
+        return [self.record["url"], self.digest, crawl_id, self.record.get("id") or "",
+                "" if self.stream_maxlen is None else str(int(self.stream_maxlen)), "1" if self.listed else "0",
+                self.source if self.source in SOURCES else ""]
+
+
+def pack(data: str) -> bytes:
+    """A record's JSON as the records hash keeps it: zlib-compressed (issue 33: prose compresses
+    about 3x; the stream keeps plain JSON, which other services read)."""
+    return zlib.compress(data.encode(), 6)
+
+
+def unpack(raw: bytes | str | None) -> dict | None:
+    """A record of the records hash: compressed JSON, or plain JSON written before issue 33."""
+    if raw is None:
+        return None
+    if isinstance(raw, bytes) and not raw.startswith(b"{"):
+        raw = zlib.decompress(raw)
+    return json.loads(raw)
+
+
+def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]:
+    """A full crawl that read its blog to the end: its records that no listing lists, where the
+    listings list nearly all the others, become pages (`kind` "page", `kind_note` why), in the
+    records hash and, as a changed record, in the stream; named in the crawl's report. Once per
+    crawl (a crawl retired again by the sweep keeps what was decided). `r`: the decoding client,
+    `raw` the bytes one (the records hash is compressed)."""
+    k = Keys(crawl_id)
+    state, kind, marked = r.hmget(k.crawl, ["state", "kind", "unlisted"])
+    if state != "done" or kind != "new" or marked is not None:
+        return []
+    records = sorted(r.smembers(k.posts))
+    pages = unlisted(records, r.smembers(k.inlist))
+    note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
+            f"{len(records)} pages read as posts: a page of the site in the post template")
+    with r.pipeline() as p:
+        for url, packed in zip(pages, raw.hmget(k.records, pages) if pages else []):
+            record = unpack(packed)
+            if record is None or record.get("kind") != "post":
+                continue
+            record = dict(record, kind="page", kind_note=note)
+            data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+            p.hset(k.records, url, pack(data))
+            if stream_maxlen != 0:
+                p.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record.get("id") or "", "record": data},
+                       maxlen=stream_maxlen, approximate=True)
+            p.rpush(k.errors, json.dumps({"url": url, "kind": "not_a_post", "message": note, "at": time.time()}))
+        p.hset(k.crawl, "unlisted", len(pages))
+        p.execute()
+    return pages
