@@ -8,6 +8,8 @@ each text piece NFKC-normalised, whitespace folded.
 """
 from __future__ import annotations
 
+import copy
+
 import json
 import re
 import threading
@@ -263,3 +265,17 @@ def drop_keeping_tail(el) -> None:
         else:
             parent.text = (parent.text or "") + el.tail
     parent.remove(el)
+
+
+def without_elements(node, find, wanted):
+    """A copy of `node` without the elements `find(node)` lists that `wanted(el)` accepts (found
+    again on the copy by their places in `find`'s list); `node` itself where none is accepted,
+    or where the copy would hold no text."""
+    cut = [i for i, el in enumerate(find(node)) if wanted(el)]
+    if not cut:
+        return node
+    out = copy.deepcopy(node)
+    found = find(out)
+    for i in cut:
+        drop_keeping_tail(found[i])
+    return out if "".join(out.itertext()).strip() else node

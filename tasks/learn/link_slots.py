@@ -10,10 +10,9 @@ is made of links on that page too (tasks.extract.post).
 """
 from __future__ import annotations
 
-import copy
 from collections import Counter
 
-from tasks.fetch.html import drop_keeping_tail
+from tasks.fetch.html import without_elements
 
 __all__ = ["link_slots", "without_link_slots"]
 
@@ -80,11 +79,4 @@ def without_link_slots(node, slots: list[str] | None):
     if node is None or not slots or isinstance(node, str):
         return node
     keys = set(slots)
-    cut = [i for i, el in enumerate(_lines(node)) if signature(el) in keys]
-    if not cut:
-        return node
-    out = copy.deepcopy(node)
-    lines = _lines(out)
-    for i in cut:
-        drop_keeping_tail(lines[i])
-    return out if _text_len(out) else node
+    return without_elements(node, _lines, lambda el: signature(el) in keys)

@@ -9,10 +9,9 @@ word for word on most of them is the template's; the blog's content rule keeps t
 """
 from __future__ import annotations
 
-import copy
 from collections import Counter
 
-from tasks.fetch.html import drop_keeping_tail
+from tasks.fetch.html import without_elements
 from tasks.text.similarity import normalize_text
 
 __all__ = ["template_blocks", "without_template", "BLOCKS"]
@@ -78,13 +77,4 @@ def without_template(node, template: list[str] | None):
     if node is None or not template or isinstance(node, str):
         return node
     keys = set(template)
-    cut = [i for i, el in enumerate(_blocks(node)) if _key(el) in keys]
-    if not cut:
-        return node
-    out = copy.deepcopy(node)
-    blocks = _blocks(out)
-    for i in cut:
-        drop_keeping_tail(blocks[i])
-    if not normalize_text("".join(out.itertext())):
-        return node
-    return out
+    return without_elements(node, _blocks, lambda el: _key(el) in keys)

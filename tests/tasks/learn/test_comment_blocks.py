@@ -168,12 +168,18 @@ def test_a_name_shown_in_one_of_two_tags_is_read_in_every_block():
                 + "".join(block(i, n, linked) for i, (n, linked) in enumerate(order)) + "</div></div></body></html>")
         root = parse_html(html, f"{O}/2013/02/1{k}/wpis-{k}/")
         pages.append((root, root.xpath("//div[@class='post_header']")[0]))
+    _reads_names_and_days(pages, people, "/2013/02/1{k}/wpis-{k}/", "2013-02-")
+
+
+def _reads_names_and_days(pages, people, path: str, day: str):
+    """The rule learned on `pages` (page k lists `people` rotated by k) reads every name, in order, and a day."""
     rule = learn_comment_blocks(pages)
     assert rule is not None
-    for (root, _), k in zip(pages, range(2)):
-        got = extract_comments(root, rule, f"{O}/2013/02/1{k}/wpis-{k}/", f"{O}/2013/02/1{k}/wpis-{k}/")
+    for k, (root, _) in enumerate(pages):
+        url = O + path.format(k=k)
+        got = extract_comments(root, rule, url, url)
         assert [c["author"] for c in got] == [n for n, _ in people[k:] + people[:k]]
-        assert all(c["published"] and c["published"].startswith("2013-02-") for c in got)
+        assert all(c["published"] and c["published"].startswith(day) for c in got)
 
 
 def test_a_name_printed_as_text_beside_its_date_link_is_the_name():
@@ -197,9 +203,4 @@ def test_a_name_printed_as_text_beside_its_date_link_is_the_name():
                 + "".join(block(i, n, linked) for i, (n, linked) in enumerate(order)) + "</ul></div></body></html>")
         root = parse_html(html, f"{O}/2008/01/1{k}/wpis-{k}/")
         pages.append((root, root.xpath("//div[@id='cn']")[0]))
-    rule = learn_comment_blocks(pages)
-    assert rule is not None
-    for (root, _), k in zip(pages, range(3)):
-        got = extract_comments(root, rule, f"{O}/2008/01/1{k}/wpis-{k}/", f"{O}/2008/01/1{k}/wpis-{k}/")
-        assert [c["author"] for c in got] == [n for n, _ in people[k:] + people[:k]]
-        assert all(c["published"] and c["published"].startswith("2008-01-1") for c in got)
+    _reads_names_and_days(pages, people, "/2008/01/1{k}/wpis-{k}/", "2008-01-1")
