@@ -280,6 +280,7 @@ def listed_links(root, base_url: str, is_post) -> set[str]:
         except ValueError:
             continue
         slots[_slot(a)].add(url)
+        slots["tags:" + _slot(a, classes=False)].add(url)  # items whose classes name each one (post-12 category-x)
     out: set[str] = set()
     for urls in slots.values():
         posts = sum(bool(is_post(u)) for u in urls)
@@ -288,13 +289,14 @@ def listed_links(root, base_url: str, is_post) -> set[str]:
     return out
 
 
-def _slot(el) -> str:
+def _slot(el, classes: bool = True) -> str:
     """An element's place in the template: its ancestors' tags and classes, no positions, an
     ancestor repeated in a row counted once (a listing whose unclosed item nests the next in
-    it, as Blogger's `div.date-outer`, puts each of its links one level deeper)."""
+    it, as Blogger's `div.date-outer`, puts each of its links one level deeper); `classes` false:
+    the tags alone (a listing whose items' classes name each item: WordPress's post-12 category-x)."""
     parts: list[str] = []
     while el is not None and isinstance(el.tag, str):
-        part = f"{el.tag}.{'.'.join(sorted((el.get('class') or '').split()))}"
+        part = f"{el.tag}.{'.'.join(sorted((el.get('class') or '').split()))}" if classes else el.tag
         if not parts or parts[-1] != part:
             parts.append(part)
         el = el.getparent()

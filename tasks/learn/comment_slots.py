@@ -53,7 +53,10 @@ def is_name(t: str) -> bool:
     if not (0 < len(t) <= NAME_CHARS and words(t) <= NAME_WORDS):
         return False
     digits = sum(ch.isdigit() for ch in t)
-    return digits <= 0.3 * len(t.replace(" ", "")) and not is_date_text(t)
+    letters = sum(ch.isalpha() for ch in t)
+    size = len(t.replace(" ", ""))  # a handle may be half digits ("yt75"), with letters first
+    return (digits <= 0.3 * size or (digits <= 0.5 * size and letters >= 2 and t[:1].isalpha())) \
+        and not is_date_text(t)
 
 
 def is_said(t: str) -> bool:
@@ -223,14 +226,21 @@ def _affixes(names: list[str]) -> dict:
     if len(split) < 3:
         return out
     for key, pick in (("author_suffix", -1), ("author_prefix", 0)):
-        common = Counter(w[pick] for w in split if len(w) > 1)
-        if common:
+        words, left = [], split
+        for _ in range(MAX_AFFIX_WORDS):  # "Ann dit :": ":", then "dit"
+            common = Counter(w[pick] for w in left if len(w) > 1)
+            if not common:
+                break
             word, n = common.most_common(1)[0]
             # what is left once the word is cut must read as names ("Reader 7" is a name, "7" none)
-            rest = [" ".join(w[:-1] if pick == -1 else w[1:]) for w in split if len(w) > 1 and w[pick] == word]
-            if n >= 0.9 * len(split) and len(set(" ".join(w) for w in split)) > 1 \
-                    and sum(map(is_name, rest)) >= 0.8 * len(rest):
-                out[key] = word
+            rest = [w[:-1] if pick == -1 else w[1:] for w in left if len(w) > 1 and w[pick] == word]
+            if not (n >= 0.9 * len(split) and len(set(" ".join(w) for w in left)) > 1
+                    and sum(is_name(" ".join(w)) for w in rest) >= 0.8 * len(rest)):
+                break
+            words.append(word)
+            left = rest
+        if words:
+            out[key] = " ".join(reversed(words) if pick == -1 else words)
     return out
 
 
@@ -244,6 +254,7 @@ def _name_nodes(own: dict):
     return found
 
 
+MAX_AFFIX_WORDS = 2  # words an affix around every name holds ("dit :", "said:")
 MAX_PAIRED = 12  # name rules tried two by two for blocks that show the name in one of two tags
 
 

@@ -152,3 +152,17 @@ def test_listed_links_of_a_listing_whose_unclosed_items_nest_each_next_one():
     root = parse_html(f'<html><body><div class="blog-posts">{items}</div></body></html>', "https://blog.test/")
     posts = {f"https://blog.test/2010/12/p{i}.html" for i in range(4)}
     assert listed_links(root, "https://blog.test/", lambda u: u in posts) == posts
+
+
+def test_listed_links_of_items_whose_classes_name_each_one():
+    """Each listed post's element carries its own id and categories as classes (held-out
+    nokto-fr: its home page's five posts were taken for menu pages and never read as posts)."""
+    from tasks.discover.candidates import listed_links
+    from tasks.fetch.html import parse_html
+
+    items = "".join(f'<article class="post-{i} type-post category-c{i}"><header><h2 class="entry-title">'
+                    f'<a href="/2014/0{i + 1}/0{i + 1}/p{i}/">P{i}</a></h2></header><p>Text {i}</p></article>'
+                    for i in range(5))
+    root = parse_html(f'<html><body><main id="main">{items}</main></body></html>', "https://blog.test/")
+    posts = {f"https://blog.test/2014/0{i + 1}/0{i + 1}/p{i}/" for i in range(5)}
+    assert listed_links(root, "https://blog.test/", lambda u: u in posts) == posts

@@ -204,3 +204,14 @@ def test_a_name_printed_as_text_beside_its_date_link_is_the_name():
         root = parse_html(html, f"{O}/2008/01/1{k}/wpis-{k}/")
         pages.append((root, root.xpath("//div[@id='cn']")[0]))
     _reads_names_and_days(pages, people, "/2008/01/1{k}/wpis-{k}/", "2008-01-1")
+
+
+def test_words_printed_after_every_name_are_cut_whatever_the_handles():
+    """ "Ann dit :" on every comment: both words go, also where some commenters are handles
+    half made of digits ("yt75": held-out nokto-fr, whose names came out as "yt75 dit")."""
+    from tasks.learn.comment_slots import _affixes
+
+    names = ["Alexandre Girardot dit :", "Clément Latzarus dit :", "yt75 dit :", "yt75 dit :", "jcgarnier dit :",
+             "yt75 dit :", "Val dit :"]
+    assert _affixes(names) == {"author_suffix": "dit :"}
+    assert _affixes(["Reader 7", "Reader 8", "Reader 9"]) == {}  # what is left must still read as names
