@@ -31,6 +31,7 @@ from itertools import combinations
 from tasks.fetch.html import html_block_text, html_to_text, parse_html
 from tasks.learn.narrow import narrowed_content
 from tasks.learn.rules import apply_rule
+from tasks.learn.authors import person_like
 from tasks.learn.link_slots import link_slots
 from tasks.learn.template_blocks import template_blocks
 from tasks.text.similarity import dice, normalize_text
@@ -40,6 +41,7 @@ __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
 MIN_PAGES = 3  # fewer training pages are no evidence either way
 SAME_TITLE = 1 / 3  # a title rule giving one text on more than this share of pages reads the site's name
 SAME_DATE = 0.5  # one day on more than this share of pages: a build or copyright date
+FOUND_AUTHOR = 1 / 3  # an author rule that finds a name on fewer training pages finds the template's odd line
 SHARED_CONTENT = 0.6  # mean token F1 between two pages' content above this: the template, not a post
 CONTENT_OK = 0.8  # token F1 with the feed's full content that counts as the post's content
 REWORDED = 0.5  # Dice of bigrams above which a title is the feed's reworded (the paper's measure)
@@ -114,6 +116,12 @@ def _in_comments(rule: str, roots: list) -> str | None:
 def _implausible(field: str, values: list) -> str | None:
     """Why the rule's values on the training pages are no post's own value, or None."""
     got = [v for v in values if v]
+    if field == "author" and len(values) >= MIN_PAGES:
+        names = [n for v in got for n in (v if isinstance(v, list) else [v]) if n]
+        if len(got) < FOUND_AUTHOR * len(values):
+            return f"finds a name on {len(got)} of {len(values)} training pages only"
+        if sum(map(person_like, names)) < 0.5 * len(names):
+            return f"reads no person's name on most training pages ({names[0][:40]!r})"
     if len(got) < MIN_PAGES:
         return None
     if field == "title":
