@@ -197,6 +197,32 @@ def _page_date(root) -> str | None:
     return None
 
 
+TITLE_DATE_CHARS = 80  # a date line beside the title is short ("Category · 2007年05月14日")
+TITLE_DATE_NODES = 6  # elements after the title looked at
+
+
+def _date_by_title(title_node, lang: str | None = None) -> str | None:
+    """A date printed just after the post's title, in its header (the title's parent): a short
+    element after the title whose text reads as a date. A blog whose date rule read the comments'
+    dates (held-out ytti-ja without a feed) still has its posts' days where its header shows them."""
+    if title_node is None or isinstance(title_node, str):
+        return None
+    node = title_node
+    while node.getparent() is not None and node.getnext() is None and node.getparent().tag not in ("body", "html"):
+        node = node.getparent()  # (a title link inside its heading: the heading's siblings)
+    looked = 0
+    for sib in node.itersiblings():
+        if not isinstance(sib.tag, str):
+            continue
+        looked += 1
+        if looked > TITLE_DATE_NODES:
+            break
+        text = node_text(sib)
+        if text and len(text) <= TITLE_DATE_CHARS and (d := parse_date(text, lang)):
+            return d
+    return None
+
+
 def _page_title(root) -> str | None:
     for probe in _TITLE_PROBES[1:]:
         title = (_rule_first(root, probe) or (None, ""))[1]
@@ -309,7 +335,7 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
         "published": published,
         "sources": _rule_sources(title_source, bool(text), authors_source, bool(published)),
     }
-    signs = {"title": lambda: _page_title(root), "published": lambda: _page_date(root),
+    signs = {"title": lambda: _page_title(root), "published": lambda: _page_date(root) or _date_by_title(title_node, lang),
              "authors": lambda: page_authors(root, raw)}
     learned = ("authors",) if author_rules else ()
     return _url_day_kept(complete(found, root, page_url, entry, blog, signs, lang, learned), page_url)

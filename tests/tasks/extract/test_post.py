@@ -112,3 +112,15 @@ def test_a_post_without_the_inner_wrapper_is_read_from_its_named_container():
     assert extract_post(listing, "http://b.test/x", rules)["content_text"] is None
     assert _parent_rule("/html/body/div/div[2]/div[1]") is None and _parent_rule("//*[@id='x']") is None
     assert _parent_rule("//*[@id='content']/div[1]") == "//*[@id='content']"
+
+
+def test_a_date_printed_beside_the_title_where_no_rule_reads_one():
+    """Held-out ytti-ja without a feed: its date rule read the comments' dates and was dropped;
+    the day its header prints beside the title is the post's."""
+    from tasks.extract.post import extract_post
+
+    html = ("<html><body><div class='entry-title'><h2>Menu部分作成</h2><div class='cat'>ブログ構築過程 2007年05月14日</div>"
+            "</div><div class='entry-body'><p>" + "本文です。" * 30 + "</p></div>"
+            "<div class='comments'><span class='comment-date'>2007年05月15日 15:16</span></div></body></html>")
+    rules = {"title": {"rule": "//div[@class='entry-title']/h2"}, "content": {"rule": "//div[@class='entry-body']"}}
+    assert extract_post(html, "http://b.test/blog/2007/05/menu.html", rules)["published"] == "2007-05-14"
