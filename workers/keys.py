@@ -63,7 +63,7 @@ class Keys:
         # more of it and no post; the parts cut (family -> that count when cut)
         self.barren = f"{c}:barren"  # hash: family -> pages in a row
         self.cut = f"{c}:cut"  # hash: family -> pages in a row when it was cut
-        self.inlist = f"{c}:inlist"  # set: urls a listing slot of a page read lists (tasks/discover/unlisted.py)
+        self.inlist = f"{c}:inlist"  # hash: page url -> JSON its slots of links (tasks/discover/unlisted.py)
 
     def fetched(self, scope: str | None = None) -> str:
         """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""

@@ -299,8 +299,10 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # family ('': not counted), the limit, how many kin and post indices, the indices (1-based, of
 # the estimates: the page's urls of its own family, and those that are posts), then how many
 # sub-pages the page's step read (its comment pages, its comment feed) and their urls, then a new
-# token of the crawl's cut parts (written when this page cuts one: workers/facts.py).
-# KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py).
+# token of the crawl's cut parts (written when this page cuts one: workers/facts.py), then the
+# page's slots of links that may list posts, as JSON ('': none; issue 30).
+# KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py);
+# KEY 17: the pages' slots of links (`inlist`).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
 # urls queued, finished, {handed urls}, written (1: the links are in the seen set now), barren
 # pages in a row when this page cut its family (else 0)}, or
@@ -373,6 +375,8 @@ if nr > 0 then
 end
 -- a part of the site cut now: the crawl's copies of its cut parts are out of date (workers/facts.py)
 if cut > 0 then set(c, 'facts:cut', ARGV[r0 + nr + 1]) end
+-- (issue 30) the page's slots of links that may list posts, judged when the crawl ends
+if ARGV[r0 + nr + 2] and ARGV[r0 + nr + 2] ~= '' then redis.call('HSET', KEYS[17], url, ARGV[r0 + nr + 2]) end
 local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), l, c.sequence)
 if seq ~= c.sequence then set(c, 'sequence', seq) end
 if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end

@@ -107,12 +107,12 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
     sample = None if post else len(set(posts))
-    if not post and not update.since_of(ctx):  # issue 30: what the blog lists, judged at the crawl's end
-        discovered.note_listed(rt, crawl_id, page, ctx["blog"].get("pattern"), ctx.get("patterns"))
+    # issue 30: what the blog lists, judged at the crawl's end
+    listed = discovered.listed_on(page) if not post and not update.since_of(ctx) else None
     # issue 35: an update crawl follows only the links that may lead to something new
     posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post,
                                           published=(record or extracted or {}).get("published"), page=page)
-    _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered)
+    _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered, listed)
     return result
 
 
@@ -380,7 +380,7 @@ def _in_window(record: dict, options: dict, since: str | None) -> bool:
 
 def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[str], list[str]],
          sample: int | None, record: dict | None, result: dict, chain: Chain | None,
-         ordered: dict | None = None) -> None:
+         ordered: dict | None = None, listed: list[list[str]] | None = None) -> None:
     """The page's writes in one round trip (State.end_page): a post's record (archived where new
     or changed), or the page's `sample` (its post links), its links queued, the page done; the
     next pages handed out (in a task's `chain`: set there at once, so that a failure after
@@ -403,7 +403,7 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
-                           seen=[final] if final != url else None, trap=found.trap, read=read,
+                           seen=[final] if final != url else None, trap=found.trap, read=read, listed=listed,
                            **_handing(rt, crawl_id, options, chain))
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)

@@ -270,8 +270,26 @@ def listed_links(root, base_url: str, is_post) -> set[str]:
     beside links that are posts (`is_post`: by the blog's pattern; a few of them, or most of
     the slot). A page the menu names and the listing lists too (a post the menu points at) is
     a listed post, not only a page of the menu."""
+    out: set[str] = set()
+    for urls in listing_slots(root, base_url):
+        if lists_posts(urls, is_post):
+            out |= set(urls)
+    return out
+
+
+def lists_posts(urls, is_post) -> bool:
+    """Is a slot of links a post listing: a few posts, or mostly posts?"""
+    posts = sum(bool(is_post(u)) for u in urls)
+    return len(urls) >= MIN_LISTED and (posts >= MIN_LISTED or posts * 2 > len(urls))
+
+
+def listing_slots(root, base_url: str) -> list[list[str]]:
+    """The page's slots of links outside its menus, by the chain of tags and classes above each
+    link and by its tags alone (items whose classes name each one: post-12 category-x), with
+    MIN_LISTED links at least, each in document order: what may be a listing, before anyone
+    knows which links are posts."""
     menus = {a for block in _menus(root, base_url) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
-    slots: dict[str, set[str]] = defaultdict(set)
+    slots: dict[str, dict[str, None]] = defaultdict(dict)
     for a in root.xpath("//a[@href]"):
         if a in menus:
             continue
@@ -279,13 +297,14 @@ def listed_links(root, base_url: str, is_post) -> set[str]:
             url = canonical(urllib.parse.urljoin(base_url, a.get("href")))
         except ValueError:
             continue
-        slots[_slot(a)].add(url)
-        slots["tags:" + _slot(a, classes=False)].add(url)  # items whose classes name each one (post-12 category-x)
-    out: set[str] = set()
+        slots[_slot(a)][url] = None
+        slots["tags:" + _slot(a, classes=False)][url] = None
+    out, seen = [], set()
     for urls in slots.values():
-        posts = sum(bool(is_post(u)) for u in urls)
-        if len(urls) >= MIN_LISTED and (posts >= MIN_LISTED or posts * 2 > len(urls)):
-            out |= urls
+        key = tuple(urls)
+        if len(urls) >= MIN_LISTED and key not in seen:
+            seen.add(key)
+            out.append(list(urls))
     return out
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from tasks.discover.candidates import lists_posts
+
 MIN_POSTS = 10  # records before the listings' cover means anything
 MIN_COVER = 0.9  # share of the records the listings list, before the rest count as pages
 MAX_SHARE = 0.1  # at most this share of the records is ever turned into pages
@@ -30,14 +32,21 @@ def url_form(url: str) -> str:
     return f"{host}{':' + str(p.port) if p.port else ''}{path}" + (f"?{p.query}" if p.query else "")
 
 
-def unlisted(records: list[str], listed: set[str] | list[str], min_posts: int = MIN_POSTS,
+def unlisted(records: list[str], slots: list[list[str]], min_posts: int = MIN_POSTS,
              min_cover: float = MIN_COVER) -> list[str]:
     """The record URLs that no listing lists, where the listings list at least `min_cover` of
-    the records (and at most MAX_SHARE of them would be left); else none."""
+    the records (and at most MAX_SHARE of them would be left); else none. `slots`: the pages'
+    slots of links (tasks.discover.candidates.listing_slots), judged now that the crawl knows its
+    posts: a slot lists posts where a few of its links, or most, are records."""
     if len(records) < min_posts:
         return []
-    forms = {url_form(u) for u in listed}
-    out = [u for u in records if url_form(u) not in forms]
+    known = {url_form(u) for u in records}
+    listed: set[str] = set()
+    for urls in slots:
+        forms = [url_form(u) for u in urls]
+        if lists_posts(forms, known.__contains__):
+            listed.update(forms)
+    out = [u for u in records if url_form(u) not in listed]
     if not out or len(records) - len(out) < min_cover * len(records) or len(out) > MAX_SHARE * len(records):
         return []
     return sorted(out)

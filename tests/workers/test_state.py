@@ -1,6 +1,7 @@
 """The Redis state on a real redis-server: frontier, dispatch, finish, politeness, records."""
 from __future__ import annotations
 
+import json
 import time
 
 from workers.state import Keys, State, blog_id
@@ -393,7 +394,7 @@ def test_the_records_no_listing_lists_become_pages_when_the_crawl_ends(state, re
     posts = [f"{home}2020/01/post-{i}/" for i in range(20)]
     for u in posts + [home + "books/"]:
         state.save_record(cid, {"url": u, "kind": "post", "title": u}, u, 1000)
-    redis_client.sadd(Keys(cid).inlist, *[u.rstrip("/") for u in posts])  # as a listing links them
+    redis_client.hset(Keys(cid).inlist, home, json.dumps([[u.rstrip("/") for u in posts]]))  # as a listing links them
     before = _streamed(redis_client, cid)
     state.set_state(cid, "done")
     kinds = {r["url"]: r["kind"] for r in state.crawl_records(cid)}
@@ -412,6 +413,6 @@ def test_an_update_crawl_leaves_its_records_as_they_are(state, redis_client):
     posts = [f"{home}2020/01/post-{i}/" for i in range(20)]
     for u in posts + [home + "books/"]:
         state.save_record(cid, {"url": u, "kind": "post", "title": u}, u, 1000)
-    redis_client.sadd(Keys(cid).inlist, *posts)
+    redis_client.hset(Keys(cid).inlist, home, json.dumps([posts]))
     state.set_state(cid, "done")
     assert {r["kind"] for r in state.crawl_records(cid)} == {"post"}

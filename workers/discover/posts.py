@@ -5,7 +5,7 @@
                          becomes one, and its URL shape gains support as a further post pattern
     takes_over(...)      two URLs serving the same post (title and text) give one record
     link_pattern(...)    the main pattern and the supported further ones: which links to fetch first
-    note_listed(...)     the links a page lists in its post listing, kept for the crawl's end
+    listed_on(...)       the slots of links a page may list posts in, kept for the crawl's end
                          (tasks/discover/unlisted.py: a page no listing lists is no post)
 
 What the fetched URL is (a post by its URL, a listing, below a post) comes decided, a
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.discover.candidates import comment_feeds, listed_links, navigation_links
+from tasks.discover.candidates import comment_feeds, listed_links, listing_slots, navigation_links
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import built_at, generic_post, template_post
@@ -44,19 +44,21 @@ def link_pattern(pattern: str | None, supported: dict | None) -> str | None:
         return pattern
 
 
-MAX_NOTED = 2000  # links of one page noted as listed
+MAX_NOTED = 1000  # links of one page's slots kept for the crawl's end
+MAX_SLOTS = 40  # and slots
 
 
-def note_listed(rt, crawl_id: str, page, pattern: str | None, supported: dict | None) -> int:
-    """Note the links `page` (a page that is no post) lists in a slot of its post listing
-    (tasks.discover.candidates.listed_links, by the blog's patterns); how many."""
-    link_rx = link_pattern(pattern, supported)
-    if not link_rx:
-        return 0
-    listed = sorted(listed_links(page.root, page.final_url, lambda u: is_post(u, link_rx)))[:MAX_NOTED]
-    if listed:
-        rt.state.r.sadd(rt.keys(crawl_id).inlist, *listed)
-    return len(listed)
+def listed_on(page) -> list[list[str]]:
+    """The slots of links `page` (a page that is no post) may list posts in
+    (tasks.discover.candidates.listing_slots), capped: the page's end keeps them, and the crawl's
+    end judges them by the posts it found (tasks/discover/unlisted.py)."""
+    out, n = [], 0
+    for urls in listing_slots(page.root, page.final_url)[:MAX_SLOTS]:
+        out.append(urls[:MAX_NOTED - n])
+        n += len(out[-1])
+        if n >= MAX_NOTED:
+            break
+    return out
 
 
 def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, pattern: str | None,

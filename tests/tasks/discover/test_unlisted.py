@@ -5,25 +5,40 @@ H = "http://blog.example/"
 POSTS = [f"{H}2020/01/{i:02d}/post-{i}/" for i in range(1, 31)]
 
 
+def _pages(*urls):
+    """Listing pages of ten posts each, as tasks.discover.candidates.listing_slots gives them."""
+    urls = list(urls)
+    return [urls[i:i + 10] for i in range(0, len(urls), 10)]
+
+
 def test_a_page_no_listing_lists_is_told_where_the_listings_list_the_rest():
     records = POSTS + [H + "books/", H + "privacy/app/"]
-    assert unlisted(records, set(POSTS)) == [H + "books/", H + "privacy/app/"]
+    slots = _pages(*POSTS) + [[H + "about/", H + "contact/", H + "privacy/"]]  # a slot of pages lists no post
+    assert unlisted(records, slots) == [H + "books/", H + "privacy/app/"]
 
 
 def test_nothing_is_concluded_where_the_listings_list_too_few():
     # older posts reached only through previous/next links: the listings list the newest ten
-    assert unlisted(POSTS, set(POSTS[:10])) == []
+    assert unlisted(POSTS, _pages(*POSTS[:10])) == []
 
 
 def test_a_few_records_prove_nothing():
-    assert unlisted(POSTS[:5] + [H + "about/"], set(POSTS[:5])) == []
+    assert unlisted(POSTS[:5] + [H + "about/"], _pages(*POSTS[:5])) == []
 
 
 def test_the_same_url_written_otherwise_is_listed():
-    listed = {u.replace("http://", "https://www.").rstrip("/") for u in POSTS[:-1]} | {POSTS[-1] + "index.html"}
-    assert unlisted(POSTS, listed) == []
+    listed = [u.replace("http://", "https://www.").rstrip("/") for u in POSTS[:-1]] + [POSTS[-1] + "index.html"]
+    assert unlisted(POSTS, _pages(*listed)) == []
     assert url_form("https://www.blog.example/a/index.html#x") == url_form("http://blog.example/a")
 
 
 def test_a_query_names_another_page():
     assert url_form(H + "?p=1") != url_form(H + "?p=2")
+
+
+def test_a_slot_is_judged_by_the_posts_the_crawl_found_in_the_end():
+    """A section's listing read before any of its posts was known still lists them: its slot
+    is judged when the crawl ends, against every record."""
+    section = [f"{H}travel/trip-{i}/" for i in range(6)]
+    records = POSTS + section + [H + "books/"]
+    assert unlisted(records, _pages(*POSTS) + [section]) == [H + "books/"]

@@ -268,13 +268,14 @@ def test_records_validate_against_the_schema(stream_state):
         jsonschema.validate(rec, SCHEMA)
     streamed = [r for _, _, r in sinks.stream_entries(stream_state.r, "dddd-1")]
     jsonschema.validate(streamed[0], SCHEMA)
+    jsonschema.validate(dict(full, kind="page", kind_note="listed by none of the blog's listings"), SCHEMA)
 
     def broken(change):
         rec = copy.deepcopy(full)
         change(rec)
         return rec
 
-    for bad in (broken(lambda r: r.pop("media")), broken(lambda r: r.update(kind="page")),
+    for bad in (broken(lambda r: r.pop("media")), broken(lambda r: r.update(kind="comment")),
                 broken(lambda r: r["media"][0].update(sha256="xyz")),
                 broken(lambda r: r["media"][0].update(path="/etc/passwd")),
                 broken(lambda r: r.update(published="last Tuesday")),
