@@ -17,7 +17,6 @@ from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
 
-from tasks.text.jalali import jalali_date
 from tasks.text.month_words import MONTH_WORDS
 
 __all__ = ["renderings", "parse_date"]
@@ -348,10 +347,6 @@ def _fast(text: str, lang: str | None) -> str | None:
     m = _ISO.search(text)
     if m:
         return _iso_date(text, m)
-    solar = jalali_date(text)
-    if solar:
-        time, tz = _time_after(text, solar[3])
-        return _fmt(*solar[:3], time, tz)
     out = _rfc822_date(text) or _month_name_date(text)
     if out:
         return out

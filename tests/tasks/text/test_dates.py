@@ -150,17 +150,3 @@ def test_a_month_name_two_languages_give_different_months_is_not_guessed():
     """"listopad" is November in Polish and Czech, October in Croatian: no fast-path guess."""
     from tasks.text.month_words import MONTH_WORDS
     assert "listopad" not in MONTH_WORDS and MONTH_WORDS["lutego"] == 2
-
-
-def test_solar_hijri_dates_as_persian_blogs_print_them():
-    """A Persian blog's listing prints "۱۶ بهمن ۱۳۹۶" (its posts' days in the Solar Hijri calendar)."""
-    from tasks.text.dates import parse_date
-
-    assert parse_date("۱۶ بهمن ۱۳۹۶") == "2018-02-05"
-    assert parse_date("دوشنبه ۰۵ بهمن ۱۳۹۶") == "2018-01-25"  # a weekday before it
-    assert parse_date("۲۶ آذر ۱۳۹۶ ۱۴:۳۰") == "2017-12-17T14:30:00"
-    assert parse_date("1 فروردین 1400") == "2021-03-21"  # the new year, in ASCII digits
-    assert parse_date("۱۳۹۶/۱۱/۱۶") == "2018-02-05"
-    assert parse_date("16 حوت 1399") == "2021-03-06"  # Dari month names
-    assert parse_date("۳۱ اسفند ۱۳۹۶") is None  # no such day (1396 is no leap year)
-    assert parse_date("2014/03/09") == "2014-03-09"  # a Gregorian date stays one
