@@ -52,8 +52,9 @@ class LoopbackServer:
     """Serve `routes` on 127.0.0.1 (or another loopback address, `host`: one per blog, as real
     blogs are on hosts of their own) on a free port for the life of the `with` block."""
 
-    def __init__(self, routes: Handler | dict[str, Reply], host: str = "127.0.0.1"):
+    def __init__(self, routes: Handler | dict[str, Reply], host: str = "127.0.0.1", port: int = 0):
         self.host = host
+        self._port = port  # 0: the kernel picks a free one as the socket binds (no race for it)
         if isinstance(routes, dict):
             table = routes
             routes = lambda req: table.get(req.path) or table.get(req.split.path) or Reply(404, "not found")
@@ -114,7 +115,7 @@ class LoopbackServer:
 
             do_HEAD = do_GET
 
-        self.server = http.server.ThreadingHTTPServer((self.host, 0), H)  # the kernel's pick: no race for it
+        self.server = http.server.ThreadingHTTPServer((self.host, self._port), H)
         self.port = self.server.server_address[1]
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

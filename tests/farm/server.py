@@ -25,22 +25,12 @@ class FarmServer:
         self.faults = Faults(faults)
         self._lock = threading.RLock()
         self.host = host
-        self._server = LoopbackServer(self.handle, host=host)
-        self._port = port
+        self._server = LoopbackServer(self.handle, host=host, port=port or 0)
 
     # ---------------------------------------------------------------- lifecycle
 
     def __enter__(self) -> "FarmServer":
-        if self._port:
-            import tests.httpd as httpd
-            orig = httpd.free_port
-            httpd.free_port = lambda host="127.0.0.1": self._port
-            try:
-                self._server.__enter__()
-            finally:
-                httpd.free_port = orig
-        else:
-            self._server.__enter__()
+        self._server.__enter__()
         # headers and body go out in two writes; without TCP_NODELAY each keep-alive
         # request waits ~40 ms for the client's delayed ACK (Nagle)
         self._server.server.RequestHandlerClass.disable_nagle_algorithm = True
