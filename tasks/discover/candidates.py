@@ -283,10 +283,10 @@ def lists_posts(urls, is_post) -> bool:
     return len(urls) >= MIN_LISTED and (posts >= MIN_LISTED or posts * 2 > len(urls))
 
 
-def listing_slots(root, base_url: str) -> list[list[str]]:
+def listing_slots(root, base_url: str, least: int = MIN_LISTED) -> list[list[str]]:
     """The page's slots of links outside its menus, by the chain of tags and classes above each
     link and by its tags alone (items whose classes name each one: post-12 category-x), with
-    MIN_LISTED links at least, each in document order: what may be a listing, before anyone
+    `least` links at least, each in document order: what may be a listing, before anyone
     knows which links are posts."""
     menus = {a for block in _menus(root, base_url) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
     slots: dict[str, dict[str, None]] = defaultdict(dict)
@@ -302,7 +302,7 @@ def listing_slots(root, base_url: str) -> list[list[str]]:
     out, seen = [], set()
     for urls in slots.values():
         key = tuple(urls)
-        if len(urls) >= MIN_LISTED and key not in seen:
+        if len(urls) >= least and key not in seen:
             seen.add(key)
             out.append(list(urls))
     return out

@@ -44,7 +44,8 @@ def unlisted(records: list[str], slots: list[list[str]], min_posts: int = MIN_PO
     listed: set[str] = set()
     for urls in slots:
         forms = [url_form(u) for u in urls]
-        if lists_posts(forms, known.__contains__):
+        if lists_posts(forms, known.__contains__) or (forms and all(f in known for f in forms)):
+            # (a short slot whose every link is a post: a date archive of a month with one or two)
             listed.update(forms)
     out = [u for u in records if url_form(u) not in listed]
     if not out or len(records) - len(out) < min_cover * len(records) or len(out) > MAX_SHARE * len(records):

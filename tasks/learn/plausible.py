@@ -41,6 +41,7 @@ __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
 MIN_PAGES = 3  # fewer training pages are no evidence either way
 SAME_TITLE = 1 / 3  # a title rule giving one text on more than this share of pages reads the site's name
 SAME_DATE = 0.5  # one day on more than this share of pages: a build or copyright date
+_HANDLE = re.compile(r"\s*[(\[][^)\]]*[)\]]?")  # "Andreas Renberg (IQAndreas)": the name beside a handle
 FOUND_AUTHOR = 1 / 3  # an author rule that finds a name on fewer training pages finds the template's odd line
 SHARED_CONTENT = 0.6  # mean token F1 between two pages' content above this: the template, not a post
 CONTENT_OK = 0.8  # token F1 with the feed's full content that counts as the post's content
@@ -113,14 +114,16 @@ def _in_comments(rule: str, roots: list) -> str | None:
     return None
 
 
-def _implausible(field: str, values: list) -> str | None:
-    """Why the rule's values on the training pages are no post's own value, or None."""
+def _implausible(field: str, values: list, pseudo: bool = False) -> str | None:
+    """Why the rule's values on the training pages are no post's own value, or None. `pseudo`:
+    the entries are read off the pages (no feed), so a page where the rule finds nothing has no
+    author from the feed either."""
     got = [v for v in values if v]
     if field == "author" and len(values) >= MIN_PAGES:
         names = [n for v in got for n in (v if isinstance(v, list) else [v]) if n]
-        if len(got) < FOUND_AUTHOR * len(values):
+        if pseudo and len(got) < FOUND_AUTHOR * len(values):
             return f"finds a name on {len(got)} of {len(values)} training pages only"
-        if sum(map(person_like, names)) < 0.5 * len(names):
+        if names and sum(person_like(_HANDLE.sub("", n).strip() or n) for n in names) < 0.5 * len(names):
             return f"reads no person's name on most training pages ({names[0][:40]!r})"
     if len(got) < MIN_PAGES:
         return None
@@ -216,7 +219,8 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
         if not isinstance(v, dict) or not v.get("rule"):
             continue
         why = _in_comments(v["rule"], roots if field != "content" else [])
-        why = why or _implausible(field, [own[field] for (own, _), _ in readings])
+        why = why or _implausible(field, [own[field] for (own, _), _ in readings],
+                                  pseudo=all(entry.get("pseudo") for _, _, entry in pages))
         why = why or _loses(field, readings)
         if why:
             out[field] = dict(v, use="generic")

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from tasks.discover.candidates import comment_feeds, listed_links, listing_slots, navigation_links
+from tasks.discover.announced import _archive_key
+from tasks.discover.candidates import MIN_LISTED, comment_feeds, listed_links, listing_slots, navigation_links
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import built_at, generic_post, template_post
@@ -52,8 +53,9 @@ def listed_on(page) -> list[list[str]]:
     """The slots of links `page` (a page that is no post) may list posts in
     (tasks.discover.candidates.listing_slots), capped: the page's end keeps them, and the crawl's
     end judges them by the posts it found (tasks/discover/unlisted.py)."""
+    least = 1 if _archive_key(page.final_url) else MIN_LISTED  # a month's archive may list one post
     out, n = [], 0
-    for urls in listing_slots(page.root, page.final_url)[:MAX_SLOTS]:
+    for urls in listing_slots(page.root, page.final_url, least)[:MAX_SLOTS]:
         out.append(urls[:MAX_NOTED - n])
         n += len(out[-1])
         if n >= MAX_NOTED:

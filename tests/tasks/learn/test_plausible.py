@@ -69,3 +69,15 @@ def test_a_title_rewording_the_feeds_seo_title_agrees_with_it():
     assert _same_title("post 3", "Post 3")
     assert not _same_title("Post 3 | The Blog", "Post 3")  # the title with more around it
     assert not _same_title("The Blog", "Post 3")
+
+
+def test_an_author_rule_is_judged_by_the_names_it_reads():
+    """A name beside its handle is a name ("Andreas Renberg (IQAndreas)"); a sentence is none,
+    and a rule that finds a name on few pages read off the pages themselves (no feed) is none."""
+    from tasks.learn.plausible import _implausible
+
+    assert _implausible("author", [["Andreas Renberg (IQAndreas)"]] * 5) is None
+    assert _implausible("author", [["Dit is het toilet wat we uitgezocht hebben"], ["Frans is aan het metselen"],
+                                   ["Een uur later zag het er echter heel anders uit"], None]) is not None
+    assert _implausible("author", [["Janny"], None, None, None, None, None], pseudo=True) is not None
+    assert _implausible("author", [["Janny"], None, None, None, None, None]) is None  # a feed gave the others
