@@ -16,7 +16,7 @@ YEAR_MONTH = re.compile(r"(?:^|[/=_-])((?:19|20)\d\d)(?:[/_-]?(0[1-9]|1[0-2]))?(
 MAX_LINKS = 5000
 
 
-def _archive_key(href: str) -> tuple[str, str] | None:
+def archive_key(href: str) -> tuple[str, str] | None:
     """("month"|"year", "YYYY[-MM]") for a link to a date archive, else None."""
     parts = urlsplit(href)
     text = parts.path + ("?" + parts.query if parts.query else "")
@@ -48,7 +48,7 @@ def archive_widget_total(root) -> int | None:
     for a in root.iterfind(".//a[@href]"):
         if len(found["month"]) + len(found["year"]) > MAX_LINKS:
             break
-        key = _archive_key(a.get("href") or "")
+        key = archive_key(a.get("href") or "")
         if key is None:
             continue
         m = COUNT_AFTER.match(_text_after(a)) or COUNT.search("".join(a.itertext()))

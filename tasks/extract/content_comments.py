@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 
+from tasks.extract.footer import MEDIA
 from tasks.fetch.html import block_text, drop_keeping_tail, node_text, to_html
 from tasks.learn.comment_nodes import is_ancestor
 from tasks.learn.rules import apply_rule
@@ -45,7 +46,6 @@ def comment_area(content, blocks: list):
 
 HEAD_CHARS = 40  # a short element just before the comments is their heading ("Comments")
 NOTE_CHARS = 200  # what follows the comments to the content's end, at most, is their note ("Comments are closed")
-MEDIA = ("img", "video", "audio", "iframe", "object", "embed", "picture")
 
 
 def _with_edges(content, area) -> list:

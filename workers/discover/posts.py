@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.discover.announced import _archive_key
+from tasks.discover.announced import archive_key
 from tasks.discover.candidates import MIN_LISTED, comment_feeds, listed_links, listing_slots, navigation_links
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
@@ -53,7 +53,7 @@ def listed_on(page) -> list[list[str]]:
     """The slots of links `page` (a page that is no post) may list posts in
     (tasks.discover.candidates.listing_slots), capped: the page's end keeps them, and the crawl's
     end judges them by the posts it found (tasks/discover/unlisted.py)."""
-    least = 1 if _archive_key(page.final_url) else MIN_LISTED  # a month's archive may list one post
+    least = 1 if archive_key(page.final_url) else MIN_LISTED  # a month's archive may list one post
     out, n = [], 0
     for urls in listing_slots(page.root, page.final_url, least)[:MAX_SLOTS]:
         out.append(urls[:MAX_NOTED - n])
