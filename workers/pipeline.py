@@ -43,6 +43,7 @@ from workers.fetch import patience, rendering
 from workers.fetch.pages import html_page, not_html_message, usable
 from workers.learn.rules import learn_one, reduce
 from workers import suspects
+from workers.records import as_before
 from workers.state import Saving
 from workers.traverse import Chain, Send, dispatch, page_failed, recover, start_traversal
 
@@ -335,12 +336,15 @@ def _without_comments(rt, crawl_id: str, page: Page, rules: dict, blog: dict, ex
     return dict(extracted, content_text=cut[0], content_html=cut[1]) if cut else extracted
 
 
-def _saving(rt, record: dict, ctx: dict) -> Saving | None:
+def _saving(rt, crawl_id: str, record: dict, ctx: dict) -> Saving | None:
     """How to save the record of a post in the crawl's window (None: outside it): streamed when
-    new or changed (an unchanged post is not emitted again), one URL per body."""
+    new or changed (an unchanged post is not emitted again), one URL per body. An update crawl
+    keeps what a full crawl said of the page (`kind` "page": only a full crawl sees every listing)."""
     options = ctx["options"]
     if not _in_window(record, options, ctx["since"]):
         return None
+    if options.get("update"):
+        record = as_before(record, rt.state.record(crawl_id, record["url"]))
     return Saving(record, content_hash(record), rt.settings.stream_maxlen, listed=not options.get("update"),
                   source=ctx.get("source"), body=discovered.body_of(record))
 
@@ -406,7 +410,7 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
                            seen=[final] if final != url else None, trap=found.trap, read=read, listed=listed,
                            **_handing(rt, crawl_id, options, chain))
 
-    end = _first_of_body(rt, crawl_id, write, record, _saving(rt, record, ctx) if record else None, ctx, result)
+    end = _first_of_body(rt, crawl_id, write, record, _saving(rt, crawl_id, record, ctx) if record else None, ctx, result)
     _handed(chain, end)
     if end.get("cut"):
         traverse.report_cut(rt, crawl_id, url, source, end["cut"])

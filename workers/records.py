@@ -54,6 +54,14 @@ def unpack(raw: bytes | str | None) -> dict | None:
     return json.loads(raw)
 
 
+def as_before(record: dict, earlier: dict | None) -> dict:
+    """`record` read again by an update crawl, still a page where a full crawl found no listing
+    listing it (an update crawl reads too few listings to tell)."""
+    if earlier and earlier.get("kind") == "page" and record.get("kind") != "page":
+        return dict(record, kind="page", kind_note=earlier.get("kind_note"))
+    return record
+
+
 def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]:
     """A full crawl that read its blog to the end: its records that no listing lists, where the
     listings list nearly all the others, become pages (`kind` "page", `kind_note` why), in the

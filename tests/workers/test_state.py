@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import time
 
+from workers.records import as_before
 from workers.state import Keys, State, blog_id
 
 
@@ -404,6 +405,12 @@ def test_the_records_no_listing_lists_become_pages_when_the_crawl_ends(state, re
     assert [e["url"] for e in state.errors(cid) if e["kind"] == "not_a_post"] == [home + "books/"]
     state.retire(cid)  # the sweep retiring it again changes nothing
     assert _streamed(redis_client, cid) == before + 1
+    # an update crawl reads the page again: it stays a page (its listings are not all read then)
+    update = state.create_crawl(home, "2020-01-01", {})
+    again = as_before({"url": home + "books/", "kind": "post", "title": "books, again"}, state.record(update, home + "books/"))
+    state.save_record(update, again, home + "books/", 1000)
+    assert state.record(update, home + "books/")["kind"] == "page"
+    assert as_before({"url": posts[0], "kind": "post"}, state.record(update, posts[0]))["kind"] == "post"
 
 
 def test_an_update_crawl_leaves_its_records_as_they_are(state, redis_client):
