@@ -98,6 +98,22 @@ def _keep_param(pair: str) -> bool:
     return True
 
 
+_SAVED_QUERY = re.compile(r"%3F", re.I)
+
+
+def _without_saved_tracking(path: str) -> str:
+    """A static mirror's copy of a page under a query it drops (wget and HTTrack save
+    `post.html?showComment=1` as a file linked `post.html%3FshowComment=1.html`): the page
+    itself, where every parameter of the saved query is one `canonical` drops. Other saved
+    queries (`search%3Fupdated-max=...`, `index.html%3Fp=12.html`) name pages of their own."""
+    base, saved = _SAVED_QUERY.split(path, 1)
+    saved = urllib.parse.unquote(saved)
+    saved = re.sub(r"\.html?$", "", saved, flags=re.I)  # the extension the mirror added
+    if not base or not saved or any(_keep_param(p) for p in saved.split("&")):
+        return path
+    return base
+
+
 # URL caches hold 8,192 entries (a blog's pages repeat the same few hundred links): at 65,536
 # they grew a long-lived worker by about 80 MB across its caches (issue 22)
 @lru_cache(maxsize=8192)
@@ -117,6 +133,8 @@ def canonical(url: str) -> str:
         path = _fix_escapes(_remove_dot_segments(path), safe="/:@!$&'()*+,;=")
         if not path and netloc:
             path = "/"
+        if "%3f" in path.lower():
+            path = _without_saved_tracking(path)
         query = "&".join(_fix_escapes(p, safe="=:@!$'()*+,;/?")
                          for p in parts.query.split("&") if _keep_param(p))
         if not query:

@@ -16,6 +16,12 @@ from tasks.discover.urls import (FEATURE_NAMES, canonical, extract_links, is_pos
     ("http://blog.test/?m=1", "http://blog.test/"),  # Blogger's mobile switch
     ("http://blog.test/?m=201403", "http://blog.test/?m=201403"),  # a WordPress archive
     ("mailto:a@b.test", "mailto:a@b.test"),
+    # a static mirror's copies of a page under a dropped query are the page; other saved queries are pages
+    ("http://blog.test/2012/01/post.html%3FshowComment=1327087293586.html#c60", "http://blog.test/2012/01/post.html"),
+    ("http://blog.test/post/index.html%3freplytocom=5.html", "http://blog.test/post/"),
+    ("http://blog.test/index.html%3Fp=12.html", "http://blog.test/index.html%3Fp=12.html"),
+    ("http://blog.test/search%3Fupdated-max=2012-01-01.html", "http://blog.test/search%3Fupdated-max=2012-01-01.html"),
+    ("http://blog.test/a%3Freplytocom=5%26p=3.html", "http://blog.test/a%3Freplytocom=5%26p=3.html"),
 ])
 def test_canonical(url, expected):
     assert canonical(url) == expected
