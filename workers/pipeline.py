@@ -27,6 +27,7 @@ from tasks.extract.content_comments import content_without_comments
 from tasks.extract.footer import without_footer
 from tasks.discover.traps import capped
 from tasks.discover.traversal import feed_links, looks_like_feed, split_links
+from tasks.discover.canonical import is_listing
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
 from tasks.extract.post import extract_root, post_block, rule_of
@@ -238,7 +239,9 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
     home = blog["home"]
     link_rx = discovered.link_pattern(blog.get("pattern"), ctx.get("patterns"))
     links = extract_links(page.root, page.final_url)  # canonical already
-    posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)))
+    # a post link is the pattern's and no listing (`UrlKind.post`: /index2.html, a listing's second
+    # page, is no post though a /slug.html pattern takes it in)
+    posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)) and not is_listing(u, home))
     others += [canonical(u) for u in feed_links(page.root, page.final_url, home)]
     if blog.get("pseudo") and (permalink := declared_permalink(page.root, page.final_url, home,
                                                                discovered.site_comment_feeds(rt, crawl_id, home, blog.get("pattern")))):

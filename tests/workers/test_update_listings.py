@@ -64,6 +64,23 @@ def test_a_parked_page_past_the_listing_bound_is_left(rt):
     assert raw.get("covered") and int(raw["skip:pagination"]) == 1
 
 
+def test_the_new_posts_of_the_home_listing_page_that_reaches_past_since_are_read(rt):
+    """Its undated links, dated by what the crawl knows (a listing's printed days, feed entries):
+    the page that proves the home's listing covered stays the way to its own new posts."""
+    home = "http://upd-series-2b.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    k = Keys(cid)
+    update._read_in_series(rt, cid, (home, 2))
+    posts = [f"{home}{slug}.html" for slug in ("fresh", "newer", "older")]
+    for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01")):
+        rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
+    update.links(rt, cid, f"{home}page/3/", ctx, posts, [], post=False, published=None)
+    assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
+    assert update.before_read(rt, cid, posts[0], ctx, post=True, listing=False) is None
+    assert update.before_read(rt, cid, f"{home}elsewhere.html", ctx, post=True, listing=False) == "covered"
+
+
 def test_a_listing_running_newest_first_past_since_bounds_its_later_pages(rt):
     home = "http://upd-series-3.example/"
     cid, ctx = _crawl(rt, home)

@@ -45,7 +45,7 @@ def register(rt, crawl_id: str, listing: str, posts: list[str], days: list[str |
     pairs = list(zip(posts, days))[:MAX_LISTED]
     r = rt.state.r
     if main and pairs:
-        r.sadd(vouched, *[u for u, _ in pairs])
+        vouch(rt, crawl_id, [u for u, _ in pairs])
     if oldest_first([d for _, d in pairs]):
         pairs.reverse()  # an archive listing its posts oldest first (its known days say so): read from the bottom
     unknown = [(i, u) for i, (u, d) in enumerate(pairs) if not day_of(d)]
@@ -130,6 +130,12 @@ def place(rt, crawl_id: str, url: str) -> tuple[bool, int]:
         return i > int(cut), 0
     above = [u for u, d in json.loads(raw or "[]")[:i] if not d]
     return False, sum(v is None for v in r.hmget(days, above)) if above else 0
+
+
+def vouch(rt, crawl_id: str, urls: list[str]) -> None:
+    """The home page's listing links the posts at `urls` (a page of it judged by known days alone)."""
+    if urls:
+        rt.state.r.sadd(_keys(crawl_id)[3], *urls[:MAX_LISTED])
 
 
 def vouched(rt, crawl_id: str, url: str) -> bool:

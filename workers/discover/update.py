@@ -282,6 +282,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         scope.sort(key=lambda p: order.get(p[0], len(order)))
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
+    if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
+        listed.vouch(rt, crawl_id, [u for u, _ in scope])
     if reach:  # before the next page of the home's listing is put back (_read_in_series)
         _past(rt, crawl_id, url, home)
         others = _before_bound(rt, crawl_id, url, others)
