@@ -406,6 +406,8 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     final = canonical(page.final_url)  # (a redirect's target: read here, not to be fetched again)
 
     read = [canonical(u) for u in patience.read_along(rt, url)] if record is not None else None
+    if final != url:  # a redirect's target was read here: queued too (/about beside /about/), it is not read again
+        read = (read or []) + [final]
 
     def write(saving):
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
