@@ -359,7 +359,7 @@ class BrowserPool:
     # -- rendering
 
     def render(self, url: str, load_more_selectors=DEFAULT_LOAD_MORE, max_clicks: int = 20,
-               wait_selector: str | None = None, comment_frames=COMMENT_FRAMES) -> dict:
+               wait_selector: str | None = None, comment_frames=COMMENT_FRAMES, document: str | None = None) -> dict:
         """The page at `url` as rendered: {"url" (final), "html" (DOM outerHTML, comment
         iframes inlined), "clicks", "elapsed" (s), "status" (HTTP status or None), "session",
         "resources", "refused", "resources_dropped"}.
@@ -369,7 +369,9 @@ class BrowserPool:
         headers, content base64, fetched_at ...; `Response.from_dict` gives it back for the
         WARC), "refused" what the guard refused (`FetchError.to_dict()`), "resources_dropped"
         how many were served but not kept (over the pool's `record_bytes`). HTTPS resources
-        pass through CONNECT tunnels and are not recorded.
+        pass through CONNECT tunnels and are not recorded. `document`: the page's HTML as the
+        crawler read it (through the guard), served to the browser for `url` in place of a
+        second request to the blog (not recorded again).
 
         Raises RenderTimeout when the page or its scripts exceed the pool's timeouts and
         RenderError otherwise; the pool stays usable either way. A crash (the browser or
@@ -389,7 +391,7 @@ class BrowserPool:
                     s = self._new_session(url)
                 try:
                     out = self._render(s, url, tuple(load_more_selectors or ()), max_clicks,
-                                       wait_selector, tuple(comment_frames or ()))
+                                       wait_selector, tuple(comment_frames or ()), document)
                 except RenderError:
                     s.pages += 1
                     raise
@@ -466,15 +468,21 @@ class BrowserPool:
                 drv.execute_script(_SPENT)  # a button that loads nothing: don't click it again
         return clicks
 
-    def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
+    def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames, document=None) -> dict:
         with _MemoryWatch(s, self.max_renderer_bytes, self.max_renderer_growth):
-            return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames)
+            return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames, document)
 
-    def _render_watched(self, s: _Session, url, selectors, max_clicks, wait_selector, frames) -> dict:
+    def _render_watched(self, s: _Session, url, selectors, max_clicks, wait_selector, frames, document=None) -> dict:
         t0 = time.monotonic()
         deadline = t0 + self.page_load_timeout + 4 * self.script_timeout
         drv = s.driver
-        self._load(s, url)
+        if document is not None and s.proxy is not None:
+            s.proxy.serve_document(url, document)
+        try:
+            self._load(s, url)
+        finally:
+            if document is not None and s.proxy is not None:
+                s.proxy.serve_document(url, None)  # (a browser that asked for another URL: not kept)
         self._too_large(s, url)
         self._settle_page(s, wait_selector)
         self._too_large(s, url)

@@ -106,6 +106,7 @@ class GuardingProxy:
         self.user_agent = user_agent
         self.record = record
         self._rec = _Record()
+        self._documents: dict[str, bytes] = {}  # url -> a page the crawler read already (serve_document)
         self._lock = threading.Lock()
         self._local = threading.local()
         self._server: _Server | None = None
@@ -169,6 +170,20 @@ class GuardingProxy:
                 if e["url"] in (url, canonical):
                     return f"{e['kind']}: {e['message']}"
         return None
+
+    def serve_document(self, url: str, html: str | None) -> None:
+        """The browser's next GET of exactly `url` is answered with `html` (a page the crawler
+        fetched through the guard already), not fetched from its server a second time; None
+        forgets it."""
+        with self._lock:
+            if html is None:
+                self._documents.pop(url, None)
+            else:
+                self._documents[url] = html.encode("utf-8", "replace")[:self.max_bytes]
+
+    def _document(self, url: str) -> bytes | None:
+        with self._lock:
+            return self._documents.pop(url, None)
 
     def _note(self, resp: Response | None = None, error: FetchError | None = None,
               tunnel: str | None = None) -> None:
@@ -243,6 +258,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         headers = {k: v for k, v in self.headers.items() if k.lower() in _FORWARD}
         p = self.proxy
+        document = None if head_only else p._document(url)
+        if document is not None:  # read by the crawler already (in its WARC): not asked of the server again
+            self._reply(200, document, [("Content-Type", "text/html; charset=utf-8")])
+            return
         try:
             resp = fetch(url, timeout=p.timeout, max_bytes=p.max_bytes, max_redirects=0,
                          allow_private=p.allow_private, user_agent=self.headers.get("User-Agent") or p.user_agent,

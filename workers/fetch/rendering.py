@@ -182,17 +182,17 @@ def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool
         return _content_gain(rt, crawl_id, e, page, reasons)
     if not needs_js(page.html, e):
         return False
-    rendered = _rendered_or_none(rt, crawl_id, e["url"])
+    rendered = _rendered_or_none(rt, crawl_id, e["url"], page)
     if rendered is not None and needs_js(page.html, e, rendered.html):
         reasons.append(f"{e['url']}: the feed's text appears only once rendered")
         return True
     return False
 
 
-def _rendered_or_none(rt, crawl_id: str, url: str):
+def _rendered_or_none(rt, crawl_id: str, url: str, served: Page):
     """The page drawn by the browser, or None where it could not be (reported)."""
     try:
-        return _render(rt, crawl_id, url)
+        return _render(rt, crawl_id, url, served=served)
     except RenderError as err:
         render_failed(rt, crawl_id, url, err)
         return None
@@ -200,7 +200,7 @@ def _rendered_or_none(rt, crawl_id: str, url: str):
 
 def _content_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool:
     signs = content_signs(page.html)
-    rendered = _rendered_or_none(rt, crawl_id, e["url"]) if signs else None
+    rendered = _rendered_or_none(rt, crawl_id, e["url"], page) if signs else None
     if rendered is None:
         return False
     served, drawn = len(page_words(page.html)), len(page_words(rendered.html))
@@ -218,11 +218,11 @@ def _comments_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> boo
     if not hints:
         return False
     try:
-        rendered = _render(rt, crawl_id, e["url"])
+        rendered = _render(rt, crawl_id, e["url"], served=page)
         controls = [c for c in more_controls(rendered.root) if c not in DEFAULT_LOAD_MORE]
         if controls and not (rt.state.blog(crawl_id).get("js_load_more")):
             rt.state.save_blog(crawl_id, js_load_more=controls)
-            rendered = _render(rt, crawl_id, e["url"], fresh=True)
+            rendered = _render(rt, crawl_id, e["url"], fresh=True, served=page)
     except RenderError as err:
         render_failed(rt, crawl_id, e["url"], err)
         return False
@@ -340,16 +340,20 @@ def cached_rendering(rt, crawl_id: str, url: str) -> Page | None:
     return None if cached is None else Page.rendered(url, cached.get("url"), cached.get("html"))
 
 
-def _render(rt, crawl_id: str, url: str, fresh: bool = False) -> Page:
+def _render(rt, crawl_id: str, url: str, fresh: bool = False, served: Page | None = None) -> Page:
     """Render `url` (a training page's rendering is cached, learning and traversal share it),
-    clicking the known "load more" controls and those learned for this blog."""
+    clicking the known "load more" controls and those learned for this blog. `served`: the
+    page as the crawler read it, given to the browser for `url` (not asked of the blog twice)."""
     st = rt.state
     cached = None if fresh else cached_rendering(rt, crawl_id, url)
     if cached is not None:
         return cached
     learned = tuple(st.blog(crawl_id).get("js_load_more") or ())
     _hold(pool(rt))
-    out = pool(rt).render(url, load_more_selectors=DEFAULT_LOAD_MORE + learned, max_clicks=max_clicks())
+    document = served.html if served is not None and not served.garbled and url in (served.final_url, served.url) \
+        and served.how != "rendered" else None
+    out = pool(rt).render(url, load_more_selectors=DEFAULT_LOAD_MORE + learned, max_clicks=max_clicks(),
+                          document=document)
     page = Page.rendered(url, out["url"], out["html"])
     if st.entry(crawl_id, url) is not None:
         st.cache_page(crawl_id, RENDER_CACHE + url, page.cached())
@@ -405,7 +409,7 @@ def as_drawn(rt, crawl_id: str, url: str, fetched: Page, render: str | None) -> 
     if render is None or (render == HINTED and not script_hints(fetched)):
         return fetched  # read as served (a post: nothing on it hints at comments by script)
     try:
-        rendered = _render(rt, crawl_id, fetched.final_url or url)
+        rendered = _render(rt, crawl_id, fetched.final_url or url, served=fetched)
         # the DOM as extracted and what the browser fetched for it ("resources"), into the WARC
         archive.on_rendered(rt, crawl_id, url, rendered)
         return rendered

@@ -127,6 +127,18 @@ class TestRender:
         assert out["clicks"] == 0 and out["elapsed"] > 0.5  # it waited for the slow request
         assert site.hits["/api/post.json"] >= 1
 
+    def test_a_page_the_crawler_read_is_given_to_the_browser_not_fetched_again(self, pool, site):
+        """The page's own request is answered from the crawler's copy; its scripts still run
+        and fetch what they need from the blog."""
+        before = site.hits["/js-post"], site.hits["/api/post.json"]
+        out = pool.render(site.url + "js-post", document=JS_POST.replace("Flour notes", "Flour notes, as read"))
+        assert "two thousand metres" in out["html"] and "Flour notes, as read" in out["html"]
+        assert site.hits["/js-post"] == before[0]  # not asked of the blog again
+        assert site.hits["/api/post.json"] == before[1] + 1
+        assert all(r["url"] != site.url + "js-post" for r in out["resources"])  # in the WARC already
+        out = pool.render(site.url + "js-post")  # given once: the next render asks the blog
+        assert site.hits["/js-post"] == before[0] + 1 and "Flour notes, as read" not in out["html"]
+
     def test_load_more_until_exhausted(self, pool, site):
         out = pool.render(site.url + "comments")
         texts = comment_texts(out["html"])
