@@ -359,7 +359,8 @@ class BrowserPool:
     # -- rendering
 
     def render(self, url: str, load_more_selectors=DEFAULT_LOAD_MORE, max_clicks: int = 20,
-               wait_selector: str | None = None, comment_frames=COMMENT_FRAMES, document: str | None = None) -> dict:
+               wait_selector: str | None = None, comment_frames=COMMENT_FRAMES, document: str | None = None,
+               pictures: bool = True) -> dict:
         """The page at `url` as rendered: {"url" (final), "html" (DOM outerHTML, comment
         iframes inlined), "clicks", "elapsed" (s), "status" (HTTP status or None), "session",
         "resources", "refused", "resources_dropped"}.
@@ -371,7 +372,8 @@ class BrowserPool:
         how many were served but not kept (over the pool's `record_bytes`). HTTPS resources
         pass through CONNECT tunnels and are not recorded. `document`: the page's HTML as the
         crawler read it (through the guard), served to the browser for `url` in place of a
-        second request to the blog (not recorded again).
+        second request to the blog (not recorded again). `pictures=False`: images, fonts and
+        media are not fetched (a render that only reads what scripts write).
 
         Raises RenderTimeout when the page or its scripts exceed the pool's timeouts and
         RenderError otherwise; the pool stays usable either way. A crash (the browser or
@@ -391,7 +393,7 @@ class BrowserPool:
                     s = self._new_session(url)
                 try:
                     out = self._render(s, url, tuple(load_more_selectors or ()), max_clicks,
-                                       wait_selector, tuple(comment_frames or ()), document)
+                                       wait_selector, tuple(comment_frames or ()), document, pictures)
                 except RenderError:
                     s.pages += 1
                     raise
@@ -468,9 +470,16 @@ class BrowserPool:
                 drv.execute_script(_SPENT)  # a button that loads nothing: don't click it again
         return clicks
 
-    def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames, document=None) -> dict:
-        with _MemoryWatch(s, self.max_renderer_bytes, self.max_renderer_growth):
-            return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames, document)
+    def _render(self, s: _Session, url, selectors, max_clicks, wait_selector, frames, document=None,
+                pictures=True) -> dict:
+        if s.proxy is not None:
+            s.proxy.pictures = pictures
+        try:
+            with _MemoryWatch(s, self.max_renderer_bytes, self.max_renderer_growth):
+                return self._render_watched(s, url, selectors, max_clicks, wait_selector, frames, document)
+        finally:
+            if s.proxy is not None:
+                s.proxy.pictures = True
 
     def _render_watched(self, s: _Session, url, selectors, max_clicks, wait_selector, frames, document=None) -> dict:
         t0 = time.monotonic()

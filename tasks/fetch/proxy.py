@@ -21,12 +21,14 @@ rendered page was made of, and every refused request as a `FetchError.to_dict()`
 from __future__ import annotations
 
 import errno
+import re
 import http.server
 import select
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import requests
 
@@ -40,6 +42,9 @@ __all__ = ["GuardingProxy", "CHROMIUM_PROXY_FLAGS"]
 _FORWARD = {"accept", "accept-language", "cookie", "referer", "x-requested-with", "origin",
             "cache-control", "pragma", "if-none-match", "if-modified-since"}
 # reply headers not passed back: the client decoded the body and sends its own length
+# what a page shows, not what its scripts do: left unfetched while `pictures` is off
+_PICTURE = re.compile(r"\.(?:png|jpe?g|gif|webp|avif|bmp|ico|svg|woff2?|ttf|otf|eot|mp4|webm|mov|mp3|ogg|wav|m4a)$",
+                      re.I)
 _DROP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "content-encoding",
          "content-length", "proxy-authenticate", "trailer", "upgrade", "te"}
 _REFUSED_KINDS = ("private_address", "bad_url", "bad_scheme")
@@ -107,6 +112,7 @@ class GuardingProxy:
         self.record = record
         self._rec = _Record()
         self._documents: dict[str, bytes] = {}  # url -> a page the crawler read already (serve_document)
+        self.pictures = True  # False: images, fonts and media answered 204 unfetched (a render that reads text only)
         self._lock = threading.Lock()
         self._local = threading.local()
         self._server: _Server | None = None
@@ -258,6 +264,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         headers = {k: v for k, v in self.headers.items() if k.lower() in _FORWARD}
         p = self.proxy
+        if not p.pictures and _is_picture(url, self.headers.get("Accept") or ""):
+            self._reply(204, b"", [])
+            return
         document = None if head_only else p._document(url)
         if document is not None:  # read by the crawler already (in its WARC): not asked of the server again
             self._reply(200, document, [("Content-Type", "text/html; charset=utf-8")])
@@ -335,3 +344,13 @@ def _relay(a: socket.socket, b: socket.socket, deadline: float) -> None:
         pass
     finally:
         b.close()
+
+
+def _is_picture(url: str, accept: str) -> bool:
+    """An image, a font or a media file, by what the browser accepts or the URL's extension."""
+    if accept.lower().startswith("image/"):
+        return True
+    try:
+        return bool(_PICTURE.search(urlsplit(url).path))
+    except ValueError:
+        return False

@@ -192,7 +192,7 @@ def _content_vote(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> bool
 def _rendered_or_none(rt, crawl_id: str, url: str, served: Page):
     """The page drawn by the browser, or None where it could not be (reported)."""
     try:
-        return _render(rt, crawl_id, url, served=served)
+        return _render(rt, crawl_id, url, served=served, pictures=False)
     except RenderError as err:
         render_failed(rt, crawl_id, url, err)
         return None
@@ -218,11 +218,11 @@ def _comments_gain(rt, crawl_id: str, e: dict, page: Page, reasons: list) -> boo
     if not hints:
         return False
     try:
-        rendered = _render(rt, crawl_id, e["url"], served=page)
+        rendered = _render(rt, crawl_id, e["url"], served=page, pictures=False)
         controls = [c for c in more_controls(rendered.root) if c not in DEFAULT_LOAD_MORE]
         if controls and not (rt.state.blog(crawl_id).get("js_load_more")):
             rt.state.save_blog(crawl_id, js_load_more=controls)
-            rendered = _render(rt, crawl_id, e["url"], fresh=True, served=page)
+            rendered = _render(rt, crawl_id, e["url"], fresh=True, served=page, pictures=False)
     except RenderError as err:
         render_failed(rt, crawl_id, e["url"], err)
         return False
@@ -340,10 +340,12 @@ def cached_rendering(rt, crawl_id: str, url: str) -> Page | None:
     return None if cached is None else Page.rendered(url, cached.get("url"), cached.get("html"))
 
 
-def _render(rt, crawl_id: str, url: str, fresh: bool = False, served: Page | None = None) -> Page:
+def _render(rt, crawl_id: str, url: str, fresh: bool = False, served: Page | None = None,
+            pictures: bool = True) -> Page:
     """Render `url` (a training page's rendering is cached, learning and traversal share it),
     clicking the known "load more" controls and those learned for this blog. `served`: the
-    page as the crawler read it, given to the browser for `url` (not asked of the blog twice)."""
+    page as the crawler read it, given to the browser for `url` (not asked of the blog twice);
+    `pictures=False`: a render that only decides (the --js sample) fetches no images, fonts, media."""
     st = rt.state
     cached = None if fresh else cached_rendering(rt, crawl_id, url)
     if cached is not None:
@@ -353,7 +355,7 @@ def _render(rt, crawl_id: str, url: str, fresh: bool = False, served: Page | Non
     document = served.html if served is not None and not served.garbled and url in (served.final_url, served.url) \
         and served.how != "rendered" else None
     out = pool(rt).render(url, load_more_selectors=DEFAULT_LOAD_MORE + learned, max_clicks=max_clicks(),
-                          document=document)
+                          document=document, pictures=pictures)
     page = Page.rendered(url, out["url"], out["html"])
     if st.entry(crawl_id, url) is not None:
         st.cache_page(crawl_id, RENDER_CACHE + url, page.cached())

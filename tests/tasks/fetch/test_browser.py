@@ -83,6 +83,10 @@ def routes(req):
         nxt = start + PER_PAGE if start + PER_PAGE < len(COMMENTS) else None
         return Reply(body=json.dumps({"comments": chunk, "next": nxt}), content_type="application/json",
                      delay=0.1)
+    if path == "/pictured":
+        return Reply(body=JS_POST.replace("<main", '<img src="/pic.png" alt="a loaf"><main'))
+    if path == "/pic.png":
+        return Reply(body=b"\x89PNG\r\n\x1a\n", content_type="image/png")
     if path == "/framed":
         return Reply(body=FRAMED)
     if path == "/hang":
@@ -138,6 +142,12 @@ class TestRender:
         assert all(r["url"] != site.url + "js-post" for r in out["resources"])  # in the WARC already
         out = pool.render(site.url + "js-post")  # given once: the next render asks the blog
         assert site.hits["/js-post"] == before[0] + 1 and "Flour notes, as read" not in out["html"]
+
+    def test_a_render_without_pictures_runs_the_scripts_and_fetches_no_image(self, pool, site):
+        out = pool.render(site.url + "pictured", pictures=False)
+        assert "two thousand metres" in out["html"] and site.hits["/pic.png"] == 0
+        pool.render(site.url + "pictured")
+        assert site.hits["/pic.png"] == 1  # the next render fetches them again
 
     def test_load_more_until_exhausted(self, pool, site):
         out = pool.render(site.url + "comments")
