@@ -22,6 +22,7 @@ import re
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from tasks.discover.urls import canonical
+from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date
 
 __all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
@@ -221,7 +222,7 @@ def _item_day(item) -> str | None:
     for text in item.itertext():
         text = " ".join(text.split())
         if 6 <= len(text) <= MAX_DATE_TEXT and any(c.isdigit() for c in text):
-            day = day_of(parse_date(text))
+            day = day_of(parse_date(text)) or jalali_day(text)
             if day:
                 return day
     return None

@@ -77,6 +77,18 @@ def test_the_day_a_listing_prints_beside_each_post_link():
     assert got == {"https://b.test/one/": "2020-09-24", "https://b.test/two/": "2020-05-27"}
 
 
+def test_a_persian_listing_prints_jalali_days():
+    from tasks.discover.recency import printed_days
+    from tasks.fetch.html import parse_html
+
+    html = ("<html><body><ul>"
+            "<li><span>۱۶ بهمن ۱۳۹۶</span> <a href='/build-faster.html'>بیلد سریع‌تر</a></li>"
+            "<li><span>۰۵ دی ۱۳۹۶</span> <a href='/seo.html'>افزودن متادیتا</a></li></ul></body></html>")
+    root = parse_html(html, "https://b.test/")
+    assert printed_days(root, "https://b.test/", ["https://b.test/build-faster.html", "https://b.test/seo.html"]) == {
+        "https://b.test/build-faster.html": "2018-02-05", "https://b.test/seo.html": "2017-12-26"}
+
+
 def test_read_cut_judges_the_days_read_from_the_top():
     since = "2020-03-01"
     new, newer, old, older_ = "2020-04-01", "2020-05-01", "2020-01-01", "2019-12-01"
