@@ -26,7 +26,7 @@ __all__ = ["page_canonical", "fold_to_home", "amp_origin", "is_listing", "under_
 _TAXONOMY = re.compile(r"^(?:page|tag|tags|category|categories|label|labels|author|authors|search|feed|feeds)$",
                        re.I)
 _SECTION_INDEX = re.compile(r"^(?:archives?|blog|posts|articles|sitemap|news|index)$", re.I)
-_PAGED = re.compile(r"(?:^|/)(?:(?:page|seite|pagina|pg)/\d+/?|(?:index|page)-?\d+\.html?)$", re.I)  # page2.html: Pelican, Jekyll
+_PAGED = re.compile(r"(?:^|/)(?:(?:page|seite|pagina|pg)/\d+/?|(?:index|page)-?\d+\.html?|page-?\d+/?)$", re.I)  # page2.html: Pelican, Jekyll; /page2/: Jekyll
 _LISTING_QUERY = re.compile(r"(?:^|&)(?:s|q|search|paged|page|updated-max|updated-min|start-index|"
                             r"max-results|by-date|cat|tag|m|author)=", re.I)
 _DATE_ARCHIVE = re.compile(r"^/(?:[^/]+/)?(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?)?/?$")

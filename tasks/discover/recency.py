@@ -35,7 +35,7 @@ _ARCHIVE = re.compile(r"^(?P<pre>/(?:[^/]+/)?)(?P<y>(?:19|20)\d\d)(?:/(?P<m>0?[1
 _ARCHIVE_FILE = re.compile(r"^/(?:[^/]+/)*(?P<y>(?:19|20)\d\d)[_-](?P<m>0[1-9]|1[0-2])(?:\.html?)?/?$", re.I)
 # "p" too (Jekyll's paginate_path /p/:num/): read only for pages that are no posts by the
 # blog's pattern (canonical.is_listing leaves it out: /p/123/ is a post's address on some blogs)
-_PAGE_PATH = re.compile(r"^(?P<base>.*?/)(?:page|seite|pagina|pg|p)/(?P<n>\d+)/?$", re.I)
+_PAGE_PATH = re.compile(r"^(?P<base>.*?/)(?:(?:page|seite|pagina|pg|p)/|page-?)(?P<n>\d+)/?$", re.I)  # /page2/: Jekyll
 _PAGE_FILE = re.compile(r"^(?P<base>.*?/)(?:index|page)-?(?P<n>\d+)\.html?$", re.I)
 _PAGE_QUERY = ("page", "paged", "pg")
 

@@ -58,6 +58,7 @@ def test_amp_and_index_html():
     "https://blog.test/?updated-max=2014-03-09T10:00:00%2B01:00&max-results=7", "https://blog.test/?s=word",
     "https://blog.test/archives/", "https://blog.test/en/blog/", "https://blog.test/blog/page/2/", "https://blog.test/author/jo/",
     "https://blog.test/?m=201403", "https://blog.test/index2.html", "https://blog.test/blog/page3.html",
+    "https://blog.test/page2/", "https://blog.test/blog/page-4/",
     "https://blog.test/search%3Fupdated-max=2010-07-12T07:35:00-07:00&max-results=7.html",  # a mirror's saved listing
 ])
 def test_listings_are_never_posts(url):
@@ -68,6 +69,7 @@ def test_listings_are_never_posts(url):
     "https://blog.test/2014/03/09/slug/", "https://blog.test/2014/03/slug.html", "https://blog.test/?p=123",
     "https://blog.test/archives/123", "https://blog.test/my-post/", "https://blog.test/travel/my-post/",
     "https://blog.test/2004/09/04/blog/", "https://blog.test/2010/05/news.html",  # a slug that is a section's word
+    "https://blog.test/page2-notes/", "https://blog.test/homepage2/",
 ])
 def test_posts_are_no_listings(url):
     assert not is_listing(url, HOME)

@@ -35,6 +35,8 @@ def test_series():
     assert series("http://b.org/p/about.html") is None
     assert series("http://b.org/?paged=4&cat=2") == ("http://b.org/?cat=2", 4)
     assert series("http://b.org/blog/page2.html") == ("http://b.org/blog/", 2)
+    assert series("http://b.org/page2/") == ("http://b.org/", 2)  # Jekyll's default paginate_path "/page:num/"
+    assert series("http://b.org/homepage2/") is None and series("http://b.org/page2-notes/") is None
     assert series("http://b.org/2019/05/06/a-post/") is None
 
 
