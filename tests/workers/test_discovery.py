@@ -51,6 +51,8 @@ def test_old_posts_reachable_only_through_the_sitemap(crawl, farm_blog, gzipped)
     assert site.hits["/sitemap_index.xml"] == 1 and site.hits["/sitemap.xml"] == 0
     ext = ".xml.gz" if gzipped else ".xml"
     assert site.hits[f"/sitemap-posts-1{ext}"] == 1
+    feeds = [t for t in site.hits if t.rstrip("/").endswith(("/feed", ".xml", "/rss")) and "sitemap" not in t]
+    assert feeds and all(site.hits[t] == 1 for t in feeds), {t: site.hits[t] for t in feeds}  # read once
     assert info["sources"]["sitemap"] >= 15, info["sources"]  # the old posts: only the sitemap had them
     assert not [e for e in info["error_report"] if e["kind"] == "sitemap"]
 

@@ -33,6 +33,7 @@ from workers.fetch.pages import fetched
 from workers.fetch.patience import HostBusy
 from tasks.discover import recency
 from workers.discover import update as updating
+from workers.keys import Keys
 from workers.learn import training
 
 log = logging.getLogger("blogharvest")
@@ -283,6 +284,8 @@ def _save(st, crawl_id: str, home: Page, home_url: str, feed: dict, feed_url: st
                             "authors": blog_authors(feed, entries)},
                  built=_build_time(feed, entries))
     st.cache_page(crawl_id, home_url, home.cached())
+    if feed_url:  # read here: the traversal does not read it again where a page links it
+        st.r.sadd(Keys(crawl_id).seen, canonical(feed_url))
 
 
 def _build_time(feed: dict, entries: list[dict]) -> list[str]:
