@@ -121,9 +121,13 @@ def test_other_listings_wait_for_the_home_listing_then_are_left_or_read(rt):
     assert waits == [update.WAIT] * update.MAX_WAITS + [None]  # never held for ever
     other = f"{home}category/c/"
     assert update.before_read(rt, cid, other, ctx, post=False, listing=True) == update.WAIT
-    assert update.before_read(rt, cid, f"{home}a-page/", ctx, post=False, listing=False) is None  # maybe a post
-    update.cover(rt, cid, "the home page's listing, read down past since")
+    # a page that may be a post (a menu's about/) waits too, unless the home's listing links it
+    assert update.before_read(rt, cid, f"{home}a-page/", ctx, post=False, listing=False) == update.WAIT
+    listed.vouch(rt, cid, [f"{home}listed-page/"])
+    assert update.before_read(rt, cid, f"{home}listed-page/", ctx, post=False, listing=False) is None
+    update.cover(rt, cid, update.HOME_COVER)
     assert update.before_read(rt, cid, other, ctx, post=False, listing=True) == "covered"
+    assert update.before_read(rt, cid, f"{home}a-page/", ctx, post=False, listing=False) == "covered"
     assert update.before_read(rt, cid, f"{home}2020/05/", ctx, post=False, listing=True) == "covered"
 
 

@@ -163,7 +163,10 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
     if not listing:  # a page of another kind, which may be a post (listed.py judges it with the posts)
-        return _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"))
+        why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"))
+        if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) and _waits(rt, crawl_id, url):
+            return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
+        return why
     if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
         return WAIT  # the home's listing, read in page order, may soon say it is not needed
     return None
@@ -196,10 +199,15 @@ def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None) ->
         return "listing_order"
     if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
         return SOON  # the posts above it may prove it old: read a few at a time
-    if (covered == HOME_COVER and ctx.get("entry") is None and ctx.get("source") != "sitemap"
-            and not listed.vouched(rt, crawl_id, url)):
+    if covered == HOME_COVER and _unvouched(rt, crawl_id, url, ctx):
         return "covered"
     return None
+
+
+def _unvouched(rt, crawl_id: str, url: str, ctx: dict) -> bool:
+    """Does nothing say the page may be a new post: no feed entry, no sitemap, no page of the
+    home's listing links it?"""
+    return ctx.get("entry") is None and ctx.get("source") != "sitemap" and not listed.vouched(rt, crawl_id, url)
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
