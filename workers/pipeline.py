@@ -26,7 +26,7 @@ from tasks.discover.recognise import dated_blog, listing_like, title_holds
 from tasks.extract.content_comments import content_without_comments
 from tasks.extract.footer import without_footer
 from tasks.discover.traps import capped
-from tasks.discover.traversal import feed_links, looks_like_feed, split_links
+from tasks.discover.traversal import feed_links, looks_like_feed, paging_links, split_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
@@ -242,7 +242,9 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
     # a post link is the pattern's and no listing (`UrlKind.post`: /index2.html, a listing's second
     # page, is no post though a /slug.html pattern takes it in)
     posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)) and not is_listing(u, home))
-    others += [canonical(u) for u in feed_links(page.root, page.final_url, home)]
+    # the feeds it declares, and the next page of a listing only its head names (<link rel="next">)
+    declared = [canonical(u) for u in feed_links(page.root, page.final_url, home) + paging_links(page.root, page.final_url, home)]
+    others += [u for u in dict.fromkeys(declared) if u not in set(links)]
     if blog.get("pseudo") and (permalink := declared_permalink(page.root, page.final_url, home,
                                                                discovered.site_comment_feeds(rt, crawl_id, home, blog.get("pattern")))):
         others.append(permalink)  # issue 18: a shortlink's page names its post's permalink

@@ -78,6 +78,26 @@ def feed_links(root, base_url: str, home: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def paging_links(root, base_url: str, home: str) -> list[str]:
+    """The next and previous pages a page declares in its head (`<link rel="next">`: Jekyll's
+    and many themes' only sign of a listing's second page, with no anchor to it), on the
+    blog's host."""
+    out = []
+    for el in root.iter("link"):
+        rels = (el.get("rel") or "").lower().split()
+        href = (el.get("href") or "").strip()
+        if not href or not ({"next", "prev", "previous"} & set(rels)):
+            continue
+        try:
+            url = urljoin(base_url, href)
+            if urlsplit(url).scheme in ("http", "https") and _host(url) == _host(home) \
+                    and urlsplit(url).port == urlsplit(home).port:
+                out.append(url)
+        except ValueError:
+            continue
+    return list(dict.fromkeys(out))
+
+
 def looks_like_feed(content: bytes, content_type: str | None) -> bool:
     """An RSS/Atom/RDF document rather than a page (by its first element)."""
     head = content[:1000].lstrip().lower()

@@ -18,3 +18,12 @@ def test_a_numbered_page_of_a_listing_is_no_post_link_though_the_pattern_takes_i
     found, others = pipeline._links(None, "c", page, {"blog": {"home": HOME, "pattern": pattern}, "patterns": {}})
     assert found == posts[:2]
     assert f"{HOME}index2.html" in others
+
+
+def test_a_listing_s_next_page_named_only_in_its_head_is_followed():
+    """Jekyll's pagination: `<link rel="next" href="/page2/">` and no anchor to it."""
+    html = (f'<html><head><link rel="next" href="{HOME}page2/"><link rel="prev" href="http://elsewhere.example/p/">'
+            f'</head><body><a href="{HOME}a-post.html">p</a></body></html>')
+    page = Page.from_cached({"url": HOME, "html": html})
+    _, others = pipeline._links(None, "c", page, {"blog": {"home": HOME, "pattern": None}, "patterns": {}})
+    assert others == [f"{HOME}a-post.html", f"{HOME}page2/"]

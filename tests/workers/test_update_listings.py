@@ -81,6 +81,22 @@ def test_the_new_posts_of_the_home_listing_page_that_reaches_past_since_are_read
     assert update.before_read(rt, cid, f"{home}elsewhere.html", ctx, post=True, listing=False) == "covered"
 
 
+def test_a_page_of_the_home_listing_whose_posts_the_home_shows_too_is_judged_by_them(rt):
+    """A home page that lists every post (an archive) beside its numbered pages: page 2's posts
+    are all on the home page, and still tell that the listing reaches past since."""
+    home = "http://upd-series-2c.example/"
+    cid, ctx = _crawl(rt, home)
+    k = Keys(cid)
+    posts = [f"{home}{slug}.html" for slug in ("fresh", "newer", "older", "oldest")]
+    for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01", "2019-11-01")):
+        rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
+    update.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None)
+    update._read_in_series(rt, cid, (home, 1))
+    update.links(rt, cid, f"{home}page/2/", ctx, posts[1:], [f"{home}page/3/"], post=False, published=None)
+    assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
+    assert update.before_read(rt, cid, f"{home}tag/x/", ctx, post=False, listing=True) == "covered"
+
+
 def test_a_listing_running_newest_first_past_since_bounds_its_later_pages(rt):
     home = "http://upd-series-3.example/"
     cid, ctx = _crawl(rt, home)

@@ -266,7 +266,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
     # every page would make every listing look new)
     shared = set() if url == home else _home_posts(rt, crawl_id)
-    own = [(u, d) for u, d in zip(posts, days) if u not in shared]
+    # (a listing all of whose posts the home page shows too, as on a blog whose home lists every
+    # post, is judged by them all: nothing on it tells a widget from its own listing)
+    own = [(u, d) for u, d in zip(posts, days) if u not in shared] or list(zip(posts, days))
     past, _ = listing_cut([d for _, d in own], since) if own else (False, [])
     # a listing running newest first down past `since`: its later pages show older posts only
     # (not judged on the home page, whose own links may hold a widget of older posts)
