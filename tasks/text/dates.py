@@ -423,7 +423,7 @@ def _dateparser_may_read(text: str) -> bool:
     return len(text) <= 80 and sum(c.isdigit() for c in text) >= 3 and len(_NUMBERS.findall(text)) >= 2
 
 
-def parse_date(text: str, lang: str | None = None, now: str | None = None) -> str | None:
+def parse_date(text: str, lang: str | None = None, now: str | None = None, slow: bool = True) -> str | None:
     """ISO 8601 of a date printed on a page, or None; never raises.
 
     "2014-03-09T10:00:00+01:00" when the text has a time and a zone, "2014-03-09T10:00:00"
@@ -445,7 +445,7 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None) -> st
         out = _fast(text, lang) or _parse_relative(text, _now(now))
         if out:
             return out
-        return _slow(text, lang, _now(now)) if _dateparser_may_read(text) else None
+        return _slow(text, lang, _now(now)) if slow and _dateparser_may_read(text) else None
     except Exception:  # never raise on page text
         return None
 
