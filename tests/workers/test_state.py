@@ -405,6 +405,7 @@ def test_the_records_no_listing_lists_become_pages_when_the_crawl_ends(state, re
     assert [e["url"] for e in state.errors(cid) if e["kind"] == "not_a_post"] == [home + "books/"]
     state.retire(cid)  # the sweep retiring it again changes nothing
     assert _streamed(redis_client, cid) == before + 1
+    assert not redis_client.exists(Keys(cid).inlist)  # judged once: the slots are not kept
     # an update crawl reads the page again: it stays a page (its listings are not all read then)
     update = state.create_crawl(home, "2020-01-01", {})
     again = as_before({"url": home + "books/", "kind": "post", "title": "books, again"}, state.record(update, home + "books/"))
