@@ -68,14 +68,22 @@ def feed_links(root, base_url: str, home: str) -> list[str]:
             continue
         if _COMMENTS.search(el.get("title") or "") or _COMMENTS.search(href):
             continue
-        try:
-            url = urljoin(base_url, href)
-            if urlsplit(url).scheme in ("http", "https") and _host(url) == _host(home) \
-                    and urlsplit(url).port == urlsplit(home).port:
-                out.append(url)
-        except ValueError:  # a malformed feed link: none of the blog's feeds
-            continue
+        if (url := _on_host(href, base_url, home)) is not None:
+            out.append(url)
     return list(dict.fromkeys(out))
+
+
+def _on_host(href: str, base_url: str, home: str) -> str | None:
+    """A `<link>`'s address, absolute, where it is on the blog's host and port (None for a
+    malformed one or one elsewhere)."""
+    try:
+        url = urljoin(base_url, href)
+        if urlsplit(url).scheme in ("http", "https") and _host(url) == _host(home) \
+                and urlsplit(url).port == urlsplit(home).port:
+            return url
+    except ValueError:
+        pass
+    return None
 
 
 def paging_links(root, base_url: str, home: str) -> list[str]:
@@ -86,15 +94,8 @@ def paging_links(root, base_url: str, home: str) -> list[str]:
     for el in root.iter("link"):
         rels = (el.get("rel") or "").lower().split()
         href = (el.get("href") or "").strip()
-        if not href or not ({"next", "prev", "previous"} & set(rels)):
-            continue
-        try:
-            url = urljoin(base_url, href)
-            if urlsplit(url).scheme in ("http", "https") and _host(url) == _host(home) \
-                    and urlsplit(url).port == urlsplit(home).port:
-                out.append(url)
-        except ValueError:
-            continue
+        if href and {"next", "prev", "previous"} & set(rels) and (url := _on_host(href, base_url, home)) is not None:
+            out.append(url)
     return list(dict.fromkeys(out))
 
 
