@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from tasks.archive.warc import dom_target
 from tasks.fetch.grid import ENV_ADVERTISE, ENV_CLIENTS, ENV_PORTS, ENV_UNGUARDED
 from tests.farm.server import FarmServer
 from tests.farm.wordpress import WordPress
@@ -31,14 +32,15 @@ def _env(tmp_path, grid_url: str, **extra) -> dict:
 
 
 def _captures(warc) -> dict:
-    """WARC-Target-URI -> how many response records the WARC holds for it."""
+    """WARC-Target-URI -> how many response records (and rendered DOMs, resource records on
+    `urn:blogharvest:dom:<url>`) the WARC holds for it."""
     from collections import Counter
 
     from warcio.archiveiterator import ArchiveIterator
 
     with open(warc, "rb") as f:
         return Counter(r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(f)
-                       if r.rec_type == "response")
+                       if r.rec_type in ("response", "resource"))
 
 
 def _crawl(tmp_path, env: dict, site) -> tuple[subprocess.CompletedProcess, list, dict]:
@@ -63,13 +65,15 @@ def test_a_crawl_renders_on_the_grid_only_through_the_guard(tmp_path, grid, adve
         p, records, facts = _crawl(tmp_path, _env(tmp_path, grid, **extra), site)
         post_hits = [site.hits[post.path] for post in blog.posts]
         captures = [facts["captures"][url] for url in site.post_urls()]
+        drawn = [facts["captures"][dom_target(url)] for url in site.post_urls()]
     assert len(records) == N_POSTS  # read as served, or rendered: every post either way
     assert not [g for g in facts["errors"] if g["kind"] in ("render", "browser_refused")], facts["errors"]
     if advertise is None:  # fail closed: no browser fetched anything, the operator is told once
         assert p.stderr.count(f"{ENV_ADVERTISE} is not set") == 1, p.stderr[-2000:]
         assert "unguarded-grid" in facts["warnings"] and ENV_UNGUARDED in facts["warnings"]["unguarded-grid"]
-        assert post_hits == [1] * N_POSTS and captures == [1] * N_POSTS
-    else:  # the Grid's browser fetched each post again, through a worker's proxy (which recorded it)
+        assert post_hits == [1] * N_POSTS and captures == [1] * N_POSTS and drawn == [0] * N_POSTS
+    else:  # the Grid's browser drew each post, asking a worker's proxy for it, which answered with
+        # the crawler's copy (a browser that went round the guard would have asked the blog again)
         assert "unguarded-grid" not in facts["warnings"] and ENV_ADVERTISE not in p.stderr
-        assert all(h >= 2 for h in post_hits), post_hits
-        assert all(c >= 2 for c in captures), captures
+        assert post_hits == [1] * N_POSTS and captures == [1] * N_POSTS
+        assert all(d >= 1 for d in drawn), drawn
