@@ -244,7 +244,8 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
     posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)) and not is_listing(u, home))
     # the feeds it declares, and the next page of a listing only its head names (<link rel="next">)
     declared = [canonical(u) for u in feed_links(page.root, page.final_url, home) + paging_links(page.root, page.final_url, home)]
-    others += [u for u in dict.fromkeys(declared) if u not in set(links)]
+    linked = set(links)
+    others += [u for u in dict.fromkeys(declared) if u not in linked]
     if blog.get("pseudo") and (permalink := declared_permalink(page.root, page.final_url, home,
                                                                discovered.site_comment_feeds(rt, crawl_id, home, blog.get("pattern")))):
         others.append(permalink)  # issue 18: a shortlink's page names its post's permalink
