@@ -9,7 +9,8 @@ import time
 import zlib
 from dataclasses import dataclass
 
-from tasks.discover.unlisted import unlisted
+from tasks.discover.unlisted import copies, unlisted
+from tasks.discover.urls import is_post
 from workers.keys import Keys
 
 STREAM = "bh:records"  # every record, for other services (consumer groups)
@@ -64,10 +65,11 @@ def as_before(record: dict, earlier: dict | None) -> dict:
 
 def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]:
     """A full crawl that read its blog to the end: its records that no listing lists, where the
-    listings list nearly all the others, become pages (`kind` "page", `kind_note` why), in the
-    records hash and, as a changed record, in the stream; named in the crawl's report. Once per
-    crawl (a crawl retired again by the sweep keeps what was decided). `r`: the decoding client,
-    `raw` the bytes one (the records hash is compressed)."""
+    listings list nearly all the others, and those that show a post's text under a URL the post
+    pattern does not take (tasks.discover.unlisted.copies), become pages (`kind` "page",
+    `kind_note` why), in the records hash and, as a changed record, in the stream; named in the
+    crawl's report. Once per crawl (a crawl retired again by the sweep keeps what was decided).
+    `r`: the decoding client, `raw` the bytes one (the records hash is compressed)."""
     k = Keys(crawl_id)
     state, kind, marked = r.hmget(k.crawl, ["state", "kind", "unlisted"])
     if state != "done" or kind != "new" or marked is not None:
@@ -76,18 +78,37 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
     pages = unlisted(records, [urls for v in r.hvals(k.inlist) for urls in json.loads(v)])
     note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
             f"{len(records)} pages read as posts: a page of the site in the post template")
+    notes = dict.fromkeys(pages, note)
+    for url, owner in _copies(r, raw, k, records).items():
+        notes.setdefault(url, f"shows the text of the post {owner} under a URL that is not the blog's "
+                              f"post pattern (an archive holding one entry)")
     with r.pipeline() as p:
-        for url, packed in zip(pages, raw.hmget(k.records, pages) if pages else []):
+        for url, packed in zip(notes, raw.hmget(k.records, list(notes)) if notes else []):
             record = unpack(packed)
             if record is None or record.get("kind") != "post":
                 continue
-            record = dict(record, kind="page", kind_note=note)
+            record = dict(record, kind="page", kind_note=notes[url])
             data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
             p.hset(k.records, url, pack(data))
             if stream_maxlen != 0:
                 p.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record.get("id") or "", "record": data},
                        maxlen=stream_maxlen, approximate=True)
-            p.rpush(k.errors, json.dumps({"url": url, "kind": "not_a_post", "message": note, "at": time.time()}))
-        p.hset(k.crawl, "unlisted", len(pages))
+            p.rpush(k.errors, json.dumps({"url": url, "kind": "not_a_post", "message": notes[url], "at": time.time()}))
+        p.hset(k.crawl, "unlisted", len(notes))
         p.execute()
-    return pages
+    return sorted(notes)
+
+
+def _copies(r, raw, k: Keys, records: list[str]) -> dict[str, str]:
+    """The crawl's records that copy a post's text (tasks.discover.unlisted.copies), by the
+    blog's post pattern; none where the blog has no pattern."""
+    pattern = r.hget(k.blog, "pattern")
+    pattern = json.loads(pattern) if pattern else None
+    if not pattern or len(records) < 2:
+        return {}
+    texts = {}
+    for url, packed in zip(records, raw.hmget(k.records, records)):
+        record = unpack(packed)
+        if record is not None and record.get("kind") == "post":
+            texts[url] = record.get("content_text")
+    return copies(texts, lambda u: is_post(u, pattern))

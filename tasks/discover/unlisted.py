@@ -10,13 +10,16 @@ reached only through each post's previous/next links), nothing is concluded.
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from urllib.parse import urlsplit
 
 from tasks.discover.candidates import lists_posts
+from tasks.text.similarity import normalize_text
 
 MIN_POSTS = 10  # records before the listings' cover means anything
 MIN_COVER = 0.9  # share of the records the listings list, before the rest count as pages
 MAX_SHARE = 0.1  # at most this share of the records is ever turned into pages
+MIN_COPY_CHARS = 40  # text two records share before one is a copy of the other
 
 
 def url_form(url: str) -> str:
@@ -51,3 +54,22 @@ def unlisted(records: list[str], slots: list[list[str]], min_posts: int = MIN_PO
     if not out or len(records) - len(out) < min_cover * len(records) or len(out) > MAX_SHARE * len(records):
         return []
     return sorted(out)
+
+
+def copies(texts: dict[str, str | None], is_post) -> dict[str, str]:
+    """Records that show another record's text, under a URL the blog's post pattern does not
+    take while the other's does (a category archive holding its one entry under its own
+    heading, "Recently in Kyoto photos"): url -> the post's URL. Where both URLs, or
+    neither, are the pattern's, nothing is concluded (the body key merges same-titled copies
+    as they are read, workers/discover/posts.py)."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for url, text in texts.items():
+        body = normalize_text(text or "")
+        if len(body) >= MIN_COPY_CHARS:
+            groups[body].append(url)
+    out: dict[str, str] = {}
+    for urls in groups.values():
+        owners = sorted(u for u in urls if is_post(u))
+        if len(urls) > 1 and owners:
+            out.update({u: owners[0] for u in urls if u not in owners})
+    return out

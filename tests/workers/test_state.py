@@ -414,6 +414,24 @@ def test_the_records_no_listing_lists_become_pages_when_the_crawl_ends(state, re
     assert as_before({"url": posts[0], "kind": "post"}, state.record(update, posts[0]))["kind"] == "post"
 
 
+def test_a_record_copying_a_posts_text_outside_the_post_pattern_becomes_a_page(state, redis_client):
+    """Issue 30 (held-out kirkandersen): an archive page holding one entry shows that post's text
+    under a URL the post pattern does not take: at the crawl's end it is a page naming the post."""
+    home = "http://state-test-copies.example/"
+    cid = _crawl(state, home)
+    state.save_blog(cid, pattern=r"/2020/01/post-\d+/")
+    posts = [f"{home}2020/01/post-{i}/" for i in range(20)]
+    for i, u in enumerate(posts):
+        state.save_record(cid, {"url": u, "kind": "post", "title": u, "content_text": f"The text of post {i}, long enough to tell."}, u, 1000)
+    state.save_record(cid, {"url": home + "photos/", "kind": "post", "title": "Recently in Photos",
+                            "content_text": "The text of post 7, long enough to tell."}, home + "photos/", 1000)
+    redis_client.hset(Keys(cid).inlist, home, json.dumps([[u for u in posts] + [home + "photos/"]]))
+    state.set_state(cid, "done")
+    record = state.record(cid, home + "photos/")
+    assert record["kind"] == "page" and posts[7] in record["kind_note"]
+    assert {r["kind"] for r in state.crawl_records(cid) if r["url"] != home + "photos/"} == {"post"}
+
+
 def test_an_update_crawl_leaves_its_records_as_they_are(state, redis_client):
     home = "http://state-test-unlisted-2.example/"
     cid = state.create_crawl(home, "2020-01-01", {})

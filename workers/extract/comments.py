@@ -19,7 +19,11 @@ still in the feed window (only then is its comment count known). So:
   blog has none (the sample had no comments to learn from).
 - a blog with no comment feed to learn from settles on the repeated comment blocks its
   first posts agree on (tasks.learn.comment_blocks), the posts' content located by the
-  blog's content rule; a post read by no rule tries the blocks of its own page.
+  blog's content rule; a post read by no rule tries the blocks of its own page, and where
+  they are ADOPT_BLOCKS comments or more and the blog has no rule, they become the blog's
+  (its feed's newest posts may have no comment at all to settle on).
+- rules learned on the sample's feeds that leave a field unread are weighed against the
+  rule of the blocks by how well each reads the sample (`_best_reading`).
 - a blog whose sample post's page shows every comment of its feed, each with the name, date
   and text the feed gives (the feed adds nothing), reads no more comment feeds
   (`comment_feeds` false): one request less per post (issue 33); a post whose page says it
@@ -49,6 +53,7 @@ log = logging.getLogger("blogharvest")
 MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
 MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
 MIN_FEED_TO_SKIP = 3  # feed comments a sample post's page must show all of before feeds are left unread
+ADOPT_BLOCKS = 3  # comment blocks a post's own page must show before its rule becomes the blog's (none settled)
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
 BLOCK_SAMPLE = 8  # posts whose repeated blocks settle the rule of a blog without comment feeds
@@ -194,6 +199,7 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
     rule while it reads the sample, else one learned on it; (stored, None, True) when the
     sample has no comment feed to judge by, or the rule of the sample's repeated blocks when
     there is none stored."""
+    trials, learned = [], []  # (url, pages, feed) of the sample posts read; (rule, url) learned there
     for e in _sample(rt, crawl_id):
         page = _sample_page(rt, crawl_id, e["url"])
         if page is None:
@@ -202,14 +208,43 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
         if not feed or len(feed) < MIN_FEED_TO_LEARN:
             continue
         pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
+        trials.append((e["url"], pages, feed))
         read = _extract(pages, stored, e["url"]) if stored else []
         if stored and _share(read, feed) >= MIN_SHARE:
             return stored, e["url"], feed_adds(read, feed)
-        learned = C.learn_comment_rule([r for _, r in pages], feed)
-        if learned:
-            log.info("comment rule learned on %s: %s", e["url"], learned)
-            return learned, e["url"], feed_adds(_extract(pages, learned, e["url"]), feed)
+        rule = C.learn_comment_rule([r for _, r in pages], feed)
+        if rule and _complete(rule, feed):
+            log.info("comment rule learned on %s: %s", e["url"], rule)
+            return rule, e["url"], feed_adds(_extract(pages, rule, e["url"]), feed)
+        if rule:
+            learned.append((rule, e["url"]))
+    if learned:
+        return _best_reading(rt, crawl_id, learned, trials)
     return (stored, None, True) if stored else _blocks(rt, crawl_id) + (True,)
+
+
+def _complete(rule: dict, feed: list[dict]) -> bool:
+    """Does a learned rule read every field the feed gives (a name, a date)?"""
+    return (rule.get("author") is not None or not any(f.get("author") for f in feed)) and \
+        (rule.get("date") is not None or not any(f.get("published") for f in feed))
+
+
+def _best_reading(rt, crawl_id: str, learned: list[tuple[dict, str]], trials: list) -> tuple[dict, str, bool]:
+    """Rules learned on the sample's feeds that leave a field unread (a sample post of two
+    comments whose best text node was each comment's whole block) are weighed against the
+    rule of the repeated blocks of the blog's posts: the one whose reading of the sample agrees
+    best with its feeds (tasks.extract.comments.reading_score) is the blog's; learned first
+    among equals."""
+    blocks, _ = _blocks(rt, crawl_id)
+    candidates = learned + ([(blocks, trials[0][0])] if blocks else [])
+
+    def agreement(rule):
+        return sum(C.reading_score(_extract(pages, rule, u), feed) for u, pages, feed in trials)
+
+    rule, url = max(candidates, key=lambda c: agreement(c[0]))
+    log.info("comment rule %s for the sample %s: %s", "of the blocks" if rule is blocks else "learned", url, rule)
+    u, pages, feed = next(t for t in trials if t[0] == url)
+    return rule, url, feed_adds(_extract(pages, rule, u), feed)
 
 
 def feed_adds(found: list[dict], feed: list[dict]) -> bool:
@@ -298,6 +333,8 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
         rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
         if rule is None and not feed:
             return []
+        if rule is not None and not blog_has and (rule.get("matched") or 0) >= ADOPT_BLOCKS:
+            _adopt(rt, crawl_id, rule, url)
     if (rule is not None or len(feed) >= MIN_FEED_TO_LEARN) and not followed:
         pages = _comment_pages(rt, crawl_id, url, page, root)
     found = _extract(pages, rule, url) if rule else []

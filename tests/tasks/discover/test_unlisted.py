@@ -51,3 +51,18 @@ def test_a_months_archive_of_one_or_two_posts_lists_them():
     records = POSTS + first_month
     assert unlisted(records, _pages(*POSTS) + [first_month]) == []
     assert unlisted(records, _pages(*POSTS) + [[first_month[0], H + "about/"]]) == first_month  # a pair with a page lists neither
+
+
+def test_a_record_showing_a_posts_text_under_another_url_is_a_copy():
+    """Held-out kirkandersen: a category archive of one entry, titled "Recently in Kyoto photos
+    Category", shows that entry's text; the post pattern takes the post's URL, not the archive's."""
+    from tasks.discover.unlisted import copies
+    text = "Ooh, artsy-fartsy! Not much of an expert in photographic effects, but trying."
+    post, archive = H + "2010/05/cherry-blossoms.html", H + "kyoto-photos/"
+    is_post = lambda u: "/2010/" in u  # noqa: E731 (the blog's post pattern)
+    texts = {post: text, archive: "  " + text.replace(" ", "\n "), H + "2010/06/other.html": "another post, " * 5}
+    assert copies(texts, is_post) == {archive: post}
+    # both the pattern's (two posts of one text) or neither: nothing concluded; short texts prove nothing
+    assert copies({post: text, H + "2010/05/copy.html": text}, is_post) == {}
+    assert copies({H + "a/": text, H + "b/": text}, is_post) == {}
+    assert copies({post: "Photos.", archive: "Photos."}, is_post) == {}

@@ -250,3 +250,42 @@ def test_farm_wordpress_overflow_across_comment_pages():
     got = {(c["author"], c["content_text"], c["published"]) for u, r in pages for c in extract_comments(r, rule, u)}
     truth = {(c.author, normalize_text(c.text), c.published.isoformat()) for c in post.comments}
     assert got == truth
+
+
+_TWO = """<html><body><div id="main"><article><div class="entry">
+<p>The post says something.</p><ul><li>a list item of the post itself</li><li>and another one</li></ul></div>
+<ol class="commentlist">
+<li class="comment" id="li-comment-1"><div class="comment-body"><div class="comment-meta"><cite class="fn">Harald</cite><br>
+<a href="#comment-1">oktober 31, 2012, kl. 6:17 pm</a></div>
+<p>If one looks past a single budget period, some groups are a fine investment.</p>
+<p>In 2011 the country's economists wrote a report everyone should read.</p></div></li>
+<li class="comment" id="li-comment-2"><div class="comment-body"><div class="comment-meta"><cite class="fn">Lars</cite><br>
+<a href="#comment-2">oktober 31, 2012, kl. 7:23 pm</a></div>
+<p>Yes, I agree in principle, but the only figures the council gives say otherwise.</p></div></li>
+</ol></article></div></body></html>"""
+_TWO_FEED = [
+    {"author": "Harald", "published": "2012-10-31T17:17:08+00:00",
+     "content_text": "If one looks past a single budget period, some groups are a fine investment. "
+                     "In 2011 the country's economists wrote a report everyone should read."},
+    {"author": "Lars", "published": "2012-10-31T18:23:49+00:00",
+     "content_text": "In reply to Harald. Yes, I agree in principle, but the only figures the council gives say otherwise."}]
+
+
+def test_a_reading_of_whole_blocks_without_names_scores_below_one_of_the_parts():
+    """Held-out kamfjord-nb: on a sample post of two comments (the first of two paragraphs, the
+    second prefixed by the feed's "In reply to"), a rule may read each comment's whole block, name
+    and date in its text, and no name; the blog's repeated blocks read name, date and text. The
+    reading that agrees best with the feed is the one to keep (workers.extract.comments._best_reading)."""
+    from tasks.extract.comments import reading_score
+    root = parse_html(_TWO)
+    url = "http://blog.example/2012/10/31/post/"
+    parts = {"container": "//div[@class='comment-body']", "author": ".//cite", "date": ".//div[@class='comment-meta']/a",
+             "text": "./p", "text_all": True, "source": "blocks"}
+    by_parts = extract_comments(root, parts, url, url)
+    whole = {"container": "//*[@id='main']//li", "author": None, "date": None, "text": "."}
+    by_whole = extract_comments(root, whole, url, url)
+    assert [c["author"] for c in by_parts] == ["Harald", "Lars"]
+    assert reading_score(by_parts, _TWO_FEED) > reading_score(by_whole, _TWO_FEED)
+    # extra comments the feed does not hold (the post's own list items) cost a point each
+    assert reading_score(by_whole, _TWO_FEED) < 0.5 * reading_score(by_parts, _TWO_FEED)
+    assert reading_score([], _TWO_FEED) == 0 and reading_score(by_parts, []) == 0
