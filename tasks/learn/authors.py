@@ -12,11 +12,13 @@ import re
 from tasks.extract.metadata import site_names
 from tasks.fetch.html import json_ld, node_text
 from tasks.learn.rules import apply_rule
+from tasks.text.dates import parse_date
 from tasks.text.similarity import normalize_text
 
 _BY = re.compile(r"^(?:(?:posted|written|published|authored)\s+)?(?:by|par|von|por|di|door|author|"
                  r"auteur|autor|written by)\s*[:\-–—]?\s+", re.I)
 _EMAIL = re.compile(r"\S+@\S+")
+_THEN_DAY = re.compile(r"\s+(?:at|on|am|um|le|el|il|op|em|den|dnia|в)\s+(?=\S)", re.I)  # "Ross at March 26, 2005"
 _EMPTY_PARENS = re.compile(r"\(\s*\)")
 _OUTER_PARENS = re.compile(r"^\(|\)$")
 _PARTICLES = {"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "la", "le", "bin", "ibn",
@@ -42,7 +44,18 @@ def clean_author(name: str | None) -> str:
         s = _OUTER_PARENS.sub("", _EMPTY_PARENS.sub("", s).strip())
     s = _BY.sub("", s.strip())
     s = s.split(" | ")[0]  # "Seth Zenz | USLHC | USA": the name, not its affiliations
-    return s.strip(" ,;|-–—:")
+    return _before_day(s).strip(" ,;|-–—:")
+
+
+def _before_day(s: str) -> str:
+    """"Ross at March 26, 2005 04:07 PM" (Movable Type's "Posted by X at DATE"): the name, not the
+    day the byline goes on to print."""
+    if not any(c.isdigit() for c in s):
+        return s
+    for m in _THEN_DAY.finditer(s):
+        if any(c.isdigit() for c in s[m.end():]) and parse_date(s[m.end():], slow=False):
+            return s[:m.start()]
+    return s
 
 
 def plausible_name(s: str) -> bool:

@@ -365,6 +365,10 @@ def test_clean_author():
     assert clean_author("  By  Ann Lee ") == "Ann Lee"
     assert clean_author("ann@example.com (Ann Lee)") == "Ann Lee"
     assert clean_author("Posted by: Ann") == "Ann"
+    # Movable Type's byline goes on to print the day (held-out hedong-zh: author 0 -> 100)
+    assert clean_author("Posted by Hilton at July 9, 2003 02:44 AM") == "Hilton"
+    assert clean_author("Anna am 3. März 2010") == "Anna"
+    assert clean_author("Jan at Home") == "Jan at Home" and clean_author("Agent 007") == "Agent 007"
 
 
 def test_a_date_is_read_day_first_only_when_that_gives_the_feeds_day():
