@@ -338,7 +338,9 @@ def _without_comments(rt, crawl_id: str, page: Page, rules: dict, blog: dict, ex
                               extracted.get("authors"))
 
     cut = content_without_comments(headless, rule.get("container"), edges) if headless is not block else None
-    cut = cut or content_without_comments(block, rule.get("container"), edges)
+    # (a container rule that names the page's ancestors finds no block in the headless copy: the
+    # comments are cut from the block, then its header from what is left, found there by the rules)
+    cut = cut or content_without_comments(block, rule.get("container"), lambda el: edges(post_block(el, rules, el)))
     return dict(extracted, content_text=cut[0], content_html=cut[1]) if cut else extracted
 
 

@@ -76,8 +76,10 @@ def run_of(el) -> list:
     and its paragraphs): the element and the siblings after it up to the next one like it,
     when such heads repeat; else the element alone."""
     parent = el.getparent()
-    if parent is None or not isinstance(el.tag, str) or len(node_text(el)) > NAME_CHARS + 20:
-        return [el]  # a head is a name line, not a comment of its own
+    if parent is None or not isinstance(el.tag, str):
+        return [el]
+    if len(node_text(el)) > NAME_CHARS + 20:
+        return _footed(el) or [el]  # a head is a name line, not a comment of its own
     sig = _sig(el)
     out = [el]
     for k in el.itersiblings():
@@ -91,6 +93,23 @@ def run_of(el) -> list:
     # the last run of the list: as long as the runs before it, when they repeat
     prev = [k for k in el.itersiblings(preceding=True) if isinstance(k.tag, str) and _sig(k) == sig]
     return out[:max(2, len(run_of(prev[0])))] if prev and len(out) > 1 else [el]
+
+
+def _footed(el) -> list | None:
+    """A comment whose name line follows its text (Movable Type's `div#c12` text, then its
+    `p.posted` "Posted by: Ann at DATE"): the element and that footer, where such pairs repeat
+    (the siblings alternate text, footer: the pair before or after it is alike)."""
+    sibs = [k for k in el.getparent() if isinstance(k.tag, str)]
+    i = next(j for j, k in enumerate(sibs) if k is el)
+    if i + 1 >= len(sibs):
+        return None
+    foot = sibs[i + 1]
+    if _sig(foot) == _sig(el) or len(node_text(foot)) > NAME_CHARS + 20 or not node_text(foot):
+        return None
+    pair = (_sig(el), _sig(foot))
+    after = i + 3 < len(sibs) and (_sig(sibs[i + 2]), _sig(sibs[i + 3])) == pair
+    before = i >= 2 and (_sig(sibs[i - 2]), _sig(sibs[i - 1])) == pair
+    return [el, foot] if after or before else None
 
 
 def own_nodes(container, containers: set) -> list:

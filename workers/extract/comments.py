@@ -160,6 +160,37 @@ def content_node(root, rules: dict | None):
     return found[0] if found and not isinstance(found[0], str) else None
 
 
+FOOTER_AFTER = 100  # characters of the post between its title and a byline that closes it
+
+
+def post_end(root, rules: dict | None):
+    """Where the post ends on its page, for the comment blocks after it: its content element,
+    or, where that element holds the comments too (Movable Type's `div.content`: the title, the
+    text, a "Posted by X at DATE" line, then the comments), the byline closing the post's
+    text (the author or date rule's node, inside the content, after the title and some text)."""
+    content = content_node(root, rules)
+    if content is None:
+        return None
+    order = None
+    for field in ("author", "date"):
+        rule = ((rules or {}).get(field) or {}).get("rule")
+        title_rule = ((rules or {}).get("title") or {}).get("rule")
+        try:
+            node = next((n for n in first_of(root, rule) if not isinstance(n, str)), None) if rule else None
+            title = next((n for n in first_of(root, title_rule) if not isinstance(n, str)), None) if title_rule else None
+        except Exception:
+            continue
+        if node is None or title is None or node is content or not any(a is content for a in node.iterancestors()):
+            continue
+        order = order or {el: i for i, el in enumerate(root.iter())}
+        start, end = max(order.get(d, 0) for d in title.iter()), order.get(node, 0)
+        between = sum(len((el.text or "").strip()) + len((el.tail or "").strip())
+                      for el in content.iter() if start < order.get(el, -1) < end)
+        if between >= FOOTER_AFTER:
+            return node
+    return content
+
+
 def _commented_first(rt, crawl_id: str, urls: list[str]) -> tuple[list[str], bool]:
     """The entries whose feed counts comments first (most first), then those it does not
     count, then those it says have none: the posts that show blocks to agree on; and whether
@@ -185,7 +216,7 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     for u in urls[:BLOCK_SAMPLE]:
         page = read.get(u) or _sample_page(rt, crawl_id, u)
         if page is not None:
-            pages.append((page.root, content_node(page.root, blog.get("rules"))))
+            pages.append((page.root, post_end(page.root, blog.get("rules"))))
     rule = learn_comment_blocks(pages) if pages else None
     if rule:
         log.info("comment rule from the repeated blocks of %d posts: %s", len(pages), rule)
@@ -360,7 +391,7 @@ def _rule_of_page(rt, crawl_id: str, url: str, pages, root, blog: dict | None) -
     """A post read by no rule and without a comment feed: the comment blocks after its content
     (none printed by the theme on the sample posts)."""
     blog = blog if blog is not None and blog.get("comment_rule_crawl") == crawl_id else rt.state.blog(crawl_id)
-    return learn_comment_blocks([(root, content_node(root, blog.get("rules")))], theme=blog.get("comment_theme"))
+    return learn_comment_blocks([(root, post_end(root, blog.get("rules")))], theme=blog.get("comment_theme"))
 
 
 def _read_by_own_rule(rt, crawl_id: str, url: str, pages, feed: list[dict], found: list[dict],
