@@ -13,7 +13,7 @@ import copy
 from tasks.extract.footer import MEDIA
 from tasks.fetch.html import block_text, drop_keeping_tail, node_text, to_html
 from tasks.learn.comment_nodes import is_ancestor
-from tasks.learn.comment_slots import run_of
+from tasks.learn.comment_slots import footer_of
 from tasks.learn.rules import apply_rule
 
 __all__ = ["content_without_comments", "comment_area"]
@@ -75,7 +75,7 @@ def _tail_run(content, blocks: list) -> list:
     element; each block with the "Posted by" line after it, where that names it), where nothing
     else with text comes after the first of them; [] otherwise."""
     kids = [k for k in content if isinstance(k.tag, str)]
-    mine = {id(k) for b in blocks for k in run_of(b)}  # with the footer naming each (tasks.learn.comment_slots)
+    mine = {id(k) for b in blocks for k in (b, footer_of(b)) if k is not None}  # with the line naming each
     first = next((i for i, k in enumerate(kids) if id(k) in mine), None)
     if first is None or first == 0:
         return []

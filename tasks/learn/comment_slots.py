@@ -95,6 +95,14 @@ def run_of(el) -> list:
     return out[:max(2, len(run_of(prev[0])))] if prev and len(out) > 1 else [el]
 
 
+def footer_of(el):
+    """The line after a comment's text that names it (`_footed`), or None."""
+    if el.getparent() is None or not isinstance(el.tag, str):
+        return None
+    pair = _footed(el)
+    return pair[1] if pair else None
+
+
 def _footed(el) -> list | None:
     """A comment whose name line follows its text (Movable Type's `div#c12` text, then its
     `p.posted` "Posted by: Ann at DATE"): the element and that footer, where such pairs repeat

