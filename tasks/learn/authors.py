@@ -18,6 +18,7 @@ from tasks.text.similarity import normalize_text
 _BY = re.compile(r"^(?:(?:posted|written|published|authored)\s+)?(?:by|par|von|por|di|door|author|"
                  r"auteur|autor|written by)\s*[:\-–—]?\s+", re.I)
 _EMAIL = re.compile(r"\S+@\S+")
+DAY_WORDS = 6  # words of a day and its time ("March 26, 2005 04:07 PM")
 _THEN_DAY = re.compile(r"\s+(?:at|on|am|um|le|el|il|op|em|den|dnia|в)\s+(?=\S)", re.I)  # "Ross at March 26, 2005"
 _EMPTY_PARENS = re.compile(r"\(\s*\)")
 _OUTER_PARENS = re.compile(r"^\(|\)$")
@@ -53,7 +54,8 @@ def _before_day(s: str) -> str:
     if not any(c.isdigit() for c in s):
         return s
     for m in _THEN_DAY.finditer(s):
-        if any(c.isdigit() for c in s[m.end():]) and parse_date(s[m.end():], slow=False):
+        rest = s[m.end():]  # the day and its time, nothing more ("on March 3 by Jane Doe" is no name's end)
+        if len(rest.split()) <= DAY_WORDS and any(c.isdigit() for c in rest) and parse_date(rest, slow=False):
             return s[:m.start()]
     return s
 
