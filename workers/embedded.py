@@ -189,6 +189,11 @@ class WorkerProcesses:
                     self.start_one(name)
         return bool(self.deferred)
 
+    def all_exited(self) -> bool:
+        """Has every worker started ended, none left to start (a worker that cannot import its
+        code, a broken install): no page will ever be taken."""
+        return bool(self.procs) and not self.deferred and all(p.poll() is not None for p in self.procs)
+
     def queues_of(self, name: str) -> str:
         """The queues worker `name` consumes: without the render queue past `render_workers`."""
         index = next((i for i in range(self.n) if self.node_name(i) == name), 0)

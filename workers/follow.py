@@ -85,6 +85,10 @@ def run_crawls(urls: list[str], since: str | None, options: dict, out: str | Non
         _log("\ninterrupted: the crawl is saved; run the same command again to resume", False)
         writer.close()
         return 130
+    except WorkersExited as e:
+        _log(f"\nblogharvest: {e}; the crawl is saved; run the same command again to resume", False)
+        writer.close()
+        return 1
     if embedded is not None:
         # the workers end first: the last page's WARC record is written just after the step
         # that ended the crawl, and the parts are assembled below (a warm stop finishes it)
@@ -337,12 +341,22 @@ def _follow(rt, ids: list[str], quiet: bool, pool=None, writer: BlogByBlog | Non
                 _retrying(lambda: writer.ended(infos), "writing a blog's records", quiet)
             if all(i["state"] in FINAL for i in infos):
                 return infos
+            if pool is not None and pool.all_exited():
+                raise WorkersExited(getattr(pool, "log_dir", None))
             if time.monotonic() - last_sweep > SWEEP_EVERY:
                 last_sweep = time.monotonic()
                 _sweep_running(infos, quiet)
             _pause(st, infos, pool, 0.25)
     finally:
         display.stop()
+
+
+class WorkersExited(RuntimeError):
+    """Every embedded worker ended before the crawl did: the command says so (and where their logs
+    are) instead of waiting for pages no one will take."""
+
+    def __init__(self, log_dir):
+        super().__init__(f"the embedded workers all exited before the crawl ended; their logs: {log_dir or 'not kept'}")
 
 
 def _pause(st, infos: list[dict], pool, seconds: float) -> None:

@@ -269,3 +269,23 @@ def test_only_the_first_embedded_worker_takes_the_render_queue():
     assert queues[1] == queues[2] == [DEFAULT_QUEUE]
     plain = WorkerProcesses("redis://127.0.0.1:1/0", n=2)
     assert [plain.queues_of(plain.node_name(i)) for i in range(2)] == [WORKER_QUEUES] * 2
+
+
+def test_a_crawl_whose_workers_all_exit_ends_with_a_clear_error(tmp_path):
+    """Workers that cannot start (a broken install: their code does not import) leave the crawl
+    queued: the command says the workers exited and where their logs are, and exits 1, instead of
+    waiting for pages no one will take (seen when a syntax error reached the workers only)."""
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    # only the worker processes (`python -m workers.embedded`) fail at start; the command runs
+    (broken / "sitecustomize.py").write_text(
+        "import sys\nif 'workers.embedded' in getattr(sys, 'orig_argv', []):\n    raise SystemExit(3)\n")
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(BLOGHARVEST_ALLOW_PRIVATE="1", BLOGHARVEST_HOME=str(home),
+               PYTHONPATH=os.pathsep.join([str(broken), env.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    with FarmServer(WordPress(seed=12, n_posts=5)) as site:
+        p = subprocess.run(CLI + ["crawl", site.url, "--out", str(tmp_path / "o.jsonl"), "--js", "never"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1, p.stderr[-2000:]
+    assert "workers all exited" in p.stderr and "logs" in p.stderr
