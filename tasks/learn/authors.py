@@ -7,6 +7,7 @@ names the author the rule is learned for (tasks.learn.fields).
 """
 from __future__ import annotations
 
+import html
 import re
 
 from tasks.extract.metadata import site_names
@@ -37,8 +38,9 @@ _PAGE_AUTHOR_PROBES = (
 
 
 def clean_author(name: str | None) -> str:
-    """A person's name as feeds and pages print it, without e-mail or "By"."""
-    s = normalize_text(name)
+    """A person's name as feeds and pages print it, without e-mail or "By"; character references a
+    feed left escaped in it (WordPress's `<dc:creator><![CDATA[A &#124; B]]>`) read."""
+    s = normalize_text(html.unescape(name) if name and "&" in name else name)
     if "@" in s:
         s = _EMAIL.sub("", s)
     if "(" in s or ")" in s:

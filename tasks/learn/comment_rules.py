@@ -311,8 +311,31 @@ def learn_comment_rule(roots, feed: list[dict]) -> dict | None:
     text_rel = _learn_text(pairs)
     author_rel = _learn_author(pairs)
     affixes = _learn_affixes(pairs, author_rel)
-    return {"container": best, "author": author_rel, "date": _learn_date(pairs), "text": text_rel or ".", **affixes,
+    rule = {"container": best, "author": author_rel, "date": _learn_date(pairs), "text": text_rel or ".", **affixes,
             "score": round(score, 4), "matched": len(matched)}
+    if text_rel and _reads_all(pairs, text_rel):
+        rule["text_all"] = True
+    return rule
+
+
+def _reads_all(pairs, text_rel: str) -> bool:
+    """Does every node of the text rule (a comment in several paragraphs, each a `p`) say the feed's
+    text better than the first alone, on more of the matched comments than it says it worse?
+    (whizzy: the first paragraph, "Hi there,", was each comment's text, and the feed's whole one
+    was kept beside it.)"""
+    better = worse = 0
+    for c, _, f in pairs:
+        try:
+            nodes = [n for n in c.xpath(text_rel) if not isinstance(n, str)]
+        except Exception:
+            return False
+        if len(nodes) < 2:
+            continue
+        one = similarity(node_text(nodes[0]), f["content_text"])
+        every = similarity(" ".join(node_text(n) for n in nodes), f["content_text"])
+        better += every > one + 0.05
+        worse += every < one - 0.05
+    return better > worse
 
 
 def _author_affixes(shown: list[tuple[str, str | None]]) -> dict:

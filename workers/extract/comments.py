@@ -22,8 +22,10 @@ still in the feed window (only then is its comment count known). So:
   blog's content rule; a post read by no rule tries the blocks of its own page, and where
   they are ADOPT_BLOCKS comments or more and the blog has no rule, they become the blog's
   (its feed's newest posts may have no comment at all to settle on).
-- rules learned on the sample's feeds that leave a field unread are weighed against the
-  rule of the blocks by how well each reads the sample (`_best_reading`).
+- rules learned on the sample's feeds that leave a field unread, or read the sample worse than
+  READS_WELL (a block of no name beside each comment, on a page whose broken markup nests every
+  comment in the one before), are weighed against the rule of the blocks by how well each
+  reads the sample (`_best_reading`).
 - a blog whose sample post's page shows every comment of its feed, each with the name, date
   and text the feed gives (the feed adds nothing), reads no more comment feeds
   (`comment_feeds` false): one request less per post (issue 33); a post whose page says it
@@ -53,6 +55,7 @@ log = logging.getLogger("blogharvest")
 MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
 MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
 MIN_FEED_TO_SKIP = 3  # feed comments a sample post's page must show all of before feeds are left unread
+READS_WELL = 1.5  # reading_score (2 at most) a rule learned on a sample post must reach to be taken at once
 ADOPT_BLOCKS = 3  # comment blocks a post's own page must show before its rule becomes the blog's (none settled)
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
@@ -244,9 +247,10 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
         if stored and _share(read, feed) >= MIN_SHARE:
             return stored, e["url"], feed_adds(read, feed)
         rule = C.learn_comment_rule([r for _, r in pages], feed)
-        if rule and _complete(rule, feed):
+        read = _extract(pages, rule, e["url"]) if rule else []
+        if rule and _complete(rule, feed) and C.reading_score(read, feed) >= READS_WELL:
             log.info("comment rule learned on %s: %s", e["url"], rule)
-            return rule, e["url"], feed_adds(_extract(pages, rule, e["url"]), feed)
+            return rule, e["url"], feed_adds(read, feed)
         if rule:
             learned.append((rule, e["url"]))
     if learned:

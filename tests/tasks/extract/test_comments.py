@@ -289,3 +289,24 @@ def test_a_reading_of_whole_blocks_without_names_scores_below_one_of_the_parts()
     # extra comments the feed does not hold (the post's own list items) cost a point each
     assert reading_score(by_whole, _TWO_FEED) < 0.5 * reading_score(by_parts, _TWO_FEED)
     assert reading_score([], _TWO_FEED) == 0 and reading_score(by_parts, []) == 0
+
+
+def test_a_comment_of_several_paragraphs_is_read_whole_by_a_feed_learned_rule():
+    """whizzy: each comment's text is several <p>; the rule learned on the feed read the first
+    ("Hi there,"), which then did not pair with the feed's whole text: the comment came out twice."""
+    said = [("Pascal", ["Hi there,", "I encounter exactly the same issue. Is this resolved?", "Cheers. Pascal"]),
+            ("Will", ["Hello Pascal,", "It was the DNS lookup of the client; turning HostnameLookups off fixed it."]),
+            ("Ann", ["Thanks,", "this helped me with the same twenty second lag on my own server too."])]
+    items = "".join(f"<li class='comment' id='comment-{i}'><article class='comment-body'><footer><b class='fn'>{n}</b>"
+                    f"<time datetime='2019-04-1{i}T19:15:23+00:00'>April 1{i}, 2019</time></footer>"
+                    f"{''.join(f'<p>{p}</p>' for p in ps)}</article></li>"
+                    for i, (n, ps) in enumerate(said))
+    url = "http://blog.example/2016/10/13/apache-lag/"
+    root = parse_html(f"<html><body><article><p>{'The post. ' * 30}</p></article><ol>{items}</ol></body></html>", url)
+    feed = [{"author": n, "published": f"2019-04-1{i}T19:15:23+00:00", "content_text": " ".join(ps)}
+            for i, (n, ps) in enumerate(said)]
+    rule = learn_comment_rule([root], feed)
+    assert rule and rule.get("text_all")  # the paragraphs are the article's own: no element holds them all
+    got = extract_comments(root, rule, url, url)
+    assert [c["content_text"] for c in got] == [" ".join(ps) for _, ps in said]
+    assert len(merge_comments(got, feed)) == 3

@@ -369,6 +369,8 @@ def test_clean_author():
     assert clean_author("Posted by Hilton at July 9, 2003 02:44 AM") == "Hilton"
     assert clean_author("Anna am 3. März 2010") == "Anna"
     assert clean_author("Jan at Home") == "Jan at Home" and clean_author("Agent 007") == "Agent 007"
+    # a pingback's name as WordPress's comment feed leaves it escaped (whizzy: each such comment twice)
+    assert clean_author("Tom &amp; Ann") == "Tom & Ann" and clean_author("Arduino &#124; Raspberries") == "Arduino"
 
 
 def test_a_date_is_read_day_first_only_when_that_gives_the_feeds_day():
