@@ -75,6 +75,7 @@ def _tail_run(content, blocks: list) -> list:
     element; each block with the "Posted by" line after it, where that names it), where nothing
     else with text comes after the first of them; [] otherwise."""
     kids = [k for k in content if isinstance(k.tag, str)]
+    blocks = [b for b in blocks if node_text(b)]  # (an empty block the rule takes in says nothing: a post's "more" anchor)
     mine = {id(k) for b in blocks for k in (b, footer_of(b)) if k is not None}  # with the line naming each
     first = next((i for i, k in enumerate(kids) if id(k) in mine), None)
     if first is None or first == 0:

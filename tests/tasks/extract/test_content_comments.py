@@ -89,6 +89,7 @@ def mt3_page(i: int, people) -> str:
                        for k, (n, t) in enumerate(people))
     return (f"<html><body><div id='container'><div class='content'><p><a href='/'>Main</a></p>"
             f"<h2>March {i + 1}, 2005</h2><h3>Chapter {i}</h3><p>{said}</p><p>{said}</p>"
+            f"<div id='a00{i}more'><div class='more'></div></div>"  # the entry's empty "more" anchor
             f"<p class='posted'>Posted by Ross at March {i + 1}, 2005 04:07 PM</p>"
             f"<h2 id='comments'>Comments</h2>{comments}</div></div></body></html>")
 
