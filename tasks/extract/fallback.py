@@ -33,7 +33,7 @@ def fallback_extract(html: str, url: str | None = None, facts: dict | None = Non
         return {"title": None, "content_text": None, "content_html": None, "authors": [], "published": None}
     facts = facts if facts is not None else page_facts(html, url, content=False, root=root)
     own = self_description(facts)
-    got = page_content(html, url)
+    got = page_content(html, url, root=root)
     return {"title": _not_site_name(own.get("title") or got["title"], html, url, root),
             "content_text": got["content_text"], "content_html": got["content_html"],
             "authors": own.get("authors") or got["authors"],

@@ -133,13 +133,13 @@ def _paragraphed(root, runs: list):
     return tree
 
 
-def page_content(html: str, url: str | None = None) -> dict:
+def page_content(html: str, url: str | None = None, root=None) -> dict:
     """{"content_html", "content_text", "title", "authors", "published"} as trafilatura
     reads the page (None where it found nothing); where it leaves out a run of loose text
     the page holds (no paragraphs: `<br>`s), as trafilatura reads the page with that run
-    made paragraphs."""
+    made paragraphs. `root`: the page already parsed (it is not parsed again)."""
     doc = _trafilatura(html, url)
-    doc = _with_loose_text(html, url, doc)
+    doc = _with_loose_text(html, url, doc, root)
     if doc is None:
         return {"content_html": None, "content_text": None, "title": None, "authors": [], "published": None}
     body = _body_html(doc)
@@ -153,14 +153,15 @@ def page_content(html: str, url: str | None = None) -> dict:
             "authors": authors, "published": getattr(doc, "date", None) or None}
 
 
-def _with_loose_text(html: str, url: str | None, doc):
+def _with_loose_text(html: str, url: str | None, doc, root=None):
     """trafilatura's reading of the page made paragraphed (`_paragraphed`), where the first reading
     holds under half of the text of the element saying the most (`_densest`) and the second
     holds it."""
-    try:
-        root = parse_html(html)
-    except Exception:
-        return doc
+    if root is None:
+        try:
+            root = parse_html(html)
+        except Exception:
+            return doc
     if root is None:
         return doc
     want = _densest(root)

@@ -161,7 +161,7 @@ def page_facts(html: str, url: str | None = None, content: bool = True, root=Non
              "time_date": _first_time(root),
              "template": template_signature(root)}
     if content:
-        facts["content"] = page_content(html, url)
+        facts["content"] = page_content(html, url, root=root)
     return facts
 
 
