@@ -20,7 +20,8 @@ still in the feed window (only then is its comment count known). So:
 - a blog with no comment feed to learn from settles on the repeated comment blocks its
   first posts agree on (tasks.learn.comment_blocks), the posts' content located by the
   blog's content rule; a post read by no rule tries the blocks of its own page, and where
-  they are ADOPT_BLOCKS comments or more and the blog has no rule, they become the blog's
+  they are ADOPT_BLOCKS comments or more, every one its page counts, and the blog has no rule,
+  they become the blog's
   (its feed's newest posts may have no comment at all to settle on).
 - rules learned on the sample's feeds that leave a field unread, or read the sample worse than
   READS_WELL (a block of no name beside each comment, on a page whose broken markup nests every
@@ -56,7 +57,7 @@ MAX_COMMENT_PAGES = 20  # other pages of one post's comments fetched at most
 MIN_FEED_TO_LEARN = 2  # feed comments needed to learn a rule
 MIN_FEED_TO_SKIP = 3  # feed comments a sample post's page must show all of before feeds are left unread
 READS_WELL = 1.5  # reading_score (2 at most) a rule learned on a sample post must reach to be taken at once
-ADOPT_BLOCKS = 3  # comment blocks a post's own page must show before its rule becomes the blog's (none settled)
+ADOPT_BLOCKS = 3  # comment blocks a post's own page must show (all it counts) before its rule becomes the blog's
 MIN_SHARE = 0.5  # a rule that finds under this share of a post's feed comments does not read it
 SAMPLE_TRIES = 3  # comment feeds of the sample read at most when settling the blog's rule
 BLOCK_SAMPLE = 8  # posts whose repeated blocks settle the rule of a blog without comment feeds
@@ -368,8 +369,8 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
         rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
         if rule is None and not feed:
             return []
-        if rule is not None and not blog_has and (rule.get("matched") or 0) >= ADOPT_BLOCKS:
-            _adopt(rt, crawl_id, rule, url)
+        if rule is not None and not blog_has and ADOPT_BLOCKS <= (rule.get("matched") or 0) >= shown_count(root) > 0:
+            _adopt(rt, crawl_id, rule, url)  # (only a rule that reads every comment its page counts: never a part)
     if (rule is not None or len(feed) >= MIN_FEED_TO_LEARN) and not followed:
         pages = _comment_pages(rt, crawl_id, url, page, root)
     found = _extract(pages, rule, url) if rule else []
