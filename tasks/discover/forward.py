@@ -15,10 +15,13 @@ import urllib.parse
 
 from tasks.fetch.html import node_text
 
-__all__ = ["forward_target", "MAX_FORWARDS", "MAX_STAND_IN_TEXT"]
+__all__ = ["forward_target", "frames", "frame_probes", "declares_feed", "MAX_FORWARDS", "MAX_STAND_IN_TEXT",
+           "MAX_FRAMES", "MAX_PROBES"]
 
 MAX_FORWARDS = 3  # forwarding pages followed in a row at most (a loop ends there)
 MAX_REFRESH_DELAY = 30  # seconds: a page that refreshes later is read for itself first (a slideshow, a news ticker)
+MAX_FRAMES = 8  # a frameset's frames read at most
+MAX_PROBES = 12  # pages its frames link to, read at most, looking for the blog's home
 MAX_STAND_IN_TEXT = 300  # characters of text: a stand-in says "moved to ...", a home page says much more
 
 _REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(['\"]?)(.*?)\2\s*$", re.I | re.S)
@@ -69,6 +72,46 @@ def _only_link(root, base_url: str) -> str | None:
     if there.netloc.lower() != here.netloc.lower() or not there.path.strip("/"):
         return None  # another site, or the host's root: a link, not where the blog lives
     return target
+
+
+def frames(root, base_url: str) -> list[str]:
+    """A frameset page's frames (its whole content: a personal site's home of the 2000s, whose
+    blog is one of its frames or a page they link to), same host, in document order; [] for a
+    page with a body of its own or one that declares a feed."""
+    if root.find(".//frameset") is None or _declares_feed(root):
+        return []
+    out: dict[str, None] = {}
+    for el in root.iter("frame"):
+        url = _http(urllib.parse.urljoin(base_url, (el.get("src") or "").strip()))
+        if url and _same_host(url, base_url) and not _same_page(url, base_url):
+            out.setdefault(url.split("#")[0], None)
+    return list(out)[:MAX_FRAMES]
+
+
+def frame_probes(roots: list, base_urls: list[str], home: str) -> list[str]:
+    """The same-host pages a frameset's frames link to (not the frameset nor a frame), in
+    document order, at most MAX_PROBES: where the blog's home, a page that declares a feed, is
+    looked for."""
+    out: dict[str, None] = {}
+    skip = {home.split("#")[0], *base_urls}
+    for root, base in zip(roots, base_urls):
+        for a in root.xpath("//a[@href]"):
+            href = (a.get("href") or "").strip()
+            if not href or href.startswith(("#", "mailto:", "javascript:")):
+                continue
+            url = _http(urllib.parse.urljoin(base, href))
+            if url and _same_host(url, home) and not any(_same_page(url, s) for s in skip):
+                out.setdefault(url.split("#")[0], None)
+    return list(out)[:MAX_PROBES]
+
+
+def declares_feed(root) -> bool:
+    """Does the page name a feed of its own in its head (a blog's home does)?"""
+    return _declares_feed(root)
+
+
+def _same_host(a: str, b: str) -> bool:
+    return urllib.parse.urlsplit(a).netloc.lower() == urllib.parse.urlsplit(b).netloc.lower()
 
 
 def _declares_feed(root) -> bool:

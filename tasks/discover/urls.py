@@ -186,8 +186,12 @@ def _root(root_or_html):
     return root_or_html
 
 
+_LINKING = {"a": "href", "frame": "src"}  # (not iframes: embeds, comment widgets, a post's own /embed/ copy)
+
+
 def extract_links(root_or_html, base_url: str) -> list[str]:
-    """The page's a[href] links: absolute (against <base href> when present),
+    """The page's a[href] links and its frames' pages (frame[src]: a frameset home's whole content,
+    the blog often in one of them): absolute (against <base href> when present),
     http(s) only, canonical, de-duplicated in document order. Feeds, archives,
     off-site links all included: the caller filters."""
     root = _root(root_or_html)
@@ -200,8 +204,8 @@ def extract_links(root_or_html, base_url: str) -> list[str]:
             base = urllib.parse.urljoin(base_url, href.strip())
             break
     out: dict[str, None] = {}
-    for el in root.iter("a", "{http://www.w3.org/1999/xhtml}a"):
-        href = el.get("href")
+    for el in root.iter(*_LINKING, *(f"{{http://www.w3.org/1999/xhtml}}{t}" for t in _LINKING)):
+        href = el.get(_LINKING[el.tag.rpartition("}")[2]])
         if not href or _SKIP_SCHEMES.match(href):
             continue
         href = href.strip()

@@ -102,3 +102,37 @@ def test_a_feed_s_own_time_is_a_build_time_only_where_no_entry_has_it():
     hugo = {"updated": "Sun, 09 Mar 2025 00:50:04 -0400"}
     assert _build_time(hugo, [{"published": "2025-03-09T00:50:04-04:00"}]) == []
     assert _build_time({}, posts) == []
+
+
+def test_a_frameset_start_page_leads_to_the_blog_a_frame_links(crawl):
+    """A personal site of the 2000s: its root is a frameset (no body, no feed) whose navigation
+    frame links the blog's home (a page that declares a feed); the crawl starts at the root and
+    harvests the blog, not nothing."""
+    from tests.farm import make_blog
+    from tests.httpd import LoopbackServer, Reply
+
+    blog = make_blog("wordpress", seed=3, n_posts=12)
+    frameset = ('<html><head><title>My homepage</title></head><frameset rows="10%,*">'
+                '<frame src="/nav.html" name="top"><frame src="/hello.html" name="main"></frameset></html>')
+    nav = ('<html><body><a href="/hello.html">Hello</a> <a href="/cv.html">CV</a> '
+           '<a href="/journal/">Journal</a></body></html>')
+    pages = {"/": Reply(200, frameset), "/nav.html": Reply(200, nav),
+             "/hello.html": Reply(200, "<html><body><p>Welcome to my homepage.</p></body></html>"),
+             "/cv.html": Reply(200, "<html><body><p>Born, studied, worked.</p></body></html>")}
+    holder = {}
+
+    def route(req):
+        path = req.split.path
+        if path in pages:
+            return pages[path]
+        return blog.render("/" if path == "/journal/" else req.path, holder["origin"]) or Reply(404, "not found")
+
+    with LoopbackServer(route) as site:
+        holder["origin"] = site.url.rstrip("/")
+        info, records = crawl(site.url, timeout=240)
+    assert info["state"] == "done", info
+    s = score(blog.truth, records)
+    assert s["found"] >= 99 and s["precision"] >= 99, s
+    # the blog's home (it declares the feed) was taken for the crawl's home: its feed trained the rules
+    assert {r["blog"] for r in records} == {site.url + "journal/"}, {r["blog"] for r in records}
+    assert info["sources"].get("feed", 0) >= 1, info["sources"]

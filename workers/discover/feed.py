@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tasks.discover import feeds as feedlib
 from tasks.discover.announced import archive_widget_total
-from tasks.discover.forward import MAX_FORWARDS, forward_target
+from tasks.discover.forward import MAX_FORWARDS, declares_feed, forward_target, frame_probes, frames
 from tasks.discover.recognise import build_times
 from tasks.discover.traversal import in_scope
 from tasks.discover.urls import canonical
@@ -137,7 +137,37 @@ def _home(rt, url: str, update: bool) -> Page:
             page = Page.from_response(rt.downloader.get(target, revisit=update), target)
         except FetchError as e:
             raise CrawlFailed(f"home page unreachable: {page.final_url} forwards to {target}: {e}") from e
-    return page
+    return _framed_home(rt, page, update) or page
+
+
+def _framed_home(rt, page: Page, update: bool) -> Page | None:
+    """A frameset start page (no body of its own, no feed): the blog's home is the frame, or the
+    page a frame links to, that declares a feed (bounded: MAX_FRAMES frames, MAX_PROBES pages
+    they link to); None where none does (the traversal still follows the frames)."""
+    if page.garbled:
+        return None
+    urls = frames(page.root, page.final_url)
+    if not urls:
+        return None
+    read = []
+    for url in urls:
+        try:
+            frame = Page.from_response(rt.downloader.get(url, revisit=update), url)
+        except FetchError:
+            continue
+        if frame.garbled:
+            continue
+        if declares_feed(frame.root):
+            return frame
+        read.append(frame)
+    for url in frame_probes([f.root for f in read], [f.final_url for f in read], page.final_url):
+        try:
+            probe = Page.from_response(rt.downloader.get(url, revisit=update), url)
+        except FetchError:
+            continue
+        if not probe.garbled and declares_feed(probe.root):
+            return probe
+    return None
 
 
 def _announced(st, crawl_id: str, home: Page) -> None:

@@ -32,3 +32,30 @@ def _page(head: str = "", body: str = "") -> object:
 ])
 def test_forward_target(head, body, want):
     assert forward_target(_page(head, body), ROOT) == want
+
+
+FRAMESET = ('<html><head><title>home</title></head><frameset cols="20%,*"><frame src="nav.html">'
+            '<frame src="https://host.test/main.html#top"><frame src="https://other.test/ad.html"></frameset></html>')
+
+
+def test_a_frameset_s_frames_are_its_content():
+    from tasks.discover.forward import frames
+
+    assert frames(parse_html(FRAMESET, ROOT), ROOT) == ["https://host.test/nav.html", "https://host.test/main.html"]
+    # a page with a body, or a frameset that declares a feed, is a page of its own
+    assert frames(_page(body='<iframe src="/nav.html"></iframe>'), ROOT) == []
+    assert frames(parse_html(FRAMESET.replace("</head>", '<link rel="alternate" type="application/rss+xml" '
+                                                          'href="/rss.xml"></head>'), ROOT), ROOT) == []
+
+
+def test_the_pages_a_frameset_s_frames_link_are_probed_in_order_bounded():
+    from tasks.discover.forward import MAX_PROBES, declares_feed, frame_probes
+
+    nav = parse_html('<a href="/">home</a> <a href="main.html">main</a> <a href="/blog/">Blog</a> '
+                     '<a href="mailto:me@host.test">mail</a> <a href="https://other.test/">out</a> '
+                     + " ".join(f'<a href="/p{i}.html">p</a>' for i in range(30)), ROOT)
+    got = frame_probes([nav], ["https://host.test/main.html"], ROOT)
+    assert got[0] == "https://host.test/blog/" and len(got) == MAX_PROBES
+    assert all(u.startswith("https://host.test/") and u not in (ROOT, "https://host.test/main.html") for u in got)
+    assert declares_feed(_page('<link rel="alternate" type="application/atom+xml" href="/atom.xml">'))
+    assert not declares_feed(_page('<link rel="stylesheet" href="/s.css">'))

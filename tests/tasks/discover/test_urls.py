@@ -41,6 +41,10 @@ def test_extract_links():
     assert extract_links(html, "http://blog.test/") == ["http://blog.test/sub/p1", "http://blog.test/p2",
                                                         "http://other.test/"]
     assert extract_links("", "http://blog.test/") == []
+    # a frameset's frames are its links (its content); an iframe's page is not (an embed, a widget)
+    frames = ('<html><head><title>t</title></head><frameset><frame src="/nav.html"><frame src="main.html">'
+              '<noframes><iframe src="/embed/"></iframe></noframes></frameset></html>')
+    assert extract_links(frames, "http://blog.test/a/") == ["http://blog.test/nav.html", "http://blog.test/a/main.html"]
 
 
 @pytest.mark.parametrize("posts, yes, no", [
