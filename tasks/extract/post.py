@@ -19,6 +19,7 @@ from tasks.extract.fields import complete
 from tasks.extract.footer import without_footer
 from tasks.learn.link_slots import without_link_slots
 from tasks.learn.template_blocks import without_template
+from tasks.learn.template_lines import without_template_lines
 from tasks.extract.header import without_header
 from tasks.fetch.html import block_text, html_to_text, node_text, parse_html, to_html
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
@@ -278,11 +279,13 @@ def _rule_authors(root, rules: dict | None, author_rules: list[str], lang: str |
 
 def _without_template(node, rules: dict | None):
     """`node` without what the content rule's node holds on every post beside the post: the
-    template's blocks (tasks.learn.template_blocks) and lines of links (tasks.learn.link_slots)."""
+    template's blocks (tasks.learn.template_blocks), lines of links (tasks.learn.link_slots) and
+    marked lines that say nearly the same on every post (tasks.learn.template_lines)."""
     content = (rules or {}).get("content")
     if not isinstance(content, dict):
         return node
-    return without_link_slots(without_template(node, content.get("template")), content.get("link_slots"))
+    node = without_link_slots(without_template(node, content.get("template")), content.get("link_slots"))
+    return without_template_lines(node, content.get("template_lines"))
 
 
 def _page_lang(root, blog: dict | None) -> str | None:

@@ -34,6 +34,7 @@ from tasks.learn.rules import apply_rule
 from tasks.learn.authors import person_like
 from tasks.learn.link_slots import link_slots
 from tasks.learn.template_blocks import template_blocks
+from tasks.learn.template_lines import template_lines
 from tasks.text.similarity import dice, normalize_text
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
@@ -233,7 +234,8 @@ def _with_template(rules: dict, roots: list, feed_texts: list) -> dict:
     """`rules` with what the content rule's node holds on most training pages beside the post, which
     posts are read without: the texts of its template blocks (tasks.learn.template_blocks: a
     banner, "Comments are closed"; not a text the feed's full contents hold: a newsletter's every
-    issue says "send us a pull request") and its lines of links (tasks.learn.link_slots: tags, related)."""
+    issue says "send us a pull request"), its lines of links (tasks.learn.link_slots: tags, related)
+    and its marked lines of nearly the same words (tasks.learn.template_lines: "This entry was posted on...")."""
     content = rules.get("content")
     if not isinstance(content, dict) or not content.get("rule") or content.get("use") == "generic":
         return rules
@@ -246,7 +248,8 @@ def _with_template(rules: dict, roots: list, feed_texts: list) -> dict:
         nodes.append(found[0] if found else None)
     said = normalize_text(" ".join(t for t in feed_texts if t)).casefold()  # a feed's words are the posts'
     above = None if said else [_first_node(root, _rule_of(rules, "title")) for root in roots]
-    found = {"template": [t for t in template_blocks(nodes, above) if t not in said], "link_slots": link_slots(nodes)}
+    found = {"template": [t for t in template_blocks(nodes, above) if t not in said], "link_slots": link_slots(nodes),
+             "template_lines": template_lines(nodes, said)}
     found = {k: v for k, v in found.items() if v}
     return dict(rules, content=dict(content, **found)) if found else rules
 
