@@ -27,14 +27,11 @@ import re
 
 from tasks.fetch.html import node_text, parse_html
 from tasks.fetch.js_need import COMMENT_WORDS as _COMMENT_WORDS, has_scripts
+from tasks.extract.comment_count import shown_count
 from tasks.learn.comment_blocks import learn_comment_blocks
 
 __all__ = ["script_signals", "more_controls", "shown_count", "comment_area_words"]
 
-# a count of comments as pages print it, in more languages than the markup's names need
-# ("6 komentarzy", "3 yorum", "5 комментариев", "12 σχόλια", "4 hozzászólás", "2 条评论")
-_COUNT_WORDS = _COMMENT_WORDS + r"|koment|komment|yorum|коммент|комент|σχόλι|hozzászól|bình luận|댓글|コメント|条?评论|評論|留言|تعليق|دیدگاه|תגוב"
-_COUNT = re.compile(rf"(\d+)\s*(?:{_COUNT_WORDS})", re.I)
 _NAMED = re.compile(_COMMENT_WORDS, re.I)
 _MORE = re.compile(r"(?<!\w)(more|plus|m[aá]s|mehr|weitere|altri|meer|mais|więcej|show|load|afficher|voir|cargar|"
                    r"mostrar|laden|anzeigen|older|previous|précédents|anteriores|ältere)(?!\w)", re.I)
@@ -51,18 +48,6 @@ _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|webp|avif|svg|ico|bmp|mp4|webm|mp3|ogg|
 _PAGE_PARAM = re.compile(r"(?:^|[?&;])[\w-]*page[\w-]*=\d", re.I)
 _MORE_WORD = re.compile(r"more|plus|m[aá]s|mehr|weitere|older|ältere", re.I)
 _CONTROLS = "//button | //*[@role='button'] | //a[not(@href) or starts-with(@href, '#') or starts-with(@href, 'javascript')]"
-
-
-def shown_count(root) -> int:
-    """The largest comment count the page prints in a heading or a short line, else 0."""
-    best = 0
-    for el in root.iter("h1", "h2", "h3", "h4", "a", "span", "div", "p"):
-        t = (el.text or "").strip()
-        if t and len(t) <= 40:
-            m = _COUNT.match(t)
-            if m:
-                best = max(best, int(m.group(1)))
-    return best
 
 
 _NOT_READ = {"form", "script", "style", "noscript", "template", "textarea", "button", "select", "label"}

@@ -33,6 +33,7 @@ import re
 import urllib.parse
 from collections import Counter
 
+from tasks.extract.comment_count import shown_count
 from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import (
@@ -47,6 +48,7 @@ COMMENT_LIKE = 0.8  # share of a rule's nodes that must hold a name and a text
 MAX_PROPOSERS = 150  # elements per page proposing rules
 TOP = 12  # candidate rules completed with slots and judged
 INLINE = frozenset("a abbr b bdi cite code em font i kbd label mark q s small span strong sub sup time u".split())
+LAYOUT_BLOCKS = ("div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "form")
 BLOCK_CHARS = 20000  # a block larger than this is a section of the page, not a comment
 COMMENT_MARK = re.compile(r"comment|komment|coment|reac|repl|respon|répon|antwort|discus|thread|talk|"
                           r"댓글|コメント|评论|留言|تعليق", re.I)
@@ -118,15 +120,30 @@ def _after(content):
 
 
 def _proposers(root, after) -> list:
-    out = []
+    out, layout = [], {}
     for el in root.iter():
         if isinstance(el.tag, str) and el.tag not in SKIP and el.tag not in NOT_BLOCKS and el.tag not in INLINE \
-                and after(el) and looks_like_comment(el) and not any(a.tag in NOT_BLOCKS or a.tag == "p"
-                                                                     for a in el.iterancestors()):
+                and after(el) and looks_like_comment(el) and not _in_data(el, layout):
             out.append(el)
             if len(out) >= MAX_PROPOSERS:
                 break
     return out
+
+
+def _in_data(el, layout: dict) -> bool:
+    """Is `el` inside a paragraph, preformatted text or a table of data (no comment block)? A
+    cell that holds blocks of its own is a page laid out in a table (Serendipity's `td#content`
+    holding the post and its comments): what is in it is in no table of data."""
+    for a in el.iterancestors():
+        if a.tag in ("p", "pre", "code", "caption"):
+            return True
+        if a.tag in ("td", "th"):
+            if a not in layout:  # (held: the cell's proxy stays while the root lives)
+                layout[a] = any(True for _ in a.iter(*LAYOUT_BLOCKS))
+            return not layout[a]
+        if a.tag in NOT_BLOCKS:
+            return True  # in a table's rows, in no cell
+    return False
 
 
 def _pure(nodes: list, like) -> int:
@@ -395,11 +412,15 @@ def learn_comment_blocks(pages, theme=()) -> dict | None:
 
 def _best(prepared, blind: bool, theme) -> dict | None:
     best, best_key = None, None
+    shown = [shown_count(root) for root, _ in prepared]
     for rule, per_page, pure in _candidates(prepared):
         good, bad, slots = _judge(prepared, per_page, theme)
         if not slots or good <= 2 * bad or not _enough(per_page, good, blind):
             continue
-        key = (good - 2 * bad, pure, -bad, _kind(rule), -len(rule))
+        # the pages whose printed count ("Kommentare (3)") the rule's blocks make: a section of
+        # trackbacks beside the comments reads as well, and counts otherwise
+        counted = sum(1 for n, nodes in zip(shown, per_page) if n and len(nodes) == n)
+        key = (counted, good - 2 * bad, pure, -bad, _kind(rule), -len(rule))
         if best_key is None or key > best_key:
             best_key = key
             best = {"container": rule, **slots, "source": "blocks",

@@ -44,21 +44,21 @@ def _text_len(el) -> int:
 def _marked(node) -> list:
     """The outermost marked elements inside `node` (not links), short beside it."""
     whole = _text_len(node)
-    out = []
-
-    def walk(el):
-        for kid in el:
-            if not isinstance(kid.tag, str) or kid.tag == "a":
-                continue
-            n = _text_len(kid)
-            if not n:
-                continue
-            if signature(kid) and n <= MAX_SHARE * whole:
-                out.append(kid)
-            elif kid.tag not in TEXT_BLOCKS:
-                walk(kid)
-
-    walk(node)
+    out, stack = [], [iter(node)]
+    while stack:  # depth first, in document order, without recursion (a page may nest deep)
+        kid = next(stack[-1], None)
+        if kid is None:
+            stack.pop()
+            continue
+        if not isinstance(kid.tag, str) or kid.tag == "a":
+            continue
+        n = _text_len(kid)
+        if not n:
+            continue
+        if signature(kid) and n <= MAX_SHARE * whole:
+            out.append(kid)
+        elif kid.tag not in TEXT_BLOCKS:
+            stack.append(iter(kid))
     return out
 
 

@@ -126,7 +126,9 @@ def test_comment_area_words_count_what_is_drawn_into_the_comments_only():
 
 
 @pytest.mark.parametrize("line,n", [("6 komentarzy", 6), ("3 yorum", 3), ("5 комментариев", 5), ("12 σχόλια", 12),
-                                    ("2 条评论", 2), ("4 Kommentare", 4), ("Leave a reply", 0)])
+                                    ("2 条评论", 2), ("4 Kommentare", 4), ("Leave a reply", 0),
+                                    ("Kommentare (5)", 5), ("Comments [3]", 3), ("Trackbacks (2)", 0),
+                                    ("Comments: 1200", 0)])
 def test_a_comment_count_is_read_in_many_languages(line, n):
     """The count a post prints orders the posts a blog without comment counts in its feed
     learns its comment blocks on (held-out Polish blog: its newest posts, the pseudo feed's,

