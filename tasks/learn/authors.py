@@ -131,6 +131,8 @@ def byline_authors(root) -> list[str]:
     short line that reads so, in document order."""
     for el in root.iter("span", "div", "p", "small", "footer", "header", "li", "td", "em", "address"):
         text = normalize_text("".join(el.itertext()))
+        if len(text) > MAX_BYLINE_CHARS:  # a post's footer: the byline its first line ("Geschrieben von X in Y
+            text = _first_line(el)        # um 08:08 | Kommentare (3)", tags and related posts below it)
         if not text or len(text) > MAX_BYLINE_CHARS or not (m := _BYLINE.search(text) or _AUTHOR_LABEL.search(text)):
             continue
         if _CREDITS.search(text) or any(
@@ -141,6 +143,21 @@ def byline_authors(root) -> list[str]:
         if person_like(name):
             return [name]
     return []
+
+
+_LINE_ENDS = frozenset("br div p ul ol dl table blockquote pre h1 h2 h3 h4 h5 h6 hr form section article".split())
+
+
+def _first_line(el) -> str:
+    """The text an element begins with, up to its first line break or block child."""
+    parts = [el.text or ""]
+    for kid in el:
+        if isinstance(kid.tag, str) and kid.tag in _LINE_ENDS:
+            break
+        if isinstance(kid.tag, str):
+            parts.append("".join(kid.itertext()))
+        parts.append(kid.tail or "")
+    return normalize_text("".join(parts))
 
 
 _COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:(?:19|20)\d\d\s*(?:[-–]\s*(?:(?:19|20)\d\d|present))?\s*)?"

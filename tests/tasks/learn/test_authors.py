@@ -63,6 +63,10 @@ from tasks.learn.authors import byline_authors  # noqa: E402
     # a post's own footer holds its byline, the name ended by "kl." before the time
     ("<div class='post-footer'><p>Upplagd av Jonas kl. <span>19:38</span></p> Etiketter: resan</div>", ["Jonas"]),
     ("<div class='site-footer'><p>Posted by Bob at May 3</p></div>", []),  # the site's footer is no byline
+    # a post's footer whose first line is the byline, its tags and related posts below it (Serendipity)
+    ("<div class='serendipity_entryFooter'>Geschrieben von <a href='/autoren/2'>Blogaddict</a> in <a href='/k/1'>"
+     "Tipps</a> um <a href='/a/1.html'>08:08</a> | <a href='#c'>Kommentare (3)</a><div>Tags: " + "blogging, tipps, " * 8
+     + "</div><div>Artikel mit ähnlichen Themen: " + "Meine Top-9 Feeds, " * 6 + "</div></div>", ["Blogaddict"]),
 ])
 def test_byline_authors(html, want):
     assert byline_authors(parse_html(f"<html><body>{html}</body></html>", "https://b.test/p/")) == want
