@@ -69,13 +69,17 @@ def _chains(md: dict, entry: dict | None, lang: str | None) -> dict[str, list]:
     }
 
 
-def _author_steps(steps: list, sign, learned: tuple, site: set[str], blog: dict | None) -> list:
+def _author_steps(steps: list, sign, learned: tuple, site: set[str], blog: dict | None, byline=None) -> list:
     """The authors' chain: without the site-wide meta author where a learned byline rule
-    found none; else ending with the page's signs and the feed's blog-wide author."""
+    found none; else ending with the page's signs, the feed's blog-wide author and, last, the
+    post's own byline even where it names the site (`byline`)."""
     if "authors" in learned:
         return [(s, v) for s, v in steps if s != "meta"]
     return steps + [("page", lambda: _not_site(sign() if sign else [], site)),
-                    ("feed_blog", _not_site(list((blog or {}).get("authors") or []), site))]
+                    ("feed_blog", _not_site(list((blog or {}).get("authors") or []), site)),
+                    # last, the post's own byline even where it names the site ("Geschrieben von
+                    # Blogaddict" on the blog Blogaddict): what a reader of the post sees
+                    ("page", byline)]
 
 
 def _not_site_title(value, site: set[str]):
@@ -119,7 +123,7 @@ def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
     for field in missing:
         sign = (page_signs or {}).get(field)
         if field == "authors":
-            steps = _author_steps(chains[field], sign, learned, site, blog)
+            steps = _author_steps(chains[field], sign, learned, site, blog, (page_signs or {}).get("byline"))
         else:
             steps = chains[field] + ([("page", sign)] if sign else [])
         if field == "title":  # an untitled post is untitled: the site's name is no post's title

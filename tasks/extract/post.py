@@ -22,6 +22,7 @@ from tasks.learn.template_blocks import without_template
 from tasks.learn.template_lines import without_template_lines
 from tasks.extract.header import without_header
 from tasks.fetch.html import block_text, html_to_text, node_text, parse_html, to_html
+from tasks.learn.authors import byline_authors
 from tasks.learn.fields import DAY_FIRST, clean_author, page_authors, person_like
 from tasks.learn.plausible import generic_fields
 from tasks.learn.spans import apply_span
@@ -339,7 +340,7 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
         "sources": _rule_sources(title_source, bool(text), authors_source, bool(published)),
     }
     signs = {"title": lambda: _page_title(root), "published": lambda: _page_date(root) or _date_by_title(title_node, lang),
-             "authors": lambda: page_authors(root, raw)}
+             "authors": lambda: page_authors(root, raw), "byline": lambda: byline_authors(root)}
     learned = ("authors",) if author_rules else ()
     return _url_day_kept(complete(found, root, page_url, entry, blog, signs, lang, learned), page_url)
 

@@ -41,6 +41,21 @@ def test_blog_wide_author_last_and_never_a_site_name():
     assert got["authors"] == []
 
 
+def test_a_byline_that_names_the_site_names_the_author_last():
+    """Held-out blogaddict-de: "Geschrieben von Blogaddict" on every post of the blog Blogaddict. The
+    site's name is no author where metadata or a feed says it; the post's own byline still is."""
+    rules = {"title": {"rule": "//h4"}, "content": {"rule": "//*[@class='body']"}, "author": None}
+    page = ("<html><head><title>Blogaddict</title><meta property='og:site_name' content='Blogaddict'>"
+            "<meta name='author' content='Blogaddict'></head><body><h1>Blogaddict</h1><h4>Ein Titel</h4>"
+            "<div class='body'>" + "Ein Text über das Bloggen. " * 10 + "</div><div class='entry-footer'>Geschrieben von "
+            "<a href='/autoren/2-Blogaddict'>Blogaddict</a> in <a href='/k/1'>Tipps</a> um 08:08</div></body></html>")
+    got = extract_post(page, "https://blogaddict.test/a/1.html", rules)
+    assert got["authors"] == ["Blogaddict"] and got["sources"]["authors"] == "page"
+    # the same page whose only sign of the name is its metadata: no author
+    got = extract_post(page.replace("Geschrieben von ", ""), "https://blogaddict.test/a/1.html", rules)
+    assert got["authors"] == []
+
+
 def test_a_learned_rule_that_finds_nobody_takes_no_site_wide_author():
     blog = {"authors": ["Jane Doe"], "title": "Site"}
     got = _complete('<meta name="author" content="Meta Person">', None, blog, learned=("authors",))
