@@ -150,8 +150,9 @@ def generic_post(root, got: dict | None, url: str | None = None) -> bool:
 
 def listing_like(root, rules: dict | None) -> bool:
     """Does the page repeat the post template (the content rule selects several blocks, or the
-    title rule more than two titles, inside the content rule's one block where it selects one)? A listing whose URL a broad post pattern takes in
-    (Pelican's index2.html beside /slug.html posts) is no post."""
+    title rule more than two titles, inside the content rule's one block where it selects one)?
+    A listing whose URL a broad post pattern takes in (Pelican's index2.html beside /slug.html
+    posts) is no post."""
     content, title = rule_of(rules, "content"), rule_of(rules, "title")
     try:
         blocks = [n for n in apply_rule(root, content) if not isinstance(n, str)] if content else []
