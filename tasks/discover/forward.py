@@ -57,14 +57,7 @@ def _only_link(root, base_url: str) -> str | None:
     body = root.find(".//body")
     if body is None or len(node_text(body)) > MAX_STAND_IN_TEXT:
         return None
-    targets = set()
-    for a in root.xpath("//a[@href]"):
-        href = (a.get("href") or "").strip()
-        if not href or href.startswith(("#", "mailto:", "javascript:")):
-            continue
-        url = _http(urllib.parse.urljoin(base_url, href))
-        if url and not _same_page(url, base_url):
-            targets.add(url.split("#")[0])
+    targets = {url.split("#")[0] for url in _links(root, base_url) if not _same_page(url, base_url)}
     if len(targets) != 1:
         return None
     target = targets.pop()
@@ -95,12 +88,8 @@ def frame_probes(roots: list, base_urls: list[str], home: str) -> list[str]:
     out: dict[str, None] = {}
     skip = {home.split("#")[0], *base_urls}
     for root, base in zip(roots, base_urls):
-        for a in root.xpath("//a[@href]"):
-            href = (a.get("href") or "").strip()
-            if not href or href.startswith(("#", "mailto:", "javascript:")):
-                continue
-            url = _http(urllib.parse.urljoin(base, href))
-            if url and _same_host(url, home) and not any(_same_page(url, s) for s in skip):
+        for url in _links(root, base):
+            if _same_host(url, home) and not any(_same_page(url, s) for s in skip):
                 out.setdefault(url.split("#")[0], None)
     return list(out)[:MAX_PROBES]
 
@@ -108,6 +97,16 @@ def frame_probes(roots: list, base_urls: list[str], home: str) -> list[str]:
 def declares_feed(root) -> bool:
     """Does the page name a feed of its own in its head (a blog's home does)?"""
     return _declares_feed(root)
+
+
+def _links(root, base_url: str):
+    """The http(s) URLs the page's a[href] name (no fragment-only, mail or script links)."""
+    for a in root.xpath("//a[@href]"):
+        href = (a.get("href") or "").strip()
+        if href and not href.startswith(("#", "mailto:", "javascript:")):
+            url = _http(urllib.parse.urljoin(base_url, href))
+            if url:
+                yield url
 
 
 def _same_host(a: str, b: str) -> bool:

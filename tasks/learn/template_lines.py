@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from statistics import median
 
 from tasks.fetch.html import without_elements
-from tasks.learn.link_slots import TEXT_BLOCKS, signature
+from tasks.learn.link_slots import TEXT_BLOCKS, _text_len, signature
 from tasks.text.similarity import normalize_text
 
 __all__ = ["template_lines", "without_template_lines"]
@@ -35,10 +35,6 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def _words(el) -> set[str]:
     return set(_WORD.findall(normalize_text("".join(el.itertext())).casefold()))
-
-
-def _text_len(el) -> int:
-    return len("".join("".join(el.itertext()).split()))
 
 
 def _marked(node) -> list:
