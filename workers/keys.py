@@ -75,7 +75,8 @@ class Keys:
                 self.entries, self.pages, f"{self.crawl}:variants",
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
                 f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, *self.listings()]
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, f"{self.crawl}:near",
+                *self.listings()]
 
     def listings(self) -> list[str]:
         """An update crawl's listings judged by the days of their posts (workers/discover/listed.py)."""
@@ -86,4 +87,5 @@ class Keys:
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
                 f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, *self.listings()]
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, f"{self.crawl}:near",
+                *self.listings()]

@@ -310,3 +310,50 @@ def test_pages_the_post_pattern_leaves_out_are_judged_with_the_posts(rt):
     assert update.before_read(rt, cid, page3, ctx, post=False, listing=True) == "pagination"
     assert update.before_read(rt, cid, f"{home}contact/", ctx, post=False, listing=False) == "covered"
 
+
+
+def _post_page(url: str, *neighbours: str):
+    from lxml import html
+
+    links = "".join(f'<a href="{u}" rel="{rel}">{rel}</a>' for u, rel in zip(neighbours, ("prev", "next")))
+    return html.fromstring(f"<html><body><article>text</article>{links}</body></html>", base_url=url)
+
+
+class _Page:
+    def __init__(self, url: str, *neighbours: str):
+        self.root, self.final_url, self.garbled = _post_page(url, *neighbours), url, False
+
+
+def test_the_posts_previous_next_links_read_down_past_since_leave_the_other_listings(rt):
+    home = "http://upd-chain-1.example/"
+    cid, ctx = _crawl(rt, home)
+    e, d, c, old = (f"{home}{s}/" for s in ("e", "d", "c", "old"))  # no day in the URLs
+    update.links(rt, cid, home, ctx, [e, d], [f"{home}tag/x/"], post=False, published=None)
+    tag = f"{home}tag/x/"
+    # the newest post read: its older neighbour not read yet, the chain pending; listings wait
+    update.links(rt, cid, e, ctx, [d], [tag], post=True, published="2020-05-05", page=_Page(e, d))
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT
+    update.links(rt, cid, d, ctx, [e, c], [tag], post=True, published="2020-04-04", page=_Page(d, c, e))
+    update.links(rt, cid, c, ctx, [d, old], [tag], post=True, published="2020-03-03", page=_Page(c, old, d))
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT  # old: not read yet
+    # the older neighbour read: it is older than since, the chain holds every new post
+    update.links(rt, cid, old, ctx, [c], [tag], post=True, published="2020-01-01", page=_Page(old, f"{home}older/", c))
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == "covered"
+    # a page nothing names (not in the home's listing, no feed entry) is no new post either
+    assert update.before_read(rt, cid, f"{home}about/", ctx, post=False, listing=False) == "covered"
+
+
+def test_a_new_post_off_the_chain_breaks_it(rt):
+    home = "http://upd-chain-2.example/"
+    cid, ctx = _crawl(rt, home)
+    e, d, other = (f"{home}{s}/" for s in ("e", "d", "other"))
+    old = f"{home}2019/12/01/old/"
+    update.links(rt, cid, home, ctx, [e, other], [], post=False, published=None)
+    update.links(rt, cid, other, ctx, [], [], post=True, published="2020-04-20", page=_Page(other))
+    update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    # d's older neighbour is dated old by its URL: the chain ends, but `other` (new, read) is not on
+    # it: the chain is no list of every post (a category's neighbours), it proves nothing
+    update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
+    assert rt.state.r.hget(Keys(cid).crawl, "chain") == "broken"
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") is None

@@ -5,6 +5,7 @@ import json
 
 from tasks.archive.report import render_html, summarise
 from tasks.discover.urls import is_post
+from tasks.text.dates import url_day
 from workers.state import Keys
 
 
@@ -61,7 +62,7 @@ def not_found(state, crawl_id: str, blog: dict, errors: list[dict]) -> dict:
     pattern = blog.get("pattern")
     announced = [u for u, src in sources.items()
                  if src == "feed" or (src == "sitemap" and pattern and is_post(u, pattern))]
-    missing = [u for u in announced if u not in posts and u not in records]
+    missing = _in_window(state, crawl_id, [u for u in announced if u not in posts and u not in records])
     if not missing:
         return {"count": 0, "by_reason": {}, "examples": []}
     with state.r.pipeline(transaction=False) as p:
@@ -81,6 +82,21 @@ def not_found(state, crawl_id: str, blog: dict, errors: list[dict]) -> dict:
             examples.append({"url": u, "source": sources[u], "why": why})
     return {"count": len(missing), "by_reason": by_reason, "examples": examples}
 
+
+def _in_window(state, crawl_id: str, urls: list[str]) -> list[str]:
+    """`urls` without those an update crawl leaves out of its output by their date: an entry
+    published before its `since` (read within the day's margin, or not at all) is not missing."""
+    since = state.r.hget(Keys(crawl_id).crawl, "since") if urls else None
+    if not since or not state.options(crawl_id).get("update") or state.options(crawl_id).get("scheduled"):
+        return urls
+    entries = state.r.hmget(Keys(crawl_id).entries, urls)
+    out = []
+    for u, e in zip(urls, entries):
+        e = json.loads(e) if e else {}
+        day = (e.get("published") or e.get("updated") or url_day(u) or "")[:10]
+        if not (day and day < since[:10]):
+            out.append(u)
+    return out
 
 
 def write(state, crawl_id: str, html_path: str | None = None, as_json: bool = False) -> dict | None:

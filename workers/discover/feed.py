@@ -85,7 +85,7 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
         _save(st, crawl_id, home, home_url, feed, feed_url, [])
         return {"learn": False, "entries": [], "feed": feed_url}
     if need is not None and not (entries and update and st.blog(crawl_id).get("rules")):
-        entries = training.training_entries(rt, crawl_id, home_url, home, entries, need)
+        entries = training.training_entries(rt, crawl_id, home_url, home, entries, need, since)
     if not entries:  # issue 31: no rules to learn, yet the blog's posts are still read (generic)
         st.add_error(crawl_id, url, "training", _nothing_to_learn(url, feed_url, search) + GENERIC_NOTE)
         _save(st, crawl_id, home, home_url, feed, feed_url, [], generic=True)

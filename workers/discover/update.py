@@ -23,7 +23,7 @@ from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
 from tasks.text.dates import url_day
-from workers.discover import listed
+from workers.discover import chain, listed
 from workers.state import Keys, unpack
 
 SKIP = "skip:"  # crawl hash fields: pages an update crawl left unread, by reason
@@ -56,6 +56,8 @@ MAX_WAITS = 10  # ... this many times at most (then read: the home's listing may
 MAX_HOLDS = 20  # a page of the home's listing waits this many times at most for the page before it
 # to be judged by the days of its posts, read (workers/discover/listed.py)
 HOME_COVER = "the home page's listing, read down past since"
+# what proves every new post known: a page that may be a post and that nothing names is left
+PROVEN = (HOME_COVER, chain.CHAIN_COVER)
 
 
 def since_of(ctx: dict) -> str | None:
@@ -174,10 +176,13 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
 
 def _unresolved(crawl: dict) -> bool:
     """Is the home page's listing still to be read (its links not yet followed: a post read
-    first may queue a listing), or its numbered pages still being read, not yet past since?"""
+    first may queue a listing), or its numbered pages still being read, not yet past since?
+    Or the posts' chain of previous/next links (chain.py) still being read?"""
     if crawl.get("covered"):
         return False
     if "home_posts" not in crawl:
+        return True
+    if crawl.get(chain.FIELD) == chain.PENDING:
         return True
     main = json.loads(crawl.get("main_series") or "[]")
     return bool(main) and not any(crawl.get("past:" + m) or crawl.get("ended:" + m) for m in main)
@@ -199,7 +204,7 @@ def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None) ->
         return "listing_order"
     if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
         return SOON  # the posts above it may prove it old: read a few at a time
-    if covered == HOME_COVER and _unvouched(rt, crawl_id, url, ctx):
+    if covered in PROVEN and _unvouched(rt, crawl_id, url, ctx):
         return "covered"
     return None
 
@@ -251,6 +256,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     home = ctx["blog"]["home"]
     if post:
         _learned(rt, crawl_id, url, published, home)
+        if page is not None and not page.garbled:  # its previous/next links: a chain down past since?
+            chain.noted(rt, crawl_id, url, page.root, posts, since)
         if older(published, since):
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}

@@ -21,11 +21,13 @@ from typing import Callable
 from tasks.discover.candidates import (comment_feeds, declared_permalink, feed_section, listing_links, navigation_links,
                                        page_links, rank_candidates, sitewide)
 from tasks.discover.canonical import is_listing
+from tasks.discover.recency import older
 from tasks.discover.traversal import feed_links, in_scope
 from tasks.discover.urls import canonical
 from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
 from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
+from tasks.text.dates import url_day
 from workers.fetch import rendering
 from workers.fetch.pages import page_at
 from workers.fetch.patience import REMEMBER_TTL
@@ -199,12 +201,18 @@ def _candidate_urls(rt, crawl_id: str, home_url: str, home: Page, known: list[st
     return (inside if len(inside) >= MIN_ENTRIES else ranked), inside
 
 
-def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], deadline: float):
+def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], deadline: float,
+                     since: str | None = None):
     """Reads the feed's own posts (they vote for the posts' template), then the candidates,
-    while the budget lasts."""
+    while the budget lasts. An update crawl (`since`) reads the candidates that may be new
+    first (read anyway) and older ones (by the day in their URL) only to make up MIN_ENTRIES."""
     for u in known[:MAX_CANDIDATES]:
         if time.monotonic() < deadline:
             facts(u)
+    if since:
+        new = [u for u in ranked if not older(url_day(u), since)]
+        old = [u for u in ranked if older(url_day(u), since)]
+        ranked = new[:MAX_CANDIDATES] + old[:max(0, MIN_ENTRIES - len(new))]
     for u in ranked[:MAX_CANDIDATES]:
         if time.monotonic() > deadline:
             break
@@ -226,10 +234,10 @@ def _report_excerpts(st, crawl_id: str, home_url: str, out: list[dict]):
 
 
 def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list[dict],
-                     need: str | None) -> list[dict]:
+                     need: str | None, since: str | None = None) -> list[dict]:
     """The feed's entries (excerpts given their page's content where it holds them),
     followed by pseudo entries of candidate posts while there are fewer than MIN_ENTRIES
-    with full content."""
+    with full content. `since`: an update crawl's (its new posts read first)."""
     if need is None:
         return entries
     st = rt.state
@@ -245,7 +253,7 @@ def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list
 
     known = [e["url"] for e in out]
     ranked, inside = _candidate_urls(rt, crawl_id, home_url, home, known, deadline)
-    _read_candidates(facts, known, ranked, deadline)
+    _read_candidates(facts, known, ranked, deadline, since)
     pseudo = _pseudo(facts, known, inside, out)
     if pseudo:
         st.save_blog(crawl_id, pseudo=len(pseudo))

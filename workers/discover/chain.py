@@ -1,0 +1,92 @@
+"""An update crawl's proof by the posts' own previous/next links (issue 35).
+
+A blog whose post pages link their neighbours (tasks.discover.neighbours) shows every post in
+date order, one page after the other. Each post an update crawl reads notes its neighbours;
+once the chain read from the newest post runs down past `since`, and every post known to be
+new (read, listed by the home page, or in the feed) is on it, no other listing can hold a new
+post: the crawl is `covered` and tag, category, author and archive pages are left unread.
+A blog with no such links, or whose links are no chain in date order, is judged as before.
+
+    noted(rt, crawl_id, url, root, posts, since, home)   a post read: its neighbours noted, the chain judged
+
+Kept per crawl: `crawl:C:near` (post url -> JSON its neighbours) and the crawl hash's `chain`
+field ("pending", "broken", "none", or "reached": a waiting listing asks `pending`).
+"""
+from __future__ import annotations
+
+import json
+
+from tasks.discover.neighbours import BROKEN, PENDING, REACHED, neighbour_links, walk
+from tasks.discover.recency import day_of, older
+from tasks.text.dates import url_day
+from workers.keys import Keys
+
+CHAIN_COVER = "the posts' previous/next links, read from the newest post down past since"
+FIELD = "chain"  # the crawl hash's field: how the chain stands
+NONE = "none"  # no post read links its neighbours
+FINAL = {BROKEN, REACHED}
+
+
+def near_key(crawl_id: str) -> str:
+    return f"{Keys(crawl_id).crawl}:near"  # (Keys.working: deleted with the working keys)
+
+
+def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str) -> str | None:
+    """Note the neighbours of the post read at `url` (its page's `root`, its post links) and judge
+    the chain; returns how it stands, and sets `covered` where it reached past `since`."""
+    k = Keys(crawl_id)
+    r = rt.state.r
+    state = r.hget(k.crawl, FIELD)
+    if state in FINAL:
+        return state
+    near = neighbour_links(root, url, posts)
+    r.hset(near_key(crawl_id), url, json.dumps(near))
+    state = judge(rt, crawl_id, since)
+    r.hset(k.crawl, FIELD, state)
+    if state == REACHED:
+        r.hsetnx(k.crawl, "covered", CHAIN_COVER)
+    return state
+
+
+def judge(rt, crawl_id: str, since: str) -> str:
+    """How the chain of the posts read stands (REACHED, PENDING, BROKEN, or NONE)."""
+    k = Keys(crawl_id)
+    r = rt.state.r
+    near = {u: json.loads(v) for u, v in (r.hgetall(near_key(crawl_id)) or {}).items()}
+    if not any(near.values()):
+        return NONE
+    read_days = r.hgetall(f"{k.crawl}:days") or {}  # posts read: their days (listed.learned)
+    days = {u: day_of(d) for u, d in read_days.items()}
+    unread = {n for ns in near.values() for n in ns if n not in days}
+    days.update(_known_days(rt, crawl_id, sorted(unread)))
+    state, path = walk(near, days, since)
+    if state != REACHED:
+        return state
+    on = set(path)
+    return REACHED if all(u in on for u in _known_new(rt, crawl_id, read_days, since)) else BROKEN
+
+
+def _known_days(rt, crawl_id: str, urls: list[str]) -> dict[str, str | None]:
+    """The day known of posts not read: their URL's, else their feed entry's."""
+    out = {u: url_day(u) for u in urls}
+    rest = [u for u, d in out.items() if not d]
+    if rest:
+        for u, e in zip(rest, rt.state.r.hmget(Keys(crawl_id).entries, rest)):
+            if e:
+                entry = json.loads(e)
+                out[u] = day_of(entry.get("published")) or day_of(entry.get("updated"))
+    return out
+
+
+def _known_new(rt, crawl_id: str, read_days: dict, since: str) -> list[str]:
+    """Posts known to be new: read and dated after `since` (`read_days`: url -> day of the pages
+    read), or listed by the home page or the feed with such a day (their URL's, their entry's)."""
+    k = Keys(crawl_id)
+    r = rt.state.r
+    new = [u for u, d in read_days.items() if day_of(d) and not older(d, since)]
+    home = json.loads(r.hget(k.crawl, "home_posts") or "[]")
+    listed = list(dict.fromkeys(home + list(r.hkeys(k.entries) or [])))
+    for u, d in _known_days(rt, crawl_id, [u for u in listed if u not in read_days]).items():
+        if d and not older(d, since):
+            new.append(u)
+    return new
