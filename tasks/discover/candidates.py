@@ -48,6 +48,19 @@ def url_shape(url: str) -> str:
     return shape
 
 
+def url_scheme(url: str) -> str:
+    """The folders a URL's page sits in, numbers named, with its file's extension and query keys:
+    /a/148-some-post.html -> /a/*.html, /2014/03/a-post/ -> /<d>/<d>/*; two spellings of one
+    post under different folders (/a/ and /permalink/) are two schemes, where url_shape sees one."""
+    p = urllib.parse.urlsplit(url)
+    folders, _, last = (p.path or "/").rpartition("/")
+    if not last and folders:  # /2014/03/a-post/: the post is the last folder
+        folders, _, last = folders.rpartition("/")
+    ext = re.search(r"\.[A-Za-z0-9]{1,5}$", last)
+    keys = "&".join(sorted(k for k, _ in urllib.parse.parse_qsl(p.query, keep_blank_values=True)))
+    return re.sub(r"\d+", "<d>", folders) + "/*" + (ext.group(0).lower() if ext else "") + ("?" + keys if keys else "")
+
+
 def page_links(root, base_url: str, home: str) -> list[tuple[str, str, bool]]:
     """[(url, anchor text, rel=next)] of a page's in-scope links, canonical, first occurrence."""
     out, seen = [], set()

@@ -14,9 +14,10 @@ tasks.discover.kinds.UrlKind; the page's canonical URL, where it differs, is ask
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from tasks.discover.announced import archive_key
-from tasks.discover.candidates import MIN_LISTED, comment_feeds, listed_links, listing_slots, navigation_links
+from tasks.discover.candidates import MIN_LISTED, comment_feeds, listed_links, listing_slots, navigation_links, url_scheme
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import built_at, generic_post, template_post
@@ -179,13 +180,31 @@ def takes_over(rt, crawl_id: str, record: dict, owner: str, result: dict, patter
     """Another URL, `owner`, holds this record's body (State.end_page claims it with the save,
     in one step). This URL takes it over (and `owner` leaves the output) when it is the blog's
     permalink (a feed entry or the learned pattern) and `owner` is not (a legacy `?p=N` copy
-    recognised by its template); else it is a duplicate. The save that follows checks the
-    claim again, in the same step, so a taker after it removes this URL in its turn."""
+    recognised by its template), or when both are and this URL is in the scheme most of the
+    blog's posts are under (`_in_main_scheme`: /a/12-slug.html beside a /permalink/slug.html
+    copy); else it is a duplicate. The save that follows checks the claim again, in the same
+    step, so a taker after it removes this URL in its turn."""
     url = record["url"]
     mine = entry is not None or bool(pattern and is_post(url, pattern))
-    if mine and not (pattern and is_post(owner, pattern)) and rt.state.entry(crawl_id, owner) is None:
+    owner_entry = rt.state.entry(crawl_id, owner) is not None
+    theirs = owner_entry or bool(pattern and is_post(owner, pattern))
+    # (a feed's own URL for the post is never taken over by a URL the feed does not give)
+    if mine and (not theirs or ((entry is not None or not owner_entry) and _in_main_scheme(rt, crawl_id, url, owner))):
         rt.state.take_body(crawl_id, body_of(record), owner, url)
         result["replaced"] = owner
         return True
     result["duplicate_of"] = owner
     return False
+
+
+SCHEME_SAMPLE = 200  # the crawl's posts looked at to tell which URL scheme is the blog's
+
+
+def _in_main_scheme(rt, crawl_id: str, url: str, owner: str) -> bool:
+    """Is `url` in a URL scheme (tasks.discover.candidates.url_scheme) that holds at least twice
+    as many of the crawl's posts (three at least) as `owner`'s?"""
+    mine, theirs = url_scheme(url), url_scheme(owner)
+    if mine == theirs:
+        return False
+    counts = Counter(url_scheme(u) for u in rt.state.r.srandmember(rt.keys(crawl_id).posts, SCHEME_SAMPLE) or [])
+    return counts[mine] >= max(3, 2 * counts[theirs])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.discover.candidates import listing_links, page_links, rank_candidates, url_shape
+from tasks.discover.candidates import listing_links, page_links, rank_candidates, url_scheme, url_shape
 from tasks.fetch.html import parse_html
 from tests.farm import make_blog
 
@@ -166,3 +166,10 @@ def test_listed_links_of_items_whose_classes_name_each_one():
     root = parse_html(f'<html><body><main id="main">{items}</main></body></html>', "https://blog.test/")
     posts = {f"https://blog.test/2014/0{i + 1}/0{i + 1}/p{i}/" for i in range(5)}
     assert listed_links(root, "https://blog.test/", lambda u: u in posts) == posts
+
+
+def test_url_scheme_tells_folders_apart_and_names_numbers():
+    assert url_scheme("http://b/a/148-a-post.html") == "/a/*.html"
+    assert url_scheme("http://b/permalink/A-Post.html") == "/permalink/*.html"
+    assert url_scheme("http://b/2014/03/a-post/") == url_scheme("http://b/2019/11/other/") == "/<d>/<d>/*"
+    assert url_scheme("http://b/?p=12") == "/*?p"

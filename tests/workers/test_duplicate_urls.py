@@ -1,0 +1,40 @@
+"""Two URLs serving one post give one record, under the URL the blog itself uses most
+(workers/discover/posts.py `takes_over`, issue 30), on a real Redis."""
+from __future__ import annotations
+
+from workers.discover.posts import takes_over
+
+PATTERN = r"^/[^/]+/[^/]+\.html$"  # broad: both spellings of a post fit it
+HOME = "http://dup-scheme.example/"
+POST = {"title": "A post", "content_text": "The text of a post, long enough to be a body of its own. " * 4}
+
+
+def _crawl(rt, home: str) -> str:
+    cid = rt.state.create_crawl(home, None, {})
+    rt.state.set_state(cid, "running")
+    return cid
+
+
+def test_the_url_in_the_blogs_main_scheme_takes_a_post_over_from_a_copy(rt):
+    cid = _crawl(rt, HOME)
+    rt.state.r.sadd(rt.keys(cid).posts, *[f"{HOME}a/{n}-post-{n}.html" for n in range(1, 9)],
+                    f"{HOME}permalink/Other.html")
+    owner = f"{HOME}permalink/The-Post.html"
+    result = {}
+    assert takes_over(rt, cid, {"url": f"{HOME}a/20-The-Post.html", **POST},
+                      owner, result, PATTERN)
+    assert result == {"replaced": owner}
+    # the other way round: the copy's scheme holds fewer posts, it stays a duplicate
+    result = {}
+    assert not takes_over(rt, cid, {"url": owner, **POST},
+                          f"{HOME}a/20-The-Post.html", result, PATTERN)
+    assert result == {"duplicate_of": f"{HOME}a/20-The-Post.html"}
+
+
+def test_schemes_of_about_the_same_size_keep_the_first_url(rt):
+    cid = _crawl(rt, "http://dup-scheme-2.example/")
+    home = "http://dup-scheme-2.example/"
+    rt.state.r.sadd(rt.keys(cid).posts, *[f"{home}a/{n}.html" for n in range(3)], *[f"{home}b/{n}.html" for n in range(2)])
+    result = {}
+    assert not takes_over(rt, cid, {"url": f"{home}a/9.html", **POST},
+                          f"{home}b/9.html", result, PATTERN)
