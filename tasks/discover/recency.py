@@ -19,7 +19,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
 from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
@@ -38,6 +38,8 @@ _ARCHIVE_FILE = re.compile(r"^/(?:[^/]+/)*(?P<y>(?:19|20)\d\d)[_-](?P<m>0[1-9]|1
 _PAGE_PATH = re.compile(r"^(?P<base>.*?/)(?:(?:page|seite|pagina|pg|p)/|page-?)(?P<n>\d+)/?$", re.I)  # /page2/: Jekyll
 _PAGE_FILE = re.compile(r"^(?P<base>.*?/)(?:index|page)-?(?P<n>\d+)\.html?$", re.I)
 _PAGE_QUERY = ("page", "paged", "pg")
+# a query parameter that bounds a listing's posts by a date from above: updated-max, before, until
+_BOUND_PARAM = re.compile(r"(?:^|[-_.])(?:max|before|until|end|to)$", re.I)
 
 
 def day_of(value: str | None) -> str | None:
@@ -70,9 +72,16 @@ def future(since: str | None, today: str | None = None) -> bool:
 
 def archive_end(url: str, home: str | None = None) -> str | None:
     """The last day a date archive page covers (/2019/ -> 2019-12-31, /blog/2019/05/ ->
-    2019-05-31, ?m=201905 -> 2019-05-31, /archives/2019_05.html -> 2019-05-31), or None where the URL is no date archive."""
+    2019-05-31, ?m=201905 -> 2019-05-31, /archives/2019_05.html -> 2019-05-31), or the day a
+    listing's query bounds its posts by (?updated-max=2012-03-05T09:14:00-05:00, ?before=2019-05-01:
+    the posts before it, newest first), or None where the URL is no date archive."""
     p = urlsplit(url)
     q = dict(parse_qsl(p.query))
+    saved = re.split(r"%3F", p.path, maxsplit=1, flags=re.I)  # a static mirror's copy: search%3Fupdated-max=...html
+    bounds = {**q, **(dict(parse_qsl(unquote(saved[1]))) if len(saved) > 1 else {})}
+    bound = next((day_of(v) for k, v in bounds.items() if _BOUND_PARAM.search(k) and day_of(v)), None)
+    if bound:
+        return bound
     m = re.fullmatch(r"((?:19|20)\d\d)(0[1-9]|1[0-2])?(\d\d)?", q.get("m", ""))
     if m:  # WordPress's plain archives
         y, mo, d = int(m.group(1)), m.group(2), m.group(3)

@@ -104,3 +104,11 @@ def test_read_cut_judges_the_days_read_from_the_top():
     assert read_cut([newer, old, older_], since, starts_new=True) == 1
     assert read_cut([newer, "2020-02-29"], since) is None  # a day's margin: maybe new
 
+
+
+def test_a_listing_bounded_by_a_date_in_its_query_ends_there():
+    assert archive_end("http://b/search?updated-max=2012-03-05T09:14:00-05:00&max-results=7") == "2012-03-05"
+    assert archive_end("http://b/?before=2019-05-01") == "2019-05-01"
+    # a static mirror's copy of such a page, its query saved in the file name
+    assert archive_end("http://b/search%3Fupdated-max=2012-03-05T09:14:00-05:00&max-results=7.html") == "2012-03-05"
+    assert archive_end("http://b/search?q=2012-03-05") is None and archive_end("http://b/x?max-results=7") is None
