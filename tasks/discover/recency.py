@@ -36,7 +36,7 @@ _ARCHIVE_FILE = re.compile(r"^/(?:[^/]+/)*(?P<y>(?:19|20)\d\d)[_-](?P<m>0[1-9]|1
 # "p" too (Jekyll's paginate_path /p/:num/): read only for pages that are no posts by the
 # blog's pattern (canonical.is_listing leaves it out: /p/123/ is a post's address on some blogs)
 _PAGE_PATH = re.compile(r"^(?P<base>.*?/)(?:(?:page|seite|pagina|pg|p)/|page-?)(?P<n>\d+)/?$", re.I)  # /page2/: Jekyll
-_PAGE_FILE = re.compile(r"^(?P<base>.*?/)(?:index|page)-?(?P<n>\d+)\.html?$", re.I)
+_PAGE_FILE = re.compile(r"^(?P<base>.*?/)(?:index|page|p)-?(?P<n>\d{1,4})\.html?$", re.I)  # /index2.html, /a/P2.html
 _PAGE_QUERY = ("page", "paged", "pg")
 # a query parameter that bounds a listing's posts by a date from above: updated-max, before, until
 _BOUND_PARAM = re.compile(r"(?:^|[-_.])(?:max|before|until|end|to)$", re.I)

@@ -357,3 +357,15 @@ def test_a_new_post_off_the_chain_breaks_it(rt):
     update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "broken"
     assert rt.state.r.hget(Keys(cid).crawl, "covered") is None
+
+
+def test_a_numbered_page_the_post_pattern_takes_in_is_the_home_listings_next_page(rt):
+    """/a/P2.html beside posts at /a/12-slug.html: a broad pattern takes both; the home's next
+    page is still its listing's page 2, read in order, and bounds the listing once past since."""
+    home = "http://upd-series-8.example/"
+    cid, ctx = _crawl(rt, home)
+    page2 = f"{home}a/P2.html"
+    new = [f"{home}2020/05/{d:02d}/p{d}/" for d in (20, 18, 16)]
+    _, _, priorities = update.links(rt, cid, home, ctx, new + [page2], [f"{home}tag/x/"], post=False, published=None)
+    assert json.loads(rt.state.r.hget(Keys(cid).crawl, "main_series")) == [f"{home}a/"]
+    assert priorities[page2] == update.SERIES_PRIORITY - 2

@@ -307,11 +307,13 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if main:
         if priorities and (s := series(url)) and url != home:
             rt.state.r.hset(Keys(crawl_id).crawl, f"judging:{s[0]} {s[1]}", url)
-        priorities.update(_series_order(rt, crawl_id, url, home, others))
+        # (a numbered page the post pattern takes in too, /a/P2.html beside /a/12-slug.html, is one)
+        paging = others + [u for u in posts if series(u)]
+        priorities.update(_series_order(rt, crawl_id, url, home, paging))
         s = series(url)
         if s:  # this page of the home's listing is read: the next one may be
             _read_in_series(rt, crawl_id, s)
-        _last_page(rt, crawl_id, url, others)
+        _last_page(rt, crawl_id, url, paging)
     return keep, others, priorities
 
 

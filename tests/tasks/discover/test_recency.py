@@ -38,6 +38,7 @@ def test_series():
     assert series("http://b.org/page2/") == ("http://b.org/", 2)  # Jekyll's default paginate_path "/page:num/"
     assert series("http://b.org/homepage2/") is None and series("http://b.org/page2-notes/") is None
     assert series("http://b.org/2019/05/06/a-post/") is None
+    assert series("http://b.org/a/P2.html") == ("http://b.org/a/", 2) and series("http://b.org/a/12-p2.html") is None
 
 
 def test_listing_cut():
