@@ -40,3 +40,21 @@ def test_the_blogs_own_comment_feed_on_every_page_names_no_post(crawl, farm_blog
     by_rules = [r for r in records if r["extraction"] in ("rules", "rules+span")]
     assert len(by_rules) >= 0.9 * len(records), [r["extraction"] for r in records]
     assert not any(r["url"].rstrip("/").endswith("/comments") for r in records)
+
+
+def test_an_update_crawl_reads_the_candidates_that_may_be_new_first():
+    """Training without a feed reads candidate pages; an update crawl reads those whose URL is
+    not dated before `since` (read anyway as posts) and older ones only to make up MIN_ENTRIES."""
+    import time
+
+    from tasks.learn.pseudo_feed import MIN_ENTRIES
+    from workers.learn.training import _read_candidates
+
+    old = [f"http://b.example/2019/01/{d:02d}/old-{d}/" for d in range(1, 21)]
+    new = [f"http://b.example/2020/05/{d:02d}/new-{d}/" for d in range(1, 4)]
+    read = []
+    _read_candidates(read.append, [], old + new, time.monotonic() + 60, since="2020-03-01")
+    assert read[:3] == new and len(read) == MIN_ENTRIES and set(read[3:]) <= set(old)
+    read.clear()
+    _read_candidates(read.append, [], old + new, time.monotonic() + 60)  # a full crawl: in rank order
+    assert read == (old + new)[:len(read)] and len(read) == len(old + new)
