@@ -42,6 +42,7 @@ class Keys:
         self.sampled = f"bh:{{{b}}}:sampled"  # counter: samples ever added (the list keeps the newest)
         self.active = f"bh:{{{b}}}:active"  # string: the unfinished crawl of this blog
         self.crawls = f"bh:{{{b}}}:crawls"  # zset: crawl id -> creation time, this blog's crawls
+        self.no_sitemap = f"bh:{{{b}}}:no_sitemap"  # set: usual sitemap paths found missing (update crawls skip them)
         c = f"bh:{{{b}}}:crawl:{crawl_id}"
         self.crawl = c  # hash: state, url, since, counters, times
         self.frontier = f"{c}:frontier"  # zset: url -> priority (ZPOPMAX first)

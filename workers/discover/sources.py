@@ -47,6 +47,8 @@ def seed(rt, crawl_id: str, home: str) -> int:
         metas = {u: {"guessed": False, "next": []} for u in named}
     else:
         gone = rt.state.r.smembers(missing_key(crawl_id))
+        if rt.state.options(crawl_id).get("update"):  # issue 35: missing at the blog's last crawls too
+            gone |= rt.state.r.smembers(rt.keys(crawl_id).no_sitemap)
         guesses = [u for u, _ in found if u not in gone]
         if not guesses:
             return 0
@@ -59,9 +61,18 @@ def missing_key(crawl_id: str) -> str:
     return f"{Keys(crawl_id).crawl}:no_sitemap"
 
 
+MISSING_TTL = 30 * 86400  # how long a blog's usual sitemap paths found missing are not asked again by its updates
+
+
 def note_missing(rt, crawl_id: str, url: str) -> None:
-    """A sitemap URL that answered with no sitemap (not a transient failure)."""
-    rt.state.r.sadd(missing_key(crawl_id), canonical(url))
+    """A sitemap URL that answered with no sitemap (not a transient failure): not asked again in
+    this crawl, nor by the blog's update crawls for MISSING_TTL (a full crawl asks again)."""
+    u = canonical(url)
+    with rt.state.r.pipeline(transaction=False) as p:
+        p.sadd(missing_key(crawl_id), u)
+        p.sadd(rt.keys(crawl_id).no_sitemap, u)
+        p.expire(rt.keys(crawl_id).no_sitemap, MISSING_TTL)
+        p.execute()
 
 
 def _queue(rt, crawl_id: str, metas: dict[str, dict]) -> int:
@@ -93,6 +104,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
         if transient:
             raise  # retried like any page
         if guessed:  # the blog has no sitemap there: try the next usual path, report nothing
+            note_missing(rt, crawl_id, url)
             nxt = list(meta.get("next") or [])
             if nxt:
                 _queue(rt, crawl_id, {nxt[0]: {"guessed": True, "next": nxt[1:]}})
@@ -100,6 +112,8 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
             st.add_error(crawl_id, url, "sitemap", str(e))
         st.mark_done(crawl_id, url)
         return {"url": url, "sitemap": "error"}
+    if guessed:  # there after all (a full crawl asks every usual path again)
+        st.r.srem(rt.keys(crawl_id).no_sitemap, canonical(url))
     nested, left = {}, []
     for e in data["sitemaps"]:
         u = canonical(e["url"])
