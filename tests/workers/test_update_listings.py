@@ -321,7 +321,7 @@ def _post_page(url: str, *neighbours: str):
 
 class _Page:
     def __init__(self, url: str, *neighbours: str):
-        self.root, self.final_url, self.garbled = _post_page(url, *neighbours), url, False
+        self.root, self.final_url, self.garbled = _post_page(url, *neighbours), url, False  # (not redirected)
 
 
 def test_the_posts_previous_next_links_read_down_past_since_leave_the_other_listings(rt):

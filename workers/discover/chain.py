@@ -31,15 +31,16 @@ def near_key(crawl_id: str) -> str:
     return f"{Keys(crawl_id).crawl}:near"  # (Keys.working: deleted with the working keys)
 
 
-def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str) -> str | None:
-    """Note the neighbours of the post read at `url` (its page's `root`, its post links) and judge
-    the chain; returns how it stands, and sets `covered` where it reached past `since`."""
+def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str, base: str | None = None) -> str | None:
+    """Note the neighbours of the post read at `url` (its page's `root` read at `base`, where it
+    was redirected; its post links) and judge the chain; returns how it stands, and sets
+    `covered` where it reached past `since`."""
     k = Keys(crawl_id)
     r = rt.state.r
     state = r.hget(k.crawl, FIELD)
     if state in FINAL:
         return state
-    near = neighbour_links(root, url, posts)
+    near = [u for u in neighbour_links(root, base or url, posts) if u != url]
     r.hset(near_key(crawl_id), url, json.dumps(near))
     state = judge(rt, crawl_id, since)
     r.hset(k.crawl, FIELD, state)

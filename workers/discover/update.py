@@ -257,7 +257,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if post:
         _learned(rt, crawl_id, url, published, home)
         if page is not None and not page.garbled:  # its previous/next links: a chain down past since?
-            chain.noted(rt, crawl_id, url, page.root, posts, since)
+            chain.noted(rt, crawl_id, url, page.root, posts, since, base=page.final_url)
         if older(published, since):
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}
