@@ -7,7 +7,7 @@ new (read, listed by the home page, or in the feed) is on it, no other listing c
 post: the crawl is `covered` and tag, category, author and archive pages are left unread.
 A blog with no such links, or whose links are no chain in date order, is judged as before.
 
-    noted(rt, crawl_id, url, root, posts, since, home)   a post read: its neighbours noted, the chain judged
+    noted(rt, crawl_id, url, root, posts, since, base)   a post read: its neighbours noted, the chain judged
 
 Kept per crawl: `crawl:C:near` (post url -> JSON its neighbours) and the crawl hash's `chain`
 field ("pending", "broken", "none", or "reached": a waiting listing asks `pending`).
