@@ -369,3 +369,19 @@ def test_a_numbered_page_the_post_pattern_takes_in_is_the_home_listings_next_pag
     _, _, priorities = update.links(rt, cid, home, ctx, new + [page2], [f"{home}tag/x/"], post=False, published=None)
     assert json.loads(rt.state.r.hget(Keys(cid).crawl, "main_series")) == [f"{home}a/"]
     assert priorities[page2] == update.SERIES_PRIORITY - 2
+
+
+def test_a_chain_longer_than_its_bound_is_given_up(rt, monkeypatch):
+    """Each post read judges the chain again: past MAX_CHAIN posts noted (a since far back), the
+    chain is given up (broken) instead of judged ever longer."""
+    monkeypatch.setattr(update.chain, "MAX_CHAIN", 3)
+    home = "http://upd-chain-3.example/"
+    cid, ctx = _crawl(rt, home)
+    urls = [f"{home}p{i}/" for i in range(6)]
+    update.links(rt, cid, home, ctx, urls[:1], [], post=False, published=None)
+    states = []
+    for i, u in enumerate(urls[:5]):
+        near = [urls[i + 1]] + ([urls[i - 1]] if i else [])
+        update.links(rt, cid, u, ctx, near, [], post=True, published=f"2020-05-{20 - i:02d}", page=_Page(u, *near))
+        states.append(rt.state.r.hget(Keys(cid).crawl, "chain"))
+    assert states[:3] == ["pending"] * 3 and states[3:] == ["broken", "broken"]

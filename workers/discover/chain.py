@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.neighbours import BROKEN, PENDING, REACHED, neighbour_links, walk
+from tasks.discover.neighbours import BROKEN, MAX_CHAIN, PENDING, REACHED, neighbour_links, walk
 from tasks.discover.recency import day_of, older
 from tasks.text.dates import url_day
 from workers.keys import Keys
@@ -41,8 +41,13 @@ def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str, base:
     if state in FINAL:
         return state
     near = [u for u in neighbour_links(root, base or url, posts) if u != url]
-    r.hset(near_key(crawl_id), url, json.dumps(near))
-    state = judge(rt, crawl_id, since)
+    with r.pipeline(transaction=False) as p:
+        p.hset(near_key(crawl_id), url, json.dumps(near))
+        p.hlen(near_key(crawl_id))
+        noted_posts = p.execute()[1]
+    # judged on every post read: past MAX_CHAIN posts (since far back) the chain proves nothing
+    # cheaply enough, and the listings are read as before
+    state = BROKEN if noted_posts > MAX_CHAIN else judge(rt, crawl_id, since)
     r.hset(k.crawl, FIELD, state)
     if state == REACHED:
         r.hsetnx(k.crawl, "covered", CHAIN_COVER)
