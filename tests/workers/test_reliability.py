@@ -50,11 +50,22 @@ def cluster(make_cluster):
     return make_cluster()
 
 
-def _mid_traversal(c: Cluster, cid: str, pages: int = 5) -> dict:
-    """Wait until the crawl is traversing with pages in flight (so an interruption hits work)."""
+def _mid_traversal(c: Cluster, cid: str, pages: int = 5, held_by: int | None = None) -> dict:
+    """Wait until the crawl is traversing with pages in flight (so an interruption hits work);
+    `held_by`: until worker process `held_by` of the cluster holds a page or message of it."""
     return c.wait(cid, 60, until=lambda i: i["state"] != "running" and i["state"] != "queued"
                   or (i["pages"] >= pages and i["in_flight"] > 0
-                      and c.state.r.hget(Keys(cid).crawl, "phase") == "traverse"))
+                      and c.state.r.hget(Keys(cid).crawl, "phase") == "traverse"
+                      and (held_by is None or _holds(c, cid, held_by))))
+
+
+def _holds(c: Cluster, cid: str, i: int) -> bool:
+    """Does worker process `i` note in its holds (workers/heal.py) something of crawl `cid`?"""
+    pid = str(c.pool.procs[i].pid)
+    for wid in c.state.r.zrange(heal.HEARTBEATS, 0, -1):
+        if wid.split("/")[1:2] == [pid]:
+            return any(cid in v for v in c.state.r.hvals(heal.holds_key(wid)))
+    return False
 
 
 def _assert_no_duplicates(c: Cluster, cid: str, records: list[dict]) -> None:
@@ -73,7 +84,7 @@ def test_sigkill_worker_mid_crawl_same_records_no_duplicates(cluster):
 
     with FarmServer(blog) as site:  # another port: another blog id, fresh state in the same Redis
         cid = cluster.enqueue(site.url, js="never")
-        at_kill = _mid_traversal(cluster, cid)
+        at_kill = _mid_traversal(cluster, cid, held_by=0)  # (the worker killed holds some of its work)
         assert at_kill["state"] == "running", at_kill
         assert cluster.kill_worker(0) == -9
         info = cluster.wait(cid, 60)
