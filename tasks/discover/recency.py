@@ -6,6 +6,7 @@ sitemap give, the year/month of a date archive, and the order of its listings (n
 once a listing shows only posts older than `since`, its next pages show older ones still).
 
     older(day, since)                   a day before `since` (one day's margin: time zones)
+    entry_day(entry)                    the day a feed entry is of (published, updated, its URL's)
     archive_end(url, home)              the last day a date archive (/2019/, /2019/05/) covers
     series(url)                         (the listing a page number belongs to, the number)
     listing_cut(days)                   which of a listing's post links (document order) are old
@@ -23,9 +24,9 @@ from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlun
 
 from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
-from tasks.text.dates import parse_date
+from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "day_of", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 
@@ -47,6 +48,13 @@ def day_of(value: str | None) -> str | None:
     if not value or not isinstance(value, str) or not re.match(r"^\d{4}-\d\d-\d\d", value):
         return None
     return value[:10]
+
+
+def entry_day(e: dict | None) -> str | None:
+    """The day a feed entry is of: its published, else its updated, else its URL's day."""
+    if not e:
+        return None
+    return day_of(e.get("published")) or day_of(e.get("updated")) or url_day(e.get("url"))
 
 
 def _minus(day: str, days: int) -> str:

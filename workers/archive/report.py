@@ -5,7 +5,7 @@ import json
 
 from tasks.archive.report import render_html, summarise
 from tasks.discover.urls import is_post
-from tasks.text.dates import url_day
+from tasks.discover.recency import entry_day
 from workers.state import Keys
 
 
@@ -92,8 +92,7 @@ def _in_window(state, crawl_id: str, urls: list[str]) -> list[str]:
     entries = state.r.hmget(Keys(crawl_id).entries, urls)
     out = []
     for u, e in zip(urls, entries):
-        e = json.loads(e) if e else {}
-        day = (e.get("published") or e.get("updated") or url_day(u) or "")[:10]
+        day = entry_day({"url": u, **json.loads(e)} if e else {"url": u})
         if not (day and day < since[:10]):
             out.append(u)
     return out

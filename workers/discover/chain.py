@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.neighbours import BROKEN, MAX_CHAIN, PENDING, REACHED, neighbour_links, walk
-from tasks.discover.recency import day_of, older
+from tasks.discover.recency import day_of, entry_day, older
 from tasks.text.dates import url_day
 from workers.keys import Keys
 
@@ -79,8 +79,7 @@ def _known_days(rt, crawl_id: str, urls: list[str]) -> dict[str, str | None]:
     if rest:
         for u, e in zip(rest, rt.state.r.hmget(Keys(crawl_id).entries, rest)):
             if e:
-                entry = json.loads(e)
-                out[u] = day_of(entry.get("published")) or day_of(entry.get("updated"))
+                out[u] = entry_day(json.loads(e))
     return out
 
 

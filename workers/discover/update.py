@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.recency import archive_end, day_of, listing_cut, older, printed_days, reaches_past, series
+from tasks.discover.recency import archive_end, day_of, entry_day, listing_cut, older, printed_days, reaches_past, series
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
@@ -100,20 +100,14 @@ def feed_reaches_past(entries: list[dict], since: str) -> bool:
 def training_order(entries: list[dict], since: str, keep_old: int) -> list[dict]:
     """Training entries for an update crawl: the new ones (read anyway as posts), then at most
     `keep_old` older ones (each a request the output does not need)."""
-    new = [e for e in entries if not older(_entry_day(e), since)]
-    old = [e for e in entries if older(_entry_day(e), since)]
+    new = [e for e in entries if not older(entry_day(e), since)]
+    old = [e for e in entries if older(entry_day(e), since)]
     return new + old[:max(0, keep_old - len(new))]
 
 
 def older_entry(e: dict, since: str) -> bool:
     """A feed entry dated before `since` (its published, else updated, else its URL's day)."""
-    return older(_entry_day(e), since)
-
-
-def _entry_day(e: dict | None) -> str | None:
-    if not e:
-        return None
-    return day_of(e.get("published")) or day_of(e.get("updated")) or url_day(e.get("url"))
+    return older(entry_day(e), since)
 
 
 def seeds(rt, crawl_id: str, urls: list[str], since: str | None) -> list[str]:
@@ -123,7 +117,7 @@ def seeds(rt, crawl_id: str, urls: list[str], since: str | None) -> list[str]:
     raw = rt.state.r.hmget(Keys(crawl_id).entries, urls)
     keep, old = [], []
     for u, e in zip(urls, raw):
-        day = _entry_day(json.loads(e) if e else {"url": u})
+        day = entry_day(json.loads(e) if e else {"url": u})
         (old if older(day, since) else keep).append(u)
     skip(rt, crawl_id, "feed_date", old)
     return keep
@@ -349,7 +343,7 @@ def _days(rt, crawl_id: str, ctx: dict, posts: list[str]) -> list[str | None]:
         records = rt.state.raw.hmget(k.records, unknown)  # compressed JSON (State.record)
         known = {}
         for u, e, r in zip(unknown, entries, records):
-            d = _entry_day(json.loads(e)) if e else None
+            d = entry_day(json.loads(e)) if e else None
             if not d and r:
                 d = day_of((unpack(r) or {}).get("published"))
             known[u] = d
