@@ -48,6 +48,13 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
     """Start (or resume) a crawl of the blog at `url`; returns the crawl id at once.
     Arguments failing the schema (workers/validate.py) raise InvalidTask; when the crawl they
     name exists and is this blog's, it ends "failed" with the reason in its report."""
+    return _start(self, url, since, crawl_id, options)
+
+
+def _start(task, url, since, crawl_id, options) -> str:
+    """new_crawl's and update_crawl's body. `task` is the task running it: a retry (a busy
+    host) is that task's message sent again (calling another task's `run` would retry nothing,
+    and the crawl would wait for the sweep to find it unstarted)."""
     rt = runtime()
     url, since, crawl_id, options = _checked_crawl_args(rt, url, since, crawl_id, options)
     crawl_id = rt.state.create_crawl(url, since, options or {}, crawl_id)
@@ -72,10 +79,10 @@ def new_crawl(self, url: str, since: str | None = None, crawl_id: str | None = N
         return crawl_id
     except HostBusy as e:  # politeness: discovery goes on at the host's next turn, no thread sleeps
         memo.keep()
-        raise self.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
+        raise task.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
         heal.wait_for_redis(rt.state.r)
-        raise self.retry(countdown=1)  # the state is reachable again: the step from its start
+        raise task.retry(countdown=1)  # the state is reachable again: the step from its start
     except Exception as e:  # a bug or a page we could not handle: say so, never hang the crawl
         log.exception("discovery of %s failed", url)
         _fail(rt, crawl_id, url, e)
@@ -138,8 +145,7 @@ def _known_crawl(rt, crawl_id, url) -> bool:
 def update_crawl(self, url: str, since: str | None = None, crawl_id: str | None = None,
                  options: dict | None = None) -> str:
     """Posts published or changed after `since`, with the blog's stored rules."""
-    options = dict(options or {}, update=True)
-    return new_crawl.run(url, since=since or "", crawl_id=crawl_id, options=options)
+    return _start(self, url, since or "", crawl_id, dict(options or {}, update=True))
 
 
 @app.task(name="blogharvest.learn_page", bind=True, max_retries=2, **IDEMPOTENT)

@@ -235,3 +235,28 @@ def test_only_a_crawl_whose_first_message_was_sent_is_started_again_from_queued(
     assert lost in starting and mine not in starting
     _, starting, _ = orphans.crawls(rt, queued=False)
     assert lost not in starting
+
+
+@pytest.mark.parametrize("task_name", ["new_crawl", "update_crawl"])
+def test_a_discovery_that_meets_a_busy_host_is_its_own_task_sent_again(rt, monkeypatch, task_name):
+    """Discovery that meets a busy host goes on at the host's turn as the same task (new crawl
+    or update crawl): an update crawl once raised the retry of a task it had only called, so no
+    message was sent and the crawl sat until the sweep started it again (about 30 s)."""
+    from workers import crawl, pipeline
+
+    calls = []
+
+    def discover(rt_, crawl_id, url, since):
+        calls.append(since)
+        if len(calls) == 1:
+            raise patience.HostBusy("busy.test", 0.01)
+        return {"nothing": "nothing to read"}
+
+    monkeypatch.setattr(pipeline, "discover", discover)
+    task = getattr(crawl, task_name)
+    since = "2020-01-01" if task_name == "update_crawl" else None
+    crawl_id = rt.state.create_crawl("http://busy.test/", since, {})
+    result = task.apply(kwargs={"url": "http://busy.test/", "since": since, "crawl_id": crawl_id})
+    assert result.successful(), result.traceback
+    assert len(calls) == 2
+    assert rt.state.r.hget(Keys(crawl_id).crawl, "state") == "done"
