@@ -188,6 +188,21 @@ def _listed(root, child_tag: str, url: str, max_urls: int) -> list[dict]:
     return list({e["url"]: e for e in found}.values())
 
 
+STAMP_MIN = 5  # a urlset's lastmods read as one build's stamp only with this many pages at least
+STAMP_SHARE = 0.9  # ... and this share of them giving the same moment
+
+
+def stamped(urls: list[dict]) -> bool:
+    """Do a urlset's lastmods give one moment for (nearly) every page, as a site generator
+    writes its build time (a 2008 post "modified" with everything else on the day of the last
+    build)? Then a lastmod after `since` says nothing of the page itself."""
+    marks = [e.get("lastmod") for e in urls if e.get("lastmod")]
+    if len(marks) < STAMP_MIN:
+        return False
+    top = max(marks.count(m) for m in set(marks))
+    return top >= STAMP_SHARE * len(urls)
+
+
 def older_than(lastmod: str | None, since: str | None) -> bool:
     """Whether a sitemap's lastmod says the page has not changed since `since` (day precision;
     no lastmod or no since: it may have)."""

@@ -385,3 +385,27 @@ def test_a_chain_longer_than_its_bound_is_given_up(rt, monkeypatch):
         update.links(rt, cid, u, ctx, near, [], post=True, published=f"2020-05-{20 - i:02d}", page=_Page(u, *near))
         states.append(rt.state.r.hget(Keys(cid).crawl, "chain"))
     assert states[:3] == ["pending"] * 3 and states[3:] == ["broken", "broken"]
+
+
+def test_a_page_a_stamped_sitemap_names_is_left_once_the_home_listing_proves_every_new_post_known(rt):
+    """A sitemap whose lastmods are one build's time covers the other listings but vouches for no
+    page: its menu pages (about, a course page) are left once the home's listing reads down past
+    since, which then replaces the sitemap's cover; a page with a lastmod of its own is read."""
+    home = "http://upd-stamped.example/"
+    cid, ctx = _crawl(rt, home)
+    menu, changed = f"{home}a-course/", f"{home}changed-page/"
+    update.stamped(rt, cid, [menu])
+    update.cover(rt, cid, "a sitemap giving every page's lastmod")
+    by_sitemap = dict(ctx, source="sitemap")
+    _main_series(rt, cid, home)
+    rt.state.r.hset(Keys(cid).crawl, "home_posts", "[]")
+    # the sitemap's cover is no proof: the menu page waits for the home's listing
+    assert update.before_read(rt, cid, menu, by_sitemap, post=False, listing=False) == update.WAIT
+    assert update.before_read(rt, cid, f"{home}tag/t/", ctx, post=False, listing=True) == "covered"
+    update.cover(rt, cid, update.HOME_COVER)
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
+    assert update.before_read(rt, cid, menu, by_sitemap, post=False, listing=False) == "covered"
+    assert update.before_read(rt, cid, changed, by_sitemap, post=False, listing=False) is None
+    update.cover(rt, cid, update.chain.CHAIN_COVER)  # a proof never replaces another
+    update.cover(rt, cid, "the feed, which reaches past since")
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER

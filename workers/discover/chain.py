@@ -19,9 +19,10 @@ import json
 from tasks.discover.neighbours import BROKEN, MAX_CHAIN, PENDING, REACHED, neighbour_links, walk
 from tasks.discover.recency import day_of, entry_day, older
 from tasks.text.dates import url_day
+from workers.discover import proof
+from workers.discover.proof import CHAIN_COVER  # noqa: F401 (the chain's proof)
 from workers.keys import Keys
 
-CHAIN_COVER = "the posts' previous/next links, read from the newest post down past since"
 FIELD = "chain"  # the crawl hash's field: how the chain stands
 NONE = "none"  # no post read links its neighbours
 FINAL = {BROKEN, REACHED}
@@ -50,7 +51,7 @@ def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str, base:
     state = BROKEN if noted_posts > MAX_CHAIN else judge(rt, crawl_id, since)
     r.hset(k.crawl, FIELD, state)
     if state == REACHED:
-        r.hsetnx(k.crawl, "covered", CHAIN_COVER)
+        proof.cover(r, k.crawl, CHAIN_COVER)
     return state
 
 

@@ -146,7 +146,10 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
         update.skip(rt, crawl_id, "url_date", by_url)
         if data["urls"] and dated * 10 >= len(data["urls"]) * 9:  # every page with its lastmod
             update.cover(rt, crawl_id, "a sitemap giving every page's lastmod")
-    st.mark_sources(crawl_id, st.unseen(crawl_id, pages), "sitemap")  # first finder only
+    fresh = st.unseen(crawl_id, pages)
+    st.mark_sources(crawl_id, fresh, "sitemap")  # first finder only
+    if since and fresh and sm.stamped(data["urls"]):  # its lastmods are a build's time: they vouch for nothing
+        update.stamped(rt, crawl_id, fresh)
     queue_links(pages)
     st.mark_done(crawl_id, url, counted=True)
     return {"url": url, "sitemap": data["kind"], "listed": len(pages), "nested": len(nested),

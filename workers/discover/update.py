@@ -23,7 +23,7 @@ from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
 from tasks.text.dates import url_day
-from workers.discover import chain, listed
+from workers.discover import chain, listed, proof
 from workers.state import Keys, unpack
 
 SKIP = "skip:"  # crawl hash fields: pages an update crawl left unread, by reason
@@ -55,9 +55,8 @@ DEFER = {WAIT: WAIT_SECONDS, SOON: SOON_SECONDS}  # before_read's answers that d
 MAX_WAITS = 10  # ... this many times at most (then read: the home's listing may never get there)
 MAX_HOLDS = 20  # a page of the home's listing waits this many times at most for the page before it
 # to be judged by the days of its posts, read (workers/discover/listed.py)
-HOME_COVER = "the home page's listing, read down past since"
 # what proves every new post known: a page that may be a post and that nothing names is left
-PROVEN = (HOME_COVER, chain.CHAIN_COVER)
+HOME_COVER, PROVEN = proof.HOME_COVER, proof.PROVEN
 
 
 def since_of(ctx: dict) -> str | None:
@@ -85,8 +84,9 @@ def skip(rt, crawl_id: str, reason: str, urls: list[str]) -> int:
 
 
 def cover(rt, crawl_id: str, why: str) -> None:
-    """The new posts are reachable without the other listings (`why` goes to the report)."""
-    rt.state.r.hsetnx(Keys(crawl_id).crawl, "covered", why)
+    """The new posts are reachable without the other listings (`why` goes to the report). A
+    proof that every new post is known (PROVEN) replaces a cover that is no such proof."""
+    proof.cover(rt.state.r, Keys(crawl_id).crawl, why)
 
 
 # ------------------------------------------------------------------ discovery
@@ -172,7 +172,7 @@ def _unresolved(crawl: dict) -> bool:
     """Is the home page's listing still to be read (its links not yet followed: a post read
     first may queue a listing), or its numbered pages still being read, not yet past since?
     Or the posts' chain of previous/next links (chain.py) still being read?"""
-    if crawl.get("covered"):
+    if crawl.get("covered") in PROVEN:
         return False
     if "home_posts" not in crawl:
         return True
@@ -204,9 +204,24 @@ def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None) ->
 
 
 def _unvouched(rt, crawl_id: str, url: str, ctx: dict) -> bool:
-    """Does nothing say the page may be a new post: no feed entry, no sitemap, no page of the
-    home's listing links it?"""
-    return ctx.get("entry") is None and ctx.get("source") != "sitemap" and not listed.vouched(rt, crawl_id, url)
+    """Does nothing say the page may be a new post: no feed entry, no sitemap lastmod after
+    since, no page of the home's listing links it?"""
+    return ctx.get("entry") is None and not _by_lastmod(rt, crawl_id, url, ctx) and not listed.vouched(rt, crawl_id, url)
+
+
+def stamped(rt, crawl_id: str, urls: list[str]) -> None:
+    """Pages found by a sitemap whose lastmods are one build's time (tasks.discover.sitemaps.stamped):
+    the sitemap names them, but says nothing of whether they changed."""
+    k = f"{Keys(crawl_id).crawl}:stamped"
+    with rt.state.r.pipeline(transaction=False) as p:
+        p.sadd(k, *urls)
+        p.expire(k, 7 * 86400)
+        p.execute()
+
+
+def _by_lastmod(rt, crawl_id: str, url: str, ctx: dict) -> bool:
+    """Found by a sitemap whose lastmod for it is after since (and not a build's stamp)."""
+    return ctx.get("source") == "sitemap" and not rt.state.r.sismember(f"{Keys(crawl_id).crawl}:stamped", url)
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
@@ -231,7 +246,7 @@ def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
     crawled = old.get("crawled_at") or ""
     if entry and stamp and day_of(stamp) and day_of(stamp) > crawled[:10]:
         return None  # the feed says it changed after the record was made
-    if ctx.get("source") == "sitemap":
+    if _by_lastmod(rt, crawl_id, url, ctx):
         return None  # a lastmod after `since` named it: a conditional request tells
     return "held"
 

@@ -99,3 +99,16 @@ def test_a_sitemap_the_home_page_declares_is_named_not_guessed():
     assert declared == ["https://b.test/sitemap/sitemap-index.xml"]
     assert candidates("https://b.test/", "", declared) == [("https://b.test/sitemap/sitemap-index.xml", False)]
     assert all(guessed for _, guessed in candidates("https://b.test/", "", []))
+
+
+def test_lastmods_that_are_one_builds_stamp_say_nothing_of_each_page():
+    from tasks.discover.sitemaps import stamped
+
+    build = "2016-12-13T13:05:50+01:00"
+    pages = [{"url": f"https://b.test/2008/0{m}/p/", "lastmod": build} for m in range(1, 10)]
+    assert stamped(pages)  # a 2008 post "modified" on the day of the last build, as every page
+    assert stamped(pages + [{"url": "https://b.test/about/", "lastmod": "2016-12-01"}])  # nearly all
+    own = [{"url": f"https://b.test/p{d}/", "lastmod": f"2016-11-{d:02d}"} for d in range(1, 10)]
+    assert not stamped(own)  # each page its own day
+    assert not stamped(pages[:3])  # too few pages to tell
+    assert not stamped([{"url": "https://b.test/x/"}] * 9)  # no lastmod at all
