@@ -25,6 +25,7 @@ import re
 import http.server
 import select
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -92,6 +93,13 @@ class _Server(http.server.ThreadingHTTPServer):
             return True
         self.rejected += 1
         return False
+
+    def handle_error(self, request, client_address):
+        """A browser that hung up before the proxy's answer (a refused CONNECT it gave up on) is
+        no error of the proxy's: not a traceback in the worker's log. Anything else is."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class GuardingProxy:

@@ -82,6 +82,23 @@ def test_proxy_refuses_connect_to_private(secret):
     assert answer.startswith(b"HTTP/1.1 403")
 
 
+def test_a_client_that_hung_up_leaves_no_traceback_but_a_bug_does(capsys):
+    """Chromium gives up on a refused CONNECT before the answer: not a traceback in the log."""
+    from tasks.fetch.proxy import _Server
+
+    server = object.__new__(_Server)
+    try:
+        raise ConnectionResetError(104, "Connection reset by peer")
+    except ConnectionResetError:
+        server.handle_error(None, ("127.0.0.1", 1))
+    assert capsys.readouterr().err == ""
+    try:
+        raise ValueError("a bug of the proxy's")
+    except ValueError:
+        server.handle_error(None, ("127.0.0.1", 1))
+    assert "a bug of the proxy's" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- real Chromium
 
 @pytest.fixture(scope="module")
