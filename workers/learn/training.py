@@ -35,7 +35,9 @@ from workers.state import Keys
 
 log = logging.getLogger("blogharvest")
 
-CANDIDATE_SOURCES: list[Callable] = []  # (rt, crawl_id, home_url, home_html) -> [url]: sitemaps and the like
+# (rt, crawl_id, home_url, home_html) -> [url, or {"url", "day"} where the source says when the page
+# last changed]: sitemaps and the like
+CANDIDATE_SOURCES: list[Callable] = []
 MAX_LISTINGS = 6  # listing pages read for links (home page, pagination, archives)
 MAX_CANDIDATES = 30  # candidate pages fetched and read by the page-level extractor
 BUDGET_SECONDS = 150.0  # discovery runs in one task, under its time limit (polite delays add up)
@@ -73,15 +75,20 @@ def _candidate_links(rt, crawl_id: str, home_url: str, home: Page, deadline: flo
     return links
 
 
-def _extra(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
-    out = []
+def _extra(rt, crawl_id: str, home_url: str, home_html: str) -> tuple[list[str], dict[str, str]]:
+    """The extra sources' candidate URLs, and the day each last changed where a source says."""
+    out, days = [], {}
     for source in CANDIDATE_SOURCES:
         try:
-            out.extend(canonical(u) for u in source(rt, crawl_id, home_url, home_html) or [])
+            for c in source(rt, crawl_id, home_url, home_html) or []:
+                u = canonical(c["url"] if isinstance(c, dict) else c)
+                out.append(u)
+                if isinstance(c, dict) and c.get("day"):
+                    days.setdefault(u, c["day"])
         except Exception as e:  # another source's bug must not stop the crawl
             log.exception("candidate source %r failed", source)
             rt.state.add_error(crawl_id, home_url, "candidates", f"{type(e).__name__}: {e}")
-    return [u for u in out if in_scope(u, home_url)]
+    return [u for u in out if in_scope(u, home_url)], days
 
 
 MAX_SITEMAP_FILES = 4  # sitemap files read for candidates (the traversal reads them all later)
@@ -127,9 +134,10 @@ def _sitemap_entries(rt, crawl_id: str, queue: list[str], home_url: str) -> list
     return urls
 
 
-def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[str]:
+def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list[dict]:
     """Page URLs the blog's sitemaps list (robots.txt's, else the first usual path that
-    answers), newest first where they say when: candidates beside the links."""
+    answers), newest first where they say when, with the day of their lastmod (unless the
+    lastmods are one build's stamp): candidates beside the links."""
     from tasks.discover import sitemaps as sm
 
     from tasks.fetch.html import parse_html
@@ -138,7 +146,8 @@ def sitemap_candidates(rt, crawl_id: str, home_url: str, home_html: str) -> list
     queue = [u for u, _ in sm.candidates(home_url, _robots_text(rt, home_url), declared)]
     urls = _sitemap_entries(rt, crawl_id, queue, home_url)
     urls.sort(key=lambda e: e.get("lastmod") or "", reverse=True)
-    return [e["url"] for e in urls]
+    stamp = sm.stamped(urls)
+    return [{"url": e["url"], "day": None if stamp else (e.get("lastmod") or "")[:10] or None} for e in urls]
 
 
 CANDIDATE_SOURCES.append(sitemap_candidates)
@@ -184,34 +193,38 @@ def _enriched(entries: list[dict], need: str, facts: _PageFacts, deadline: float
 
 
 def _candidate_urls(rt, crawl_id: str, home_url: str, home: Page, known: list[str],
-                    deadline: float) -> tuple[list[str], list[str]]:
-    """(candidate post URLs best first, those inside the blog's section): the links of the
-    home page and listings and the extra sources' URLs, ranked; only the section's when
-    it holds enough (the blog is a section of a larger site: its posts are there)."""
+                    deadline: float) -> tuple[list[str], list[str], dict[str, str]]:
+    """(candidate post URLs best first, those inside the blog's section, the day a source says
+    each last changed): the links of the home page and listings and the extra sources' URLs,
+    ranked; only the section's when it holds enough (the blog is a section of a larger site:
+    its posts are there)."""
     section = feed_section(feed_links(home.root, home_url, home_url), home_url)
     per_page = _candidate_links(rt, crawl_id, home_url, home, deadline, section)
+    extra, days = _extra(rt, crawl_id, home_url, home.html)
     ranked = rank_candidates([x for links in per_page for x in links], known=known,
-                             extra=_extra(rt, crawl_id, home_url, home.html), exclude=set(known),
+                             extra=extra, exclude=set(known),
                              demote=sitewide(per_page), section=section)
     # a listing (a month's archive, page N) holding one post reads as that post, and a page the
     # menu links (about, projects) may share the posts' template: never candidates
     menu = navigation_links(home.root, home_url)
     ranked = [u for u in ranked if not is_listing(u, home_url) and u not in menu and u.rstrip("/") not in menu]
     inside = [u for u in ranked if section and u.startswith(section)]
-    return (inside if len(inside) >= MIN_ENTRIES else ranked), inside
+    return (inside if len(inside) >= MIN_ENTRIES else ranked), inside, days
 
 
 def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], deadline: float,
-                     since: str | None = None):
+                     since: str | None = None, days: dict[str, str] | None = None):
     """Reads the feed's own posts (they vote for the posts' template), then the candidates,
     while the budget lasts. An update crawl (`since`) reads the candidates that may be new
-    first (read anyway) and older ones (by the day in their URL) only to make up MIN_ENTRIES."""
+    first (read anyway) and older ones (by the day in their URL, or the day a sitemap says
+    they last changed: `days`) only to make up MIN_ENTRIES."""
     for u in known[:MAX_CANDIDATES]:
         if time.monotonic() < deadline:
             facts(u)
     if since:
-        new = [u for u in ranked if not older(url_day(u), since)]
-        old = [u for u in ranked if older(url_day(u), since)]
+        days = days or {}
+        new = [u for u in ranked if not older(url_day(u) or days.get(u), since)]
+        old = [u for u in ranked if older(url_day(u) or days.get(u), since)]
         ranked = new[:MAX_CANDIDATES] + old[:max(0, MIN_ENTRIES - len(new))]
     for u in ranked[:MAX_CANDIDATES]:
         if time.monotonic() > deadline:
@@ -252,8 +265,8 @@ def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list
         return out
 
     known = [e["url"] for e in out]
-    ranked, inside = _candidate_urls(rt, crawl_id, home_url, home, known, deadline)
-    _read_candidates(facts, known, ranked, deadline, since)
+    ranked, inside, days = _candidate_urls(rt, crawl_id, home_url, home, known, deadline)
+    _read_candidates(facts, known, ranked, deadline, since, days)
     pseudo = _pseudo(facts, known, inside, out)
     if pseudo:
         st.save_blog(crawl_id, pseudo=len(pseudo))

@@ -58,3 +58,22 @@ def test_an_update_crawl_reads_the_candidates_that_may_be_new_first():
     read.clear()
     _read_candidates(read.append, [], old + new, time.monotonic() + 60)  # a full crawl: in rank order
     assert read == (old + new)[:len(read)] and len(read) == len(old + new)
+
+
+def test_an_update_crawl_takes_a_sitemaps_lastmod_before_since_for_an_old_candidate():
+    """Undated URLs (a Hugo blog's /posts/slug/) that a sitemap says last changed before `since`
+    are old: read only to make up MIN_ENTRIES, after the ones that may be new."""
+    import time
+
+    from tasks.learn.pseudo_feed import MIN_ENTRIES
+    from workers.learn.training import _read_candidates
+
+    old = [f"http://b.example/posts/old-{d}/" for d in range(1, 21)]
+    new = [f"http://b.example/posts/new-{d}/" for d in range(1, 4)]
+    days = {u: "2017-01-10" for u in old} | {u: "2020-05-01" for u in new}
+    read = []
+    _read_candidates(read.append, [], old + new, time.monotonic() + 60, since="2020-03-01", days=days)
+    assert read[:3] == new and len(read) == MIN_ENTRIES and set(read[3:]) <= set(old)
+    read.clear()
+    _read_candidates(read.append, [], old + new, time.monotonic() + 60, since="2020-03-01")  # no days known
+    assert read == (old + new)[:len(read)] and len(read) == len(old + new)
