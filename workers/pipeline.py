@@ -77,24 +77,30 @@ def process(rt, crawl_id: str, url: str, count: bool = True, chain: Chain | None
     return _read_page(rt, crawl_id, url, ctx, chain)
 
 
-def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> dict:
-    """The page read: a sitemap's links queued, or a page fetched, recognised, extracted."""
-    st = rt.state
-    if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
-        return _process_sitemap(rt, crawl_id, url, ctx)
-    kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
-    if not kind.post and _cut(rt, crawl_id, url, ctx):
-        return {"url": url, "skipped": "trap"}
-    why = update.before_read(rt, crawl_id, url, ctx, kind.post, kind.never_post)  # issue 35: nothing new there
+def _left(rt, crawl_id: str, url: str, why: str) -> dict:
+    """A page an update crawl does not read now (update.before_read's or before_sitemap's `why`)."""
     if why == update.LATER:  # parked: put back on the frontier once the listing page before it is read
         return {"url": url, "skipped": why}
     if why in update.DEFER:  # in flight, back in a moment (the pacer sends it): still needed or covered then
         patience.defer_page(rt, crawl_id, url, update.DEFER[why])
         return {"url": url, "deferred": update.DEFER[why]}
+    update.skip(rt, crawl_id, why, [url])
+    rt.state.mark_done(crawl_id, url)
+    return {"url": url, "skipped": why}
+
+
+def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> dict:
+    """The page read: a sitemap's links queued, or a page fetched, recognised, extracted."""
+    st = rt.state
+    if ctx.get("sitemap"):  # issue 15: a sitemap of the blog, not a page
+        why = update.before_sitemap(rt, crawl_id, url, ctx)  # issue 35: a guess an update crawl needs not
+        return _left(rt, crawl_id, url, why) if why else _process_sitemap(rt, crawl_id, url, ctx)
+    kind = _kind(url, ctx)  # what the URL is, asked once: every stage below is handed it
+    if not kind.post and _cut(rt, crawl_id, url, ctx):
+        return {"url": url, "skipped": "trap"}
+    why = update.before_read(rt, crawl_id, url, ctx, kind.post, kind.never_post)  # issue 35: nothing new there
     if why:
-        update.skip(rt, crawl_id, why, [url])
-        st.mark_done(crawl_id, url)
-        return {"url": url, "skipped": why}
+        return _left(rt, crawl_id, url, why)
     page = _read(rt, crawl_id, url, ctx, chain)
     if not isinstance(page, Page):
         return page  # a feed (read as a list of links), or no HTML page (reported)

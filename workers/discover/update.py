@@ -37,6 +37,7 @@ REASONS = {
     "archive": "date archives that end before since",
     "pagination": "listing pages past the first one showing only posts older than since",
     "covered": "other listings (tags, categories...): the new posts were reached otherwise",
+    "sitemap_guess": "usual sitemap paths not asked: the new posts were reached otherwise",
     "held_old": "posts held from an earlier crawl, published before since",
     "held": "posts held from an earlier crawl that nothing says changed",
     "unchanged": "pages unchanged since an earlier crawl (HTTP 304)",
@@ -165,6 +166,21 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
         return why
     if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
         return WAIT  # the home's listing, read in page order, may soon say it is not needed
+    return None
+
+
+def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
+    """Why an update crawl does not ask a usual sitemap path (a guess, `ctx["sitemap"]`), or None:
+    ask. Guesses are asked for posts nothing else leads to: once something covers the new posts
+    (the feed reaching past since, the home's listing, the chain) they are left, and they wait
+    for the home's listing like other listings. A sitemap the blog names is read."""
+    if not since_of(ctx) or not (ctx.get("sitemap") or {}).get("guessed"):
+        return None
+    crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
+    if crawl.get("covered"):
+        return "sitemap_guess"
+    if _unresolved(crawl) and _waits(rt, crawl_id, url):
+        return WAIT
     return None
 
 
