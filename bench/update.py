@@ -1,7 +1,7 @@
 """Update crawls as a user runs them: what they find, and what they cost against a full crawl.
 
     python bench/update.py [--new 25] [--corpus DIR] [--corpus-max N] [--no-farm] [--no-eval]
-                           [--keep DIR] [--no-cluster] [BLOG...]
+                           [--keep DIR] [--no-cluster] [--full-from DIR] [BLOG...]
 
 Blogs: the eval blogs (../shared/eval/blogs/*) and the corpus blogs (../shared/corpus or
 --corpus; only those listed in its DONE.txt when it has one) with at least 50 posts, each
@@ -13,7 +13,8 @@ data directory per run, BLOGHARVEST_HOME):
     full      blogharvest crawl URL --out F
     update    blogharvest crawl URL --since D --out F
 
-and for conditional requests, with REDIS_URL pointing to a private redis-server and one
+(`--full-from K`: the full crawl's requests as an earlier run's `--keep K` kept them), and for
+conditional requests, with REDIS_URL pointing to a private redis-server and one
 `blogharvest worker` (the state a cluster keeps between crawls):
 
     update    blogharvest crawl URL --since D --out F      (the first: nothing known yet)
@@ -167,7 +168,7 @@ class _NoCluster(Exception):
 
 
 def run_blog(name: str, serve, truth: list[dict], new: int, base_env: dict, tmp: Path,
-             keep: Path | None = None, cluster_runs: bool = True) -> dict:
+             keep: Path | None = None, cluster_runs: bool = True, full_from: Path | None = None) -> dict:
     since = pick_since([t.get("published") or "" for t in truth], new)
     fresh = {url_key(t["url"]) if "url" in t else "/" + t["path"] for t in truth
              if (t.get("published") or "")[:10] >= since}
@@ -190,7 +191,11 @@ def run_blog(name: str, serve, truth: list[dict], new: int, base_env: dict, tmp:
         def embedded():
             return dict(base_env, BLOGHARVEST_HOME=tempfile.mkdtemp(dir=tmp))
 
-        _, row["full_req"], full, row["full_s"] = run("full", None, embedded())
+        earlier = full_from / f"{name}-full.hits.json" if full_from else None
+        if earlier is not None and earlier.is_file():  # a full crawl kept by an earlier run (--keep)
+            row["full_req"], row["full_s"] = sum(json.loads(earlier.read_text()).values()), 0.0
+        else:
+            _, row["full_req"], full, row["full_s"] = run("full", None, embedded())
         rc, row["upd_req"], upd, row["upd_s"] = run("update", since, embedded())
         got = {url_key(r["url"]) for r in upd}
         row["found"] = 100.0 * len(fresh & got) / max(1, len(fresh))
@@ -281,6 +286,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     ap.add_argument("--keep", help="write each run's requests (path -> count) and records here")
     ap.add_argument("--no-cluster", action="store_true", help="leave out the two REDIS_URL update crawls")
+    ap.add_argument("--full-from", help="a --keep folder of an earlier run: its full crawls' requests are "
+                                        "taken instead of crawling again (a quicker look while working)")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     h = harness()
@@ -301,7 +308,7 @@ def main(argv=None) -> int:
             for t in truth:
                 t.setdefault("url", "/" + t.get("path", ""))
             row = run_blog(name, serve, truth, a.new, env, Path(tmp), Path(a.keep) if a.keep else None,
-                           not a.no_cluster)
+                           not a.no_cluster, Path(a.full_from) if a.full_from else None)
             rows.append(row)
             print(f"{name[:28]:28s} {row['posts']:5d} {row['since']:>10s} {row['new']:4d} {row['found']:7.1f} "
                   f"{row['old']:6.1f} {row['full_req']:6d} {row['upd_req']:5d} {row['upd_pct']:6.1f} "
