@@ -459,6 +459,25 @@ def url_day(url: str | None) -> str | None:
     return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
 
 
+_URL_MONTH = re.compile(r"/((?:19|20)\d\d)/(0[1-9]|1[0-2])/(?!\d{1,2}(?:/|$))[^/?#]+")
+
+
+def url_latest_day(url: str | None) -> str | None:
+    """The latest day a post's URL allows it to be of: its day (/2014/03/09/slug/), else the last
+    day of the month it names before the slug (/2011/09/slug.html, as Blogger and month
+    permalinks write), else None. Enough to tell a post older than a date, not to date it."""
+    day = url_day(url)
+    if day:
+        return day
+    m = _URL_MONTH.search(url or "")
+    if not m:
+        return None
+    import calendar
+
+    y, mo = int(m.group(1)), int(m.group(2))
+    return f"{y:04d}-{mo:02d}-{calendar.monthrange(y, mo)[1]:02d}"
+
+
 def near_day(a: str | None, b: str | None, days: int = 1) -> bool:
     """Are two ISO dates within `days` of each other (a URL's day may be the next one: time zones)?"""
     import datetime as dt

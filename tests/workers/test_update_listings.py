@@ -426,3 +426,17 @@ def test_a_usual_sitemap_path_is_left_once_the_new_posts_are_covered_and_a_named
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == "sitemap_guess"
     full = dict(guess, options={})  # a full crawl asks every usual path
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", full) is None
+
+
+def test_post_links_whose_url_month_ends_before_since_are_left(rt):
+    """Month permalinks (/2011/09/slug.html: Blogger, WordPress): a post whose URL's month ends
+    before since is old; one of since's own month may be new."""
+    home = "http://upd-month-urls.example/"
+    cid, ctx = _crawl(rt, home)
+    post = f"{home}2020/03/05/a-new-one/"
+    old = [f"{home}2019/11/older.html", f"{home}2020/01/old.html"]
+    this_month = f"{home}2020/03/maybe-new.html"
+    update._learned(rt, cid, post, "2020-03-05", home)
+    keep, _, _ = update.links(rt, cid, post, ctx, old + [this_month], [], post=True, published="2020-03-05")
+    assert keep == [this_month]
+    assert int(rt.state.r.hget(Keys(cid).crawl, update.SKIP + "url_date")) == 2

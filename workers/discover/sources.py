@@ -19,7 +19,7 @@ from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
 from tasks.discover.recency import older
-from tasks.text.dates import url_day
+from tasks.text.dates import url_latest_day
 from workers.discover import update
 from workers.fetch.pages import cached
 from workers.state import Keys
@@ -134,7 +134,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
         if changed_since and sm.older_than(e.get("lastmod"), changed_since):
             skipped.append(u)  # update_crawl: unchanged since `since`, by the sitemap's word
             continue
-        if since and (not e.get("lastmod") or not ctx["options"].get("scheduled")) and older(url_day(u), since):
+        if since and (not e.get("lastmod") or not ctx["options"].get("scheduled")) and older(url_latest_day(u), since):
             # update_crawl: a post whose URL is dated before `since` (its record would be out of
             # the window, whatever a lastmod says; a scheduled update reads a changed one)
             by_url.append(u)

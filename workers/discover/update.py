@@ -22,7 +22,7 @@ from tasks.discover.recency import archive_end, day_of, entry_day, listing_cut, 
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
-from tasks.text.dates import url_day
+from tasks.text.dates import url_day, url_latest_day
 from workers.discover import chain, listed, proof
 from workers.state import Keys, unpack
 
@@ -366,7 +366,7 @@ def _home_posts(rt, crawl_id: str) -> set[str]:
 def _days(rt, crawl_id: str, ctx: dict, posts: list[str]) -> list[str | None]:
     """The day each post link is known to be of: its URL's, its feed entry's, or the record an
     earlier crawl holds."""
-    days = [url_day(u) for u in posts]
+    days = [url_latest_day(u) for u in posts]  # (a month in the URL: its last day, enough to tell old)
     unknown = [u for u, d in zip(posts, days) if not d]
     if unknown:
         k = Keys(crawl_id)
@@ -391,9 +391,9 @@ def _dated_posts(rt, crawl_id: str, ctx: dict, posts: list[str], since: str, lis
 
 def _count_old(rt, crawl_id: str, old: list[str], days: list, posts: list[str]) -> None:
     day = dict(zip(posts, days))
-    by_url = [u for u in old if url_day(u)]
+    by_url = [u for u in old if url_latest_day(u)]
     skip(rt, crawl_id, "url_date", by_url)
-    dated = [u for u in old if not url_day(u) and day.get(u)]
+    dated = [u for u in old if not url_latest_day(u) and day.get(u)]
     skip(rt, crawl_id, "feed_date", dated)
     skip(rt, crawl_id, "listing_order", [u for u in old if not day.get(u)])
 
@@ -407,7 +407,7 @@ def _others(rt, crawl_id: str, url: str, others: list[str], since: str, home: st
         if end:
             (old if older(end, since) else keep).append(u)
         else:
-            (dated if older(url_day(u), since) else keep).append(u)
+            (dated if older(url_latest_day(u), since) else keep).append(u)
     skip(rt, crawl_id, "archive", old)
     skip(rt, crawl_id, "url_date", dated)
     return keep

@@ -27,7 +27,7 @@ from tasks.discover.urls import canonical
 from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
 from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
-from tasks.text.dates import url_day
+from tasks.text.dates import url_latest_day
 from workers.fetch import rendering
 from workers.fetch.pages import page_at
 from workers.fetch.patience import REMEMBER_TTL
@@ -223,8 +223,8 @@ def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], dea
             facts(u)
     if since:
         days = days or {}
-        new = [u for u in ranked if not older(url_day(u) or days.get(u), since)]
-        old = [u for u in ranked if older(url_day(u) or days.get(u), since)]
+        new = [u for u in ranked if not older(url_latest_day(u) or days.get(u), since)]
+        old = [u for u in ranked if older(url_latest_day(u) or days.get(u), since)]
         ranked = new[:MAX_CANDIDATES] + old[:max(0, MIN_ENTRIES - len(new))]
     for u in ranked[:MAX_CANDIDATES]:
         if time.monotonic() > deadline:

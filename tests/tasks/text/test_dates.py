@@ -150,3 +150,15 @@ def test_a_month_name_two_languages_give_different_months_is_not_guessed():
     """"listopad" is November in Polish and Czech, October in Croatian: no fast-path guess."""
     from tasks.text.month_words import MONTH_WORDS
     assert "listopad" not in MONTH_WORDS and MONTH_WORDS["lutego"] == 2
+
+
+def test_the_latest_day_a_posts_url_allows():
+    from tasks.text.dates import url_latest_day
+
+    assert url_latest_day("http://b.test/2014/03/09/slug/") == "2014-03-09"
+    assert url_latest_day("http://b.test/2011/09/le-temps.html") == "2011-09-30"  # a month permalink
+    assert url_latest_day("http://b.test/2012/02/a-post/") == "2012-02-29"
+    assert url_latest_day("http://b.test/2011/12/") is None  # a month's archive, no post
+    assert url_latest_day("http://b.test/2011/12/3/") is None
+    assert url_latest_day("http://b.test/p/contact.html") is None
+    assert url_latest_day("http://b.test/2011/13/a.html") is None
