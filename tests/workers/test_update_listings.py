@@ -413,14 +413,14 @@ def test_a_page_a_stamped_sitemap_names_is_left_once_the_home_listing_proves_eve
 
 def test_a_usual_sitemap_path_is_left_once_the_new_posts_are_covered_and_a_named_one_read(rt):
     """An update crawl asks the usual sitemap paths (guesses, mostly 404s) only while nothing
-    covers the new posts: they wait for the home's listing like other listings."""
+    covers the new posts; they never wait (a sitemap that is there may be what covers them)."""
     home = "http://upd-sitemap-guess.example/"
     cid, ctx = _crawl(rt, home)
     guess = dict(ctx, sitemap={"guessed": True, "next": [f"{home}wp-sitemap.xml"]})
     named = dict(ctx, sitemap={"guessed": False, "next": []})
     _main_series(rt, cid, home)
     rt.state.r.hset(Keys(cid).crawl, "home_posts", "[]")
-    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == update.WAIT
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) is None
     assert update.before_sitemap(rt, cid, f"{home}named.xml", named) is None
     update.cover(rt, cid, "the feed, which reaches past since")
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == "sitemap_guess"

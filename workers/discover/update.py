@@ -172,16 +172,11 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
 def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
     """Why an update crawl does not ask a usual sitemap path (a guess, `ctx["sitemap"]`), or None:
     ask. Guesses are asked for posts nothing else leads to: once something covers the new posts
-    (the feed reaching past since, the home's listing, the chain) they are left, and they wait
-    for the home's listing like other listings. A sitemap the blog names is read."""
+    (the feed reaching past since, the home's listing, the chain) they are left. They never wait:
+    a sitemap that is there may be what covers them (its lastmods), sooner than any listing."""
     if not since_of(ctx) or not (ctx.get("sitemap") or {}).get("guessed"):
         return None
-    crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
-    if crawl.get("covered"):
-        return "sitemap_guess"
-    if _unresolved(crawl) and _waits(rt, crawl_id, url):
-        return WAIT
-    return None
+    return "sitemap_guess" if rt.state.r.hget(Keys(crawl_id).crawl, "covered") else None
 
 
 def _unresolved(crawl: dict) -> bool:
