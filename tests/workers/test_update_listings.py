@@ -390,11 +390,13 @@ def test_a_chain_longer_than_its_bound_is_given_up(rt, monkeypatch):
 def test_a_page_a_stamped_sitemap_names_is_left_once_the_home_listing_proves_every_new_post_known(rt):
     """A sitemap whose lastmods are one build's time covers the other listings but vouches for no
     page: its menu pages (about, a course page) are left once the home's listing reads down past
-    since, which then replaces the sitemap's cover; a page with a lastmod of its own is read."""
+    since, which then replaces the sitemap's cover. A lastmod of its own after since vouches for
+    a post (it may have been edited), not for a page of another kind (an attachment, a menu page:
+    a new post would be on the home's listing)."""
     home = "http://upd-stamped.example/"
     cid, ctx = _crawl(rt, home)
-    menu, changed = f"{home}a-course/", f"{home}changed-page/"
-    update.stamped(rt, cid, [menu])
+    menu, changed, edited = f"{home}a-course/", f"{home}changed-page/", f"{home}an-edited-post/"
+    update.stamped(rt, cid, [menu, f"{home}stamped-post/"])
     update.cover(rt, cid, "a sitemap giving every page's lastmod")
     by_sitemap = dict(ctx, source="sitemap")
     _main_series(rt, cid, home)
@@ -405,7 +407,9 @@ def test_a_page_a_stamped_sitemap_names_is_left_once_the_home_listing_proves_eve
     update.cover(rt, cid, update.HOME_COVER)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, menu, by_sitemap, post=False, listing=False) == "covered"
-    assert update.before_read(rt, cid, changed, by_sitemap, post=False, listing=False) is None
+    assert update.before_read(rt, cid, changed, by_sitemap, post=False, listing=False) == "covered"
+    assert update.before_read(rt, cid, edited, by_sitemap, post=True, listing=False) is None
+    assert update.before_read(rt, cid, f"{home}stamped-post/", by_sitemap, post=True, listing=False) == "covered"
     update.cover(rt, cid, update.chain.CHAIN_COVER)  # a proof never replaces another
     update.cover(rt, cid, "the feed, which reaches past since")
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER

@@ -160,8 +160,11 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
     if not listing:  # a page of another kind, which may be a post (listed.py judges it with the posts)
-        why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"))
-        if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) and _waits(rt, crawl_id, url):
+        # (a sitemap's lastmod says the page changed, not that it is a post: a new post is proven
+        # known by the home's listing or the chain; an attachment or menu page changed is left)
+        why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"), changed=False)
+        if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx, changed=False) \
+                and _waits(rt, crawl_id, url):
             return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
         return why
     if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
@@ -199,25 +202,28 @@ def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS) -> bool:
     return rt.state.r.hincrby(k, url, 1) <= most
 
 
-def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None) -> str | None:
+def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None, changed: bool = True) -> str | None:
     """Why a page that may be a post is left (or SOON: read once fewer posts above it in its
     listing are unread): listed below its listing's cut (the posts read from the top ran newest
     first down past since), or, once the home page's listing was read down past since
-    (`covered`), none of its pages lists it and neither the feed nor a sitemap names it."""
+    (`covered`), none of its pages lists it and neither the feed nor (`changed`) a sitemap's
+    lastmod after since names it."""
     left, ahead = listed.place(rt, crawl_id, url)
     if left:
         return "listing_order"
     if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
         return SOON  # the posts above it may prove it old: read a few at a time
-    if covered in PROVEN and _unvouched(rt, crawl_id, url, ctx):
+    if covered in PROVEN and _unvouched(rt, crawl_id, url, ctx, changed):
         return "covered"
     return None
 
 
-def _unvouched(rt, crawl_id: str, url: str, ctx: dict) -> bool:
-    """Does nothing say the page may be a new post: no feed entry, no sitemap lastmod after
-    since, no page of the home's listing links it?"""
-    return ctx.get("entry") is None and not _by_lastmod(rt, crawl_id, url, ctx) and not listed.vouched(rt, crawl_id, url)
+def _unvouched(rt, crawl_id: str, url: str, ctx: dict, changed: bool = True) -> bool:
+    """Does nothing say the page may be a new post: no feed entry, no page of the home's listing
+    links it, and (`changed`: a post by its URL, which may have been edited) no sitemap lastmod
+    after since?"""
+    return ctx.get("entry") is None and not (changed and _by_lastmod(rt, crawl_id, url, ctx)) \
+        and not listed.vouched(rt, crawl_id, url)
 
 
 def stamped(rt, crawl_id: str, urls: list[str]) -> None:
