@@ -136,3 +136,31 @@ def test_a_frameset_start_page_leads_to_the_blog_a_frame_links(crawl):
     # the blog's home (it declares the feed) was taken for the crawl's home: its feed trained the rules
     assert {r["blog"] for r in records} == {site.url + "journal/"}, {r["blog"] for r in records}
     assert info["sources"].get("feed", 0) >= 1, info["sources"]
+
+
+def test_a_declared_feed_of_the_blogs_own_site_listing_other_urls_is_not_followed_by_guesses(crawl):
+    """A static export whose feed, declared by every page, links its posts under the exporter's
+    host: the feed was read, so the fifteen usual feed paths are not asked (each a 404); the
+    posts are harvested from the pages all the same."""
+    from tests.farm import make_blog
+    from tests.httpd import LoopbackServer, Reply
+
+    blog = make_blog("wordpress", seed=5, n_posts=12)
+    holder = {}
+
+    def route(req):
+        page = blog.render(req.path, holder["origin"])
+        if page is not None and req.split.path == "/feed/":
+            body = page.body if isinstance(page.body, str) else page.body.decode("utf-8")
+            return Reply(page.status, body.replace(holder["origin"], "http://offline-export.example"),
+                         page.headers, page.content_type)
+        return page or Reply(404, "not found")
+
+    with LoopbackServer(route) as site:
+        holder["origin"] = site.url.rstrip("/")
+        info, records = crawl(site.url, timeout=240)
+        asked = set(site.hits)
+    assert info["state"] == "done", info
+    assert score(blog.truth, records)["found"] >= 90
+    assert "/feed/" in asked
+    assert not asked & {"/rss.xml", "/atom.xml", "/index.xml", "/feed.xml", "/rss/", "/feed"}, sorted(asked)
