@@ -444,3 +444,19 @@ def test_post_links_whose_url_month_ends_before_since_are_left(rt):
     keep, _, _ = update.links(rt, cid, post, ctx, old + [this_month], [], post=True, published="2020-03-05")
     assert keep == [this_month]
     assert int(rt.state.r.hget(Keys(cid).crawl, update.SKIP + "url_date")) == 2
+
+
+def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(rt):
+    """On a loaded machine the home's listing is read slowly: a listing waiting for it counts
+    only the waits with no page read meanwhile, up to WAITS_IN_ALL times its bound in all."""
+    home = "http://upd-waits-progress.example/"
+    cid, ctx = _crawl(rt, home)
+    k = Keys(cid)
+    tag = f"{home}tag/slow/"
+    got = []
+    for i in range(update.MAX_WAITS * update.WAITS_IN_ALL + 5):
+        rt.state.r.hincrby(k.crawl, "pages", 1)  # the crawl reads a page between two waits
+        got.append(update._waits(rt, cid, tag))
+    assert got == [True] * (update.MAX_WAITS * update.WAITS_IN_ALL) + [False] * 5
+    still = f"{home}tag/still/"  # no page read between its waits: MAX_WAITS, as before
+    assert [update._waits(rt, cid, still) for _ in range(update.MAX_WAITS + 1)] == [True] * update.MAX_WAITS + [False]

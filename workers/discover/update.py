@@ -197,9 +197,31 @@ def _unresolved(crawl: dict) -> bool:
 
 
 def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS) -> bool:
-    """One more wait for `url`, unless it has waited `most` times already."""
-    k = f"{Keys(crawl_id).crawl}:waits"
-    return rt.state.r.hincrby(k, url, 1) <= most
+    """One more wait for `url`, unless it has waited `most` times in a row with no page read by
+    the crawl meanwhile (what ends a wait, the home's listing or the chain, is read page by page:
+    on a loaded machine it takes longer, and the page waits longer, not read for nothing), or
+    WAITS_IN_ALL times `most` in all."""
+    k = Keys(crawl_id)
+    return bool(rt.state.r.eval(_WAIT, 2, k.crawl, f"{k.crawl}:waits", url, most, most * WAITS_IN_ALL))
+
+
+WAITS_IN_ALL = 3  # a page waits at most this many times its bound in all, however the crawl goes on
+_WAIT = """
+local pages = redis.call('HGET', KEYS[1], 'pages') or '0'
+local v = redis.call('HGET', KEYS[2], ARGV[1])
+local n, all, at = 0, 0, ''
+if v then
+  local i, j = string.find(v, ' ')
+  local rest = string.sub(v, j + 1)
+  local i2, j2 = string.find(rest, ' ')
+  n, all, at = tonumber(string.sub(v, 1, i - 1)), tonumber(string.sub(rest, 1, i2 - 1)), string.sub(rest, j2 + 1)
+end
+all = all + 1
+if at == pages then n = n + 1 else n = 1 end
+redis.call('HSET', KEYS[2], ARGV[1], n .. ' ' .. all .. ' ' .. pages)
+if n <= tonumber(ARGV[2]) and all <= tonumber(ARGV[3]) then return 1 end
+return 0
+"""
 
 
 def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None, changed: bool = True) -> str | None:
