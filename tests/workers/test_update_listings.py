@@ -460,3 +460,18 @@ def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(
     assert got == [True] * (update.MAX_WAITS * update.WAITS_IN_ALL) + [False] * 5
     still = f"{home}tag/still/"  # no page read between its waits: MAX_WAITS, as before
     assert [update._waits(rt, cid, still) for _ in range(update.MAX_WAITS + 1)] == [True] * update.MAX_WAITS + [False]
+
+
+def test_a_menu_page_waits_for_the_chain_of_the_feeds_new_posts_where_the_home_has_no_numbered_listing(rt):
+    """A Blogger home page pages on by date (`?updated-max=`), not by number: its menu pages wait
+    until the feed's new posts are read and their chain judged, then are left (the chain reached)
+    or read (no chain)."""
+    home = "http://upd-chain-first.example/"
+    cid, ctx = _crawl(rt, home)
+    _home_read(rt, cid, ctx, home)  # no numbered listing
+    menu = f"{home}p/contact.html"
+    assert update.before_read(rt, cid, menu, ctx, post=False, listing=False) is None  # nothing to wait for
+    update.seeds(rt, cid, [f"{home}2020/05/01/new/"], SINCE)
+    assert update.before_read(rt, cid, menu, ctx, post=False, listing=False) == update.WAIT
+    rt.state.r.hset(Keys(cid).crawl, update.chain.FIELD, update.chain.NONE)  # the posts link no neighbours
+    assert update.before_read(rt, cid, menu, ctx, post=False, listing=False) is None

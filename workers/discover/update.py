@@ -121,6 +121,8 @@ def seeds(rt, crawl_id: str, urls: list[str], since: str | None) -> list[str]:
         day = entry_day(json.loads(e) if e else {"url": u})
         (old if older(day, since) else keep).append(u)
     skip(rt, crawl_id, "feed_date", old)
+    if keep:  # posts to be read: their previous/next links will be judged (`_unresolved`)
+        rt.state.r.hset(Keys(crawl_id).crawl, "new_entries", len(keep))
     return keep
 
 
@@ -185,13 +187,16 @@ def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
 def _unresolved(crawl: dict) -> bool:
     """Is the home page's listing still to be read (its links not yet followed: a post read
     first may queue a listing), or its numbered pages still being read, not yet past since?
-    Or the posts' chain of previous/next links (chain.py) still being read?"""
+    Or the posts' chain of previous/next links (chain.py) still being read, or not yet judged
+    while the feed's new posts are to be read?"""
     if crawl.get("covered") in PROVEN:
         return False
     if "home_posts" not in crawl:
         return True
     if crawl.get(chain.FIELD) == chain.PENDING:
         return True
+    if crawl.get(chain.FIELD) is None and crawl.get("new_entries"):
+        return True  # the feed's new posts, about to be read, may link a chain (no listing says more)
     main = json.loads(crawl.get("main_series") or "[]")
     return bool(main) and not any(crawl.get("past:" + m) or crawl.get("ended:" + m) for m in main)
 
