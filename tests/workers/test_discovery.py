@@ -164,3 +164,35 @@ def test_a_declared_feed_of_the_blogs_own_site_listing_other_urls_is_not_followe
     assert score(blog.truth, records)["found"] >= 90
     assert "/feed/" in asked
     assert not asked & {"/rss.xml", "/atom.xml", "/index.xml", "/feed.xml", "/rss/", "/feed"}, sorted(asked)
+
+
+def test_a_guessed_feed_listing_other_urls_ends_the_guessing_too(crawl):
+    """The same export with its <link rel="alternate"> stripped: /feed/, the first usual path,
+    answers with that feed; no further path is guessed."""
+    from tests.farm import make_blog
+    from tests.httpd import LoopbackServer, Reply
+
+    blog = make_blog("wordpress", seed=6, n_posts=12)
+    holder = {}
+
+    def route(req):
+        page = blog.render(req.path, holder["origin"])
+        if page is None:
+            return Reply(404, "not found")
+        body = page.body if isinstance(page.body, str) else page.body.decode("utf-8")
+        if req.split.path == "/feed/":
+            body = body.replace(holder["origin"], "http://offline-export.example")
+        elif "<html" in body:
+            import re
+
+            body = re.sub(r"<link[^>]*alternate[^>]*>", "", body)
+        return Reply(page.status, body, page.headers, page.content_type)
+
+    with LoopbackServer(route) as site:
+        holder["origin"] = site.url.rstrip("/")
+        info, records = crawl(site.url, timeout=240)
+        asked = set(site.hits)
+    assert info["state"] == "done", info
+    assert score(blog.truth, records)["found"] >= 90
+    assert "/feed/" in asked
+    assert not asked & {"/rss.xml", "/atom.xml", "/index.xml", "/feed.xml", "/rss/", "/feed"}, sorted(asked)

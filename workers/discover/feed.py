@@ -229,15 +229,15 @@ class _FeedSearch:
 def _find_feed(rt, home: Page, home_url: str, guesses: bool = True) -> tuple[dict | None, str | None, _FeedSearch]:
     """(feed, its URL, the search): the first clean feed listing posts of this blog wins; a
     broken (bozo) one, or one listing nothing of this blog, only if no later candidate does better.
-    The usual paths are not guessed once a feed the page declares on the blog's own site was read
-    (fifteen 404s do not find a better one; a feed declared on another host, FeedBurner's, may
-    list none of the blog's URLs while the blog's own /feed/ does)."""
+    The usual paths are not guessed (further) once a feed of the blog's own site was read, declared
+    or guessed (a static export's /feed/ listing the exporter's URLs: fourteen 404s do not find a
+    better one); a feed declared on another host (FeedBurner's) may list none of the blog's URLs
+    while the blog's own /feed/ does, and is no reason to stop."""
     search = _FeedSearch(home_url)
     declared = set(feedlib.discover_feeds(home.html, home.final_url, guesses=False))
     for candidate in feedlib.discover_feeds(home.html, home.final_url, guesses)[:MAX_FEED_CANDIDATES]:
-        if candidate not in declared and search.fallback is not None and search.fallback[1] in declared \
-                and same_site(search.fallback[1], home_url):
-            break  # the blog's own feed, as its page names it, was read: no usual path guessed past it
+        if candidate not in declared and search.fallback is not None and same_site(search.fallback[1], home_url):
+            break  # a feed of the blog's own site was read: no (further) usual path guessed past it
         got = search.read(rt, candidate)
         if got is not None and search.chooses(candidate, got):
             return got, candidate, search
