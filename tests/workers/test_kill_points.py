@@ -53,7 +53,7 @@ LANES = int(os.environ.get("BLOGHARVEST_KILL_LANES") or 6)  # cases at once
 
 # (name of the write, which one: 1 the first, -1 the last, 0 the middle one), in a crawl's order
 CASES = [
-    ("workers.crawl.new_crawl", 1),  # discovery done, the learning chord being sent
+    ("workers.crawl._start", 1),  # (new_crawl, update_crawl) discovery done, the learning chord being sent
     ("workers.state.cache_page", 1),  # discovery half way
     ("celery.append", 2),  # a message taken from the queue, not yet noted held (kombu's unacked)
     ("workers.heal.hold_message", 2),  # ... in kombu's unacked, the hold being noted

@@ -448,18 +448,24 @@ def test_post_links_whose_url_month_ends_before_since_are_left(rt):
 
 def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(rt):
     """On a loaded machine the home's listing is read slowly: a listing waiting for it counts
-    only the waits with no page read meanwhile, up to WAITS_IN_ALL times its bound in all."""
+    only the waits with no page of it read meanwhile (nor a post's neighbours noted), up to
+    WAITS_IN_ALL times its bound in all."""
     home = "http://upd-waits-progress.example/"
     cid, ctx = _crawl(rt, home)
     k = Keys(cid)
     tag = f"{home}tag/slow/"
     got = []
     for i in range(update.MAX_WAITS * update.WAITS_IN_ALL + 5):
-        rt.state.r.hincrby(k.crawl, "pages", 1)  # the crawl reads a page between two waits
-        got.append(update._waits(rt, cid, tag))
+        update._read_in_series(rt, cid, (home, i + 2))  # a page of the home's listing read between two waits
+        got.append(update._waits(rt, cid, tag, progress=True))
     assert got == [True] * (update.MAX_WAITS * update.WAITS_IN_ALL) + [False] * 5
-    still = f"{home}tag/still/"  # no page read between its waits: MAX_WAITS, as before
-    assert [update._waits(rt, cid, still) for _ in range(update.MAX_WAITS + 1)] == [True] * update.MAX_WAITS + [False]
+    still = f"{home}tag/still/"  # nothing read between its waits: MAX_WAITS, as before
+    assert [update._waits(rt, cid, still, progress=True) for _ in range(update.MAX_WAITS + 1)] \
+        == [True] * update.MAX_WAITS + [False]
+    rt.state.r.hincrby(k.crawl, "pages", 50)  # other pages read (posts, all new) end no wait
+    held = f"{home}tag/held/"
+    assert [update._waits(rt, cid, held, progress=True) for _ in range(update.MAX_WAITS + 1)] \
+        == [True] * update.MAX_WAITS + [False]
 
 
 def test_a_menu_page_waits_for_the_chain_of_the_feeds_new_posts_where_the_home_has_no_numbered_listing(rt):

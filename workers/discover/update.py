@@ -166,10 +166,10 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
         # known by the home's listing or the chain; an attachment or menu page changed is left)
         why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"), changed=False)
         if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx, changed=False) \
-                and _waits(rt, crawl_id, url):
+                and _waits(rt, crawl_id, url, progress=True):
             return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
         return why
-    if listing and _unresolved(crawl) and _waits(rt, crawl_id, url):
+    if listing and _unresolved(crawl) and _waits(rt, crawl_id, url, progress=True):
         return WAIT  # the home's listing, read in page order, may soon say it is not needed
     return None
 
@@ -201,18 +201,23 @@ def _unresolved(crawl: dict) -> bool:
     return bool(main) and not any(crawl.get("past:" + m) or crawl.get("ended:" + m) for m in main)
 
 
-def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS) -> bool:
-    """One more wait for `url`, unless it has waited `most` times in a row with no page read by
-    the crawl meanwhile (what ends a wait, the home's listing or the chain, is read page by page:
-    on a loaded machine it takes longer, and the page waits longer, not read for nothing), or
-    WAITS_IN_ALL times `most` in all."""
+def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS, progress: bool = False) -> bool:
+    """One more wait for `url`, unless it has waited `most` times (in a row with no PROGRESS
+    meanwhile, where `progress`: what ends the wait, the home's listing or the chain, is read page
+    by page, and on a loaded machine it takes longer: the page waits longer, it is not read for
+    nothing), and at most WAITS_IN_ALL times `most` in all."""
     k = Keys(crawl_id)
-    return bool(rt.state.r.eval(_WAIT, 2, k.crawl, f"{k.crawl}:waits", url, most, most * WAITS_IN_ALL))
+    return bool(rt.state.r.eval(_WAIT, 2, k.crawl, f"{k.crawl}:waits", url, most,
+                                most * WAITS_IN_ALL if progress else most, PROGRESS if progress else ""))
+
+
+PROGRESS = "progress"  # the crawl hash's count of pages of the home's listing read and posts' neighbours noted
 
 
 WAITS_IN_ALL = 3  # a page waits at most this many times its bound in all, however the crawl goes on
 _WAIT = """
-local pages = redis.call('HGET', KEYS[1], 'pages') or '0'
+local pages = '0'
+if ARGV[4] ~= '' then pages = redis.call('HGET', KEYS[1], ARGV[4]) or '0' end
 local v = redis.call('HGET', KEYS[2], ARGV[1])
 local n, all, at = 0, 0, ''
 if v then
@@ -510,6 +515,7 @@ redis.call('HINCRBY', KEYS[4], ARGV[4], -1)
 return 1
 """
 _READ_IN_SERIES = """
+redis.call('HINCRBY', KEYS[1], 'progress', 1)
 local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
 if tonumber(ARGV[2]) > v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); v = tonumber(ARGV[2]) end
 local f = ARGV[3] .. ' ' .. string.format('%d', v + 1)
