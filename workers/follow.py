@@ -182,7 +182,8 @@ def _log_update(st, info: dict, quiet: bool) -> None:
         return
     if not u:
         return
-    _log(f"  update since {u['since']}: {u['read']} pages read, {u['skipped']} left unread"
+    _log((f"  update since {u['since']}: " if u.get("since") else "  ")
+         + f"{u['read']} pages read, {u['skipped']} left unread"
          + (" (" + ", ".join(f"{n} {why}" for why, n in u["skipped_by_reason"].items()) + ")" if u["skipped"] else ""),
          quiet)
     if u.get("note"):

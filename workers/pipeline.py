@@ -27,7 +27,7 @@ from tasks.extract.content_comments import content_without_comments
 from tasks.extract.footer import without_footer
 from tasks.discover.traps import capped
 from tasks.discover.traversal import feed_links, looks_like_feed, paging_links, split_links
-from tasks.discover.canonical import is_listing
+from tasks.discover.canonical import image_pages, is_listing
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
 from tasks.extract.post import extract_root, post_block, rule_of
@@ -417,6 +417,10 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     final = canonical(page.final_url)  # (a redirect's target: read here, not to be fetched again)
 
     read = [canonical(u) for u in patience.read_along(rt, url)] if record is not None else None
+    # an image's own page below a post (an attachment page): classified, never read
+    if images := image_pages(page.root, page.final_url, list(links[0]) + ([url] if record is not None else [])):
+        read = (read or []) + [u for u in images if u not in (read or ())]
+        update.skip(rt, crawl_id, "image_page", images)
     if final != url:  # a redirect's target was read here: queued too (/about beside /about/), it is not read again
         read = (read or []) + [final]
 

@@ -298,7 +298,8 @@ def _section_update(facts: dict) -> str:
     if not u:
         return ""
     rows = [[_e(why), n] for why, n in u["skipped_by_reason"].items()]
-    return (f"<h2>Update since {_e(u.get('since'))}</h2><p>{u['read']} pages read, {u['skipped']} left unread"
+    head = f"Update since {_e(u['since'])}" if u.get("since") else "Pages left unread"
+    return (f"<h2>{head}</h2><p>{u['read']} pages read, {u['skipped']} left unread"
             + (f"; other listings left once {_e(u['covered_by'])} reached the new posts" if u.get("covered_by") else "")
             + "</p>" + (f"<p>{_e(u['note'])}</p>" if u.get("note") else "")
             + (_table(["left unread", "pages"], rows, {1}) if rows else ""))

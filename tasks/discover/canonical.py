@@ -10,6 +10,7 @@
     is_listing(url, home)            home, page/N, tag, category, author, date archives, search:
                                      pages that list posts and are never posts themselves
     under_post(url, is_post)         a page below a post's URL (attachment, comment page)
+    image_pages(root, base, post)    pages below a post that it links only through its images
     body_key(title, text)            what two URLs serving the same post share
 """
 from __future__ import annotations
@@ -18,10 +19,10 @@ import hashlib
 import re
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
-from tasks.discover.urls import canonical, same_site
+from tasks.discover.urls import _resolve, canonical, same_site
 from tasks.text.similarity import normalize_text
 
-__all__ = ["page_canonical", "fold_to_home", "amp_origin", "is_listing", "under_post", "body_key"]
+__all__ = ["page_canonical", "fold_to_home", "amp_origin", "is_listing", "under_post", "image_pages", "body_key"]
 
 _TAXONOMY = re.compile(r"^(?:page|tag|tags|category|categories|label|labels|author|authors|search|feed|feeds)$",
                        re.I)
@@ -156,6 +157,46 @@ def post_parents(url: str, is_post, home: str | None = None) -> list[str]:
         if is_post(parent) or is_post(parent.rstrip("/")):
             out += [parent, parent.rstrip("/")]
     return out
+
+
+def image_pages(root, base_url: str, posts) -> list[str]:
+    """The pages below a post (one of `posts`, URLs the page links as posts or the page's own)
+    that the page links only through an image (an anchor holding an image and no text, every
+    time it links them): an image's own page (WordPress's attachment pages: the image again, a
+    link back to the post). They hold no post and link no post the post does not; read, they
+    cost a request each (0.8 a post on a blog whose posts link every image so). A page linked
+    by text too (a series' next part, a section's index taken for a post) is not one of them;
+    a post under a query (?p=N) or at the site's root has nothing below it."""
+    parents = set()
+    for post in posts:
+        parts = urlsplit(post)
+        if not parts.query and parts.path.strip("/"):
+            parents.add(urlunsplit(parts._replace(path=parts.path.rstrip("/"), fragment="")))
+    if root is None or not parents:
+        return []
+    image_only: dict[str, bool] = {}
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith("#"):
+            continue
+        url = _resolve(base_url, href)
+        if not url or not _below(url, parents):
+            continue
+        only = next(a.iter("img", "picture", "svg"), None) is not None and not "".join(a.itertext()).strip()
+        image_only[url] = image_only.get(url, True) and only
+    return [u for u, only in image_only.items() if only]
+
+
+def _below(url: str, parents: set[str]) -> bool:
+    """Does `url` extend one of `parents` (URLs without their final slash) by a path segment?"""
+    parts = urlsplit(url)
+    if parts.query:
+        return False
+    segs = [s for s in parts.path.split("/") if s]
+    for k in range(len(segs) - 1, 0, -1):
+        if urlunsplit(parts._replace(path="/" + "/".join(segs[:k]), fragment="")) in parents:
+            return True
+    return False
 
 
 def body_key(title: str | None, text: str | None, min_chars: int = 40) -> str | None:

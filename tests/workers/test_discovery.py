@@ -40,6 +40,25 @@ def test_three_url_schemes_over_a_blogs_life(crawl, farm_blog, seed):
     assert s["title_exact"] >= 97 and s["date"] >= 95, s
 
 
+def test_an_image_page_below_a_post_is_classified_not_read(crawl, farm_blog, state):
+    """WordPress links each image of a post to its own page below the post (an attachment page:
+    the image again, a link back). Those pages are left unread, counted in the report's
+    pages left unread; every post is still found."""
+    from workers.archive.report import update_facts
+
+    site = farm_blog("wordpress", seed=4, n_posts=30)
+    attachments = {site.blog.attachment_path(p, i) for p in site.blog.posts for i in p.images}
+    assert len(attachments) >= 10  # the premise: the posts link their images' pages
+    info, records = crawl(site.url, timeout=240)
+    assert info["state"] == "done", info
+    s = score(site.truth, records)
+    assert s["found"] >= 99 and s["precision"] >= 99, s
+    assert not [t for t in site.hits if t in attachments], sorted(t for t in site.hits if t in attachments)[:5]
+    u = update_facts(state, info["crawl_id"], info)
+    assert u and u["skipped"] >= len(attachments) - 2, u
+    assert any("an image's own page" in why for why in u["skipped_by_reason"]), u
+
+
 @pytest.mark.parametrize("gzipped", [True, False])
 def test_old_posts_reachable_only_through_the_sitemap(crawl, farm_blog, gzipped):
     site = farm_blog("sitemapped", seed=3, n_posts=40, gzipped=gzipped)

@@ -41,6 +41,7 @@ REASONS = {
     "held_old": "posts held from an earlier crawl, published before since",
     "held": "posts held from an earlier crawl that nothing says changed",
     "unchanged": "pages unchanged since an earlier crawl (HTTP 304)",
+    "image_page": "pages below a post that it links only through an image (an image's own page)",
 }
 MAX_HOME_POSTS = 200  # the home page's post links kept (a listing's verdict leaves them out)
 LATER = "later"  # before_read: not now; parked until the page before it in its listing is read

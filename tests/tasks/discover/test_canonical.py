@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.discover.canonical import amp_origin, body_key, fold_to_home, is_listing, page_canonical, under_post
+from tasks.discover.canonical import (amp_origin, body_key, fold_to_home, image_pages, is_listing, page_canonical,
+                                      under_post)
 from tasks.discover.urls import canonical, is_post, learn_post_pattern
 from tasks.fetch.html import parse_html
 
@@ -90,3 +91,28 @@ def test_body_key():
     assert body_key("Title", text) == body_key(" title ", text + "  ")
     assert body_key("Title", text) != body_key("Other", text)
     assert body_key("Title", "short") is None and body_key("", text) is None
+
+
+def test_image_pages_are_the_pages_below_a_post_it_links_only_through_an_image():
+    post = "https://blog.test/2020/01/02/p/"
+    root = parse_html(
+        '<html><body><article>'
+        '<a href="/2020/01/02/p/img-1/"><img src="/wp-content/uploads/img-1.jpg"></a>'
+        '<a href="https://blog.test/2020/01/02/p/img-2/"><picture><img src="i2.jpg"></picture></a>'
+        '<a href="/2020/01/02/p/part-2/"><img src="p2.jpg"></a> <a href="/2020/01/02/p/part-2/">Part 2</a>'
+        '<a href="/2020/01/02/p/comment-page-2/">Older comments</a>'
+        '<a href="/2020/01/02/other/img/"><img src="o.jpg"></a>'
+        '<a href="/2020/01/02/p/"><img src="self.jpg"></a>'
+        '<a href="https://elsewhere.test/2020/01/02/p/img-3/"><img src="e.jpg"></a>'
+        '</article></body></html>', post)
+    assert image_pages(root, post, [post]) == ["https://blog.test/2020/01/02/p/img-1/",
+                                             "https://blog.test/2020/01/02/p/img-2/"]
+    # a post under a query (?p=N) or at the root has nothing "below" it: every page would be
+    # a listing: the image pages of the posts it links
+    listing = parse_html('<a href="/2020/01/02/p/">A post</a><a href="/2020/01/02/p/img-1/"><img src="i.jpg"></a>'
+                         '<a href="/2020/01/03/q/img-1/"><img src="q.jpg"></a>', HOME)
+    assert image_pages(listing, HOME, [post]) == ["https://blog.test/2020/01/02/p/img-1/"]
+    assert image_pages(listing, HOME, []) == []
+    # a post under a query (?p=N) or at the root has nothing "below" it: every page would be
+    assert image_pages(parse_html('<a href="/x/"><img src="x.jpg"></a>', HOME), HOME + "?p=3", [HOME + "?p=3"]) == []
+    assert image_pages(parse_html('<a href="/x/"><img src="x.jpg"></a>', HOME), HOME, [HOME]) == []
