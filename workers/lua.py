@@ -301,6 +301,8 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # sub-pages the page's step read (its comment pages, its comment feed) and their urls, then a new
 # token of the crawl's cut parts (written when this page cuts one: workers/facts.py), then the
 # page's slots of links that may list posts, as JSON ('': none; issue 30).
+# Then how many image pages below a post the page links (left unread), the crawl hash's field
+# counting them, and their urls.
 # KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py);
 # KEY 17: the pages' slots of links (`inlist`).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
@@ -372,6 +374,24 @@ if nr > 0 then
     redis.call('SADD', KEYS[1], unpack(sub, i, last))
     redis.call('ZREM', KEYS[2], unpack(sub, i, last))
   end
+end
+-- the page's image pages below a post (attachment pages: tasks/discover/canonical.py): classified,
+-- never read; counted once each in the crawl hash's field ARGV[l0 + 1] (those new to the seen set
+-- or taken off the frontier: one queued before, from another page, is left too)
+local l0 = r0 + nr + 3
+local nl = tonumber(ARGV[l0] or '0')
+if nl > 0 then
+  local left = {}
+  for i = l0 + 2, l0 + 1 + nl do
+    left[#left + 1] = ARGV[i]
+    if l.known and l.at[ARGV[i]] then l.known[l.at[ARGV[i]]] = 1 end
+  end
+  local n = 0
+  for i = 1, #left, CHUNK do
+    local last = math.min(i + CHUNK - 1, #left)
+    n = n + redis.call('SADD', KEYS[1], unpack(left, i, last)) + redis.call('ZREM', KEYS[2], unpack(left, i, last))
+  end
+  if n > 0 then redis.call('HINCRBY', KEYS[3], ARGV[l0 + 1], n) end
 end
 -- a part of the site cut now: the crawl's copies of its cut parts are out of date (workers/facts.py)
 if cut > 0 then set(c, 'facts:cut', ARGV[r0 + nr + 1]) end

@@ -418,9 +418,7 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
 
     read = [canonical(u) for u in patience.read_along(rt, url)] if record is not None else None
     # an image's own page below a post (an attachment page): classified, never read
-    if images := image_pages(page.root, page.final_url, list(links[0]) + ([url] if record is not None else [])):
-        read = (read or []) + [u for u in images if u not in (read or ())]
-        update.skip(rt, crawl_id, "image_page", images)
+    images = image_pages(page.root, page.final_url, list(links[0]) + ([url] if record is not None else []))
     if final != url:  # a redirect's target was read here: queued too (/about beside /about/), it is not read again
         read = (read or []) + [final]
 
@@ -428,6 +426,7 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
         return st.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie, save=saving,
                            sample=sample, trace=(record is not None) if options.get("trace") else None,
                            seen=[final] if final != url else None, trap=found.trap, read=read, listed=listed,
+                           left=(update.SKIP + "image_page", images) if images else None,
                            **_handing(rt, crawl_id, options, chain))
 
     end = _first_of_body(rt, crawl_id, write, record, _saving(rt, crawl_id, record, ctx) if record else None, ctx, result)

@@ -432,7 +432,8 @@ class State:
                  sample: int | None = None, trace: bool | None = None, seen: list[str] | None = None,
                  counted: bool = True, hand_out: tuple[int, int] | None = None,
                  handed_at: str | None = None, trap: dict | None = None,
-                 read: list[str] | None = None, listed: list[list[str]] | None = None) -> dict:
+                 read: list[str] | None = None, listed: list[list[str]] | None = None,
+                 left: tuple[str, list[str]] | None = None) -> dict:
         """A page's writes in one round trip (issue 22), as one step: its post's record `save`d
         (once its body is claimed: {"owner": url} alone when another URL holds the body, and
         nothing is written), its `sample` (the number of post links on it), the urls it was
@@ -444,7 +445,9 @@ class State:
         default: State.handed_at finds them by it); `trap` (traverse.Links.trap): the page's part
         of the site counted as barren (more of it, no new post) or not, and cut at its limit;
         `read`: sub-pages the page's step read with it (marked seen and taken off the frontier);
-        `listed`: the page's slots of links that may list posts (the crawl's `inlist`, issue 30).
+        `listed`: the page's slots of links that may list posts (the crawl's `inlist`, issue 30);
+        `left`: (a crawl hash field, urls): pages classified, not read (an image's own page below a
+        post): seen, off the frontier, and counted once each in that field.
         Returns {"saved": None (no record) or whether new or changed, "sampled": samples ever
         (None: no sample), "queued", "handed", "finished", "cut": the barren pages in a row
         when this page cut its part of the site (else 0)}."""
@@ -460,7 +463,8 @@ class State:
                 "" if trace is None else json.dumps([url, bool(trace)]), len(posts), len(estimates), len(seen),
                 *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen,
                 *_trap_args(trap, list(every[1]), estimates),
-                len(read or ()), *(read or ()), facts.token(), json.dumps(listed) if listed else ""]
+                len(read or ()), *(read or ()), facts.token(), json.dumps(listed) if listed else "",
+                len(left[1]) if left else 0, left[0] if left else "", *(left[1] if left else ())]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut, k.inlist], args=args)
