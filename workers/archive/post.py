@@ -110,7 +110,7 @@ def _download(rt, crawl_id: str, url: str, root: str, key: str) -> dict | None:
     r = rt.state.r
 
     def fail(kind: str, message: str) -> None:
-        with r.pipeline() as p:  # MULTI: readers see the old entry or the new one, never a mix
+        with r.pipeline(transaction=False) as p:  # (no MULTI: a reader seeing none waits for our lock)
             p.delete(key)
             p.hset(key, mapping={"url": url, "error": kind, "message": message[:500]})
             p.expire(key, FAILURE_TTL)
@@ -128,7 +128,7 @@ def _download(rt, crawl_id: str, url: str, root: str, key: str) -> dict | None:
         return None
     sha, rel = medialib.store(root, resp.content)
     item = {"url": url, "sha256": sha, "content_type": ctype, "bytes": len(resp.content), "path": rel}
-    with r.pipeline() as p:
+    with r.pipeline(transaction=False) as p:  # under the lock: a reader seeing no entry waits for it
         p.delete(key)
         p.hset(key, mapping=item)
         p.execute()
