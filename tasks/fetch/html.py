@@ -177,9 +177,19 @@ def block_text(node) -> str:
     if node is None or isinstance(node, str) or not isinstance(node.tag, str):
         return node_text(node)
     parts: list[str] = []
+    hidden = None  # a formula's copy for screen readers being walked: its text is not shown
     for event, el in etree.iterwalk(node, events=("start", "end")):
         tag = el.tag if isinstance(el.tag, str) else ""
+        if hidden is not None:
+            if el is hidden and event == "end":
+                hidden = None
+                if el.tail:
+                    parts.append(el.tail)
+            continue
         if event == "start":
+            if tag in _FORMULA_COPY and _formula_copy(el, node):
+                hidden = el
+                continue
             if tag in _BLOCKS:
                 parts.append(" ")
             if el.text and isinstance(el.tag, str):
@@ -190,6 +200,25 @@ def block_text(node) -> str:
             if el.tail and el is not node:
                 parts.append(el.tail)
     return normalize_text("".join(parts))
+
+
+_FORMULA_COPY = frozenset(("math", "annotation", "annotation-xml"))
+
+
+def _formula_copy(el, top) -> bool:
+    """Is `el` a formula's text a page does not show? A MathML annotation (the formula's TeX
+    source) never is shown; a MathML copy beside the formula's drawing that is hidden from
+    screen readers (KaTeX, MathJax: `aria-hidden="true"`) is the readers' copy, shown by none:
+    read both and every formula comes out two or three times ("FSTF_{ST}FST")."""
+    if el.tag != "math":
+        return True
+    for at in (el, el.getparent()):
+        if at is None or at is top:
+            break
+        for sib in (*at.itersiblings(preceding=True), *at.itersiblings()):
+            if isinstance(sib.tag, str) and sib.get("aria-hidden") == "true":
+                return True
+    return False
 
 
 def to_html(node) -> str:

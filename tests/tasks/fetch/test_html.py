@@ -79,3 +79,21 @@ def test_block_text_keeps_blocks_apart_where_markup_is_minified():
     assert block_text(div) == "Sitemap One post Two bolder a b end"
     assert node_text(div) == "SitemapOne postTwo bolderabend"  # the string value glues them
     assert block_text("  a  string ") == "a string" and block_text(None) == ""
+
+
+def test_block_text_reads_a_formula_once_as_the_page_shows_it():
+    """KaTeX and MathJax print a formula twice: drawn (hidden from screen readers) and as
+    MathML for them (hidden from sight), the MathML carrying the TeX source as an annotation.
+    The text is the drawing's; a MathML formula with no drawing beside it is read, never its
+    annotation."""
+    from tasks.fetch.html import block_text, parse_html
+
+    root = parse_html(
+        "<html><body><div id='c'><p>Weighted <span class='katex'><span class='katex-mathml'><math><semantics>"
+        "<mrow><msub><mi>F</mi><mi>ST</mi></msub></mrow><annotation encoding='application/x-tex'>F_{ST}"
+        "</annotation></semantics></math></span><span class='katex-html' aria-hidden='true'><span>F</span>"
+        "<span>ST</span></span></span> by sample</p><p>MathJax <mjx-container><mjx-math aria-hidden='true'>y"
+        "</mjx-math><mjx-assistive-mml><math><mi>y</mi></math></mjx-assistive-mml></mjx-container> too</p>"
+        "<p>Plain <math><mi>x</mi><annotation>x</annotation></math> alone</p></div></body></html>")
+    div = root.xpath("//div[@id='c']")[0]
+    assert block_text(div) == "Weighted FST by sample MathJax y too Plain x alone"
