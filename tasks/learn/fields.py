@@ -278,10 +278,11 @@ def _learn_title(page: _Scores, title: str, content_i: int) -> tuple[int | None,
         return None, None
     best = _innermost(page.tree, scores, _near_tie(page.tree, scores, top, content_i if content_i >= 0 else None))
     span = learn_span(page.nodes[best], [title])
-    if span is not None:
-        # "Title | Site" in <head> beats "Title<small>subtitle</small>" in the page on
-        # similarity; the body node that holds the title as a span is the post's own
-        best, span = _body_title(page.tree, scores, best, span, title)
+    # "Title | Site" in <head> beats "Title<small>subtitle</small>" in the page on similarity,
+    # and <title> saying the title exactly ties with the page's heading: the body node that
+    # holds the title (whole or as a span) is the post's own, the title as the page shows it
+    # (where the head's differs, on a post retitled after its metadata was written)
+    best, span = _body_title(page.tree, scores, best, span, title)
     return best, _with_span(_field(element_rules(page.nodes[best]), scores[best]), span)
 
 

@@ -403,6 +403,22 @@ def test_the_title_is_the_innermost_node_that_holds_it():
     assert "article-title" in page["title"]["rule"] or page["title"]["rule"].endswith("/p")
 
 
+def test_the_title_is_the_one_the_page_shows_where_the_head_says_it_exactly_too():
+    """A pseudo feed's titles come from a page's metadata: <title> then says the title exactly and
+    ties with the page's own heading. The heading is learned, so that a post whose <title> was
+    written before it was retitled comes out with the title its page shows."""
+    body = "<h2>Why</h2><p>Text of the post about updating Debian, long enough to be a post.</p>"
+    html = (f"<html><head><title>Updating Debian</title></head><body><main class='main'><div class='container'>"
+            f"<section class='post'><div class='card'><div class='card-content'><div class='media'><div class='media-content'>"
+            f"<p class='title article-title'>Updating Debian</p><div class='tags'><a href='/tag/x/'>#x</a></div></div>"
+            f"</div>{body}</div></div></section></div></main></body></html>")
+    # (a pseudo entry's content: the generic reading of the post's block, its heading and tags too)
+    entry = {"title": "Updating Debian", "content": f"<p>Updating Debian</p><p>#x</p>{body}", "content_is_summary": False,
+             "authors": [], "published": None}
+    rule = learn_page(html, "http://b.test/p", entry)["title"]["rule"]
+    assert "head" not in rule and ("article-title" in rule or rule.endswith("/p")), rule
+
+
 def test_the_date_rule_takes_the_published_node_beside_an_updated_one_on_the_same_day():
     """A post never edited shows one day in hAtom's `updated` and `published` (in either
     order): the rule must name the published node, which holds on the posts that were edited."""
