@@ -319,7 +319,8 @@ def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: 
     extracted, extraction = page_fallback.complete(rt, crawl_id, url, page, extracted, rules, _from_feed(entry),
                                                    (blog.get("feed_meta") or {}).get("title"))
     # ---- end issue 18
-    if not (extracted.get("title") or extracted.get("content_text")):
+    if not (extracted.get("title") or extracted.get("content_text") or extracted.get("content_html")):
+        # (a post untitled and of photos alone still has its body: its record keeps its day and media)
         rt.state.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")
         return None
     found = _part(rt, crawl_id, url, "comments", None, comments.comments_for, rt, crawl_id, url, entry, page,

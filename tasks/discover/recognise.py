@@ -97,10 +97,12 @@ def title_holds(root, rules: dict | None, extracted: dict | None = None) -> bool
     """The title rule that held on most training posts finds a title here too (or there is none
     such): a site's page in another template (a Jekyll page's heading) does not show it. With
     `extracted`: or the page is an untitled post, showing the date and the byline the posts
-    show (a Blogger post left without a title); a site's page shows neither."""
+    show (a Blogger post left without a title, its body text or photos alone); a site's page
+    shows neither."""
     if not _reliable(rules, "title") or _selects_text(root, rule_of(rules, "title")):
         return True
-    return bool(extracted and extracted.get("published") and extracted.get("content_text")
+    return bool(extracted and extracted.get("published")
+                and (extracted.get("content_text") or extracted.get("content_html"))
                 and dated_blog(rules) and _reliable(rules, "author")
                 and _selects_text(root, rule_of(rules, "author")))
 

@@ -141,7 +141,18 @@ def _select_first(root, rules: list[str], elements: bool = False, firsts=None) -
         got = _rule_first(root, rule, elements, firsts)
         if got is not None:
             return got
+        if elements and (body := _textless(root, rule, firsts)) is not None:
+            return body, ""  # a post of photos alone, or empty: its body, not a runner-up's sidebar text
     return None, ""
+
+
+def _textless(root, rule: str, firsts=None):
+    """The element `rule` selects first, where none it selects has text, else None: the
+    rule holds on this page (its post has no text), and a runner-up rule (tried where the
+    rule selects nothing: another template) would read something else."""
+    first = firsts[rule] if firsts and rule in firsts else first_match(root, rule)
+    el = first[0] if first else None
+    return el if el is not None and not isinstance(el, str) and isinstance(el.tag, str) else None
 
 
 def _authors(found: list, span: dict | None, lang: str | None) -> tuple[list[str], bool]:

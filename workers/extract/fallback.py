@@ -56,16 +56,24 @@ def rules_failed(extracted: dict, rules: dict | None, root=None) -> bool:
         return True
     if len(extracted.get("content_text") or "") >= MIN_CONTENT or not _held(rules, "content"):
         return False
-    return root is None or not extracted.get("title") or not _node_found(root, rules["content"])
+    if root is None:
+        return True
+    return not _node_found(root, rules["content"], media=not extracted.get("title"))
 
 
-def _node_found(root, rule) -> bool:
-    """Does the content rule select an element on this page (the post's body, however short)?"""
+_MEDIA = ("img", "picture", "video", "audio", "iframe", "embed", "object")
+
+
+def _node_found(root, rule, media: bool = False) -> bool:
+    """Does the content rule select an element on this page (the post's body, however short)?
+    `media`: one holding a photo or a player (an untitled post of photos alone: an empty body
+    and no title is a template the rules no longer read)."""
     rule = rule.get("rule") if isinstance(rule, dict) else rule
     try:
-        return any(not isinstance(n, str) for n in apply_rule(root, rule)[:2]) if rule else False
+        found = [n for n in apply_rule(root, rule)[:2] if not isinstance(n, str)] if rule else []
     except Exception:
         return False
+    return any(next(n.iter(*_MEDIA), None) is not None for n in found) if media else bool(found)
 
 
 def extraction_of(extracted: dict) -> str:

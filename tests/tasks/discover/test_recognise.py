@@ -125,6 +125,19 @@ def test_a_page_in_its_own_template_shows_no_post_title():
     assert title_holds(parse_html(page, "https://b.test/design/"), dict(RULES, title={"rule": "//h9", "share": 0.4}))
 
 
+def test_an_untitled_post_of_photos_alone_shows_the_posts_date_and_byline():
+    """A Blogger post left untitled, its body photos alone: its date and byline say post."""
+    from tasks.discover.recognise import title_holds
+
+    rules = {"title": {"rule": "//h3[@class='post-title']", "share": 0.8}, "author": {"rule": "//*[@class='fn']", "share": 0.9},
+             "date": {"rule": "//*[@class='date']", "share": 0.9}, "content": {"rule": "//*[@class='post-body']"}}
+    page = parse_html("<html><body><h2 class='date'>17 Aug 2011</h2><div class='post-body'><img src='/a.jpg'></div>"
+                      "<span class='fn'>Jorge</span></body></html>", "https://b.test/2011/08/blog-post.html")
+    photos = {"published": "2011-08-17", "content_text": None, "content_html": "<div class='post-body'><img></div>"}
+    assert title_holds(page, rules, photos)
+    assert not title_holds(page, rules, dict(photos, content_html=None))
+
+
 def test_a_short_post_of_the_template_is_a_post_and_an_empty_shell_is_not():
     """A dated, bylined post of three download links (held-out Hugo blog: its oldest post,
     61 characters, was never a record); the template with nothing in its content is none."""

@@ -124,3 +124,18 @@ def test_a_date_printed_beside_the_title_where_no_rule_reads_one():
             "<div class='comments'><span class='comment-date'>2007年05月15日 15:16</span></div></body></html>")
     rules = {"title": {"rule": "//div[@class='entry-title']/h2"}, "content": {"rule": "//div[@class='entry-body']"}}
     assert extract_post(html, "http://b.test/blog/2007/05/menu.html", rules)["published"] == "2007-05-14"
+
+
+def test_a_post_of_photos_alone_is_its_body_not_a_runner_up_rules_text():
+    """A photo post's body holds no text: the content rule still holds on it (its photos are the
+    content), and a runner-up rule (tried where the rule selects nothing: another template) is
+    not tried, which read a sidebar widget's text as the post (held-out Blogger blog)."""
+    rules = {"title": "//h1", "content": {"rule": "//*[@class='post-body']", "fallbacks": ["//*[@id='side']/div"]}}
+    html = ("<html><body><h1>En la sierra</h1><div class='post-body'><a href='/p.jpg'><img src='/p.jpg'></a></div>"
+            "<div id='side'><div>Que cosas me gustan: la playa, hacer inventos</div></div></body></html>")
+    got = extract_post(html, "http://b.test/p", rules)
+    assert got["title"] == "En la sierra" and not got["content_text"]
+    assert "<img" in got["content_html"] and "Que cosas" not in got["content_html"]
+    # where the rule selects nothing, the runner-up reads the other template
+    got = extract_post(html.replace("post-body", "entry"), "http://b.test/p", rules)
+    assert got["content_text"] == "Que cosas me gustan: la playa, hacer inventos"

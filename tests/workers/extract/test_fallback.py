@@ -69,7 +69,12 @@ def test_rules_failed_and_merge_rules():
     from tasks.fetch.html import parse_html
     photo = parse_html("<html><body><h1>Galicia</h1><div><img src='/a.jpg'></div></body></html>")
     assert not rules_failed({"title": "Galicia", "content_text": ""}, rules, photo)
-    assert rules_failed({"title": None, "content_text": ""}, rules, photo)
+    # untitled and of photos alone (held-out Blogger blog: the generic reading gave it the blog's
+    # description); untitled with an empty body is a template the rules no longer read
+    assert not rules_failed({"title": None, "content_text": ""}, rules, photo)
+    empty = parse_html("<html><body><h1>Galicia</h1><div> </div></body></html>")
+    assert rules_failed({"title": None, "content_text": ""}, rules, empty)
+    assert not rules_failed({"title": "Galicia", "content_text": ""}, rules, empty)
     nobody = parse_html("<html><body><h1>Galicia</h1><p>x</p></body></html>")
     assert rules_failed({"title": "Galicia", "content_text": ""}, rules, nobody)
     assert not rules_failed({"title": "T", "content_text": "x" * 100}, rules)
