@@ -30,7 +30,9 @@ _SECTION_INDEX = re.compile(r"^(?:archives?|blog|posts|articles|sitemap|news|ind
 _PAGED = re.compile(r"(?:^|/)(?:(?:page|seite|pagina|pg)/\d+/?|(?:index|page)-?\d+\.html?|page-?\d+/?)$", re.I)  # page2.html: Pelican, Jekyll; /page2/: Jekyll
 _LISTING_QUERY = re.compile(r"(?:^|&)(?:s|q|search|paged|page|updated-max|updated-min|start-index|"
                             r"max-results|by-date|cat|tag|m|author)=", re.I)
-_DATE_ARCHIVE = re.compile(r"^/(?:[^/]+/)?(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?)?/?$")
+# a year, month or day with nothing after it, below the site or up to three segments of a blog's
+# own (/2014/03/, /blog/2014/, /index.php/all/2005/02/09/: b2evolution's day archives)
+_DATE_ARCHIVE = re.compile(r"^/(?:[^/]+/){0,3}(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?)?/?$")
 _AMP = re.compile(r"/amp/?$", re.I)
 
 

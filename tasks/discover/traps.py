@@ -105,7 +105,8 @@ _DIGITS = re.compile(r"\d+")
 def family(url: str, home: str) -> str:
     """The part of the site `url` is in, for the count of pages that bring nothing new but
     more of themselves: its first path segment under `home`'s path, digit runs as `N`
-    (`/calendar/2031/07/` -> `calendar`, `/2014/03/` -> `N`, `/?page=3` and the home -> ``).
+    (`/calendar/2031/07/` -> `calendar`, `/2014/03/` -> `N`, `/?page=3` and the home -> ``),
+    past a front controller (`/index.php/all/2005/` -> `index.php/all`).
     A URL outside the home's path is its own first segment with a leading `/`."""
     try:
         path, base = urlsplit(url).path, urlsplit(home).path
@@ -116,8 +117,15 @@ def family(url: str, home: str) -> str:
         rest, lead = path[len(base):], ""
     else:
         rest, lead = path.lstrip("/"), "/"
-    first = rest.split("/", 1)[0]
+    parts = rest.split("/", 2)
+    first = parts[0]
+    if _SCRIPT.match(first) and len(parts) > 1 and parts[1]:  # a front controller: /index.php/ikke/...
+        first += "/" + parts[1]
     return lead + _DIGITS.sub("N", first)[:80]
+
+
+# a script every URL of a site runs through (index.php/<blog>/...): no part of the site of its own
+_SCRIPT = re.compile(r"^[\w.-]+\.(?:php\d?|cgi|pl|aspx?|jsp|py)$", re.I)
 
 
 def family_pattern(home: str, fam: str) -> str:

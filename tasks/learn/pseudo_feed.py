@@ -259,7 +259,26 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
         if entry is not None and entry["url"] not in urls:
             urls.add(entry["url"])
             out.append(entry)
-    return _usual_shapes(out, prefer)
+    return _without_common_label(_usual_shapes(out, prefer))
+
+
+def _without_common_label(entries: list[dict]) -> list[dict]:
+    """The entries' titles without a label every one of them starts or ends with ("Post details:
+    Blog moved": a template's words before each post's heading, which the heading source and a
+    <title> of the site's sections both say): what is left is the title the post shows."""
+    titles = [e["title"] for e in entries]
+    if len(titles) < MIN_PSEUDO:
+        return entries
+    pre, suf = _common_affixes(titles)
+    suf = suf if isinstance(suf, str) else ""
+    if not (pre or suf):
+        return entries
+    out = []
+    for e in entries:
+        t = e["title"][len(pre):] if pre else e["title"]
+        t = t[:len(t) - len(suf)] if suf and t.endswith(suf) else t
+        out.append(dict(e, title=t.strip()) if t.strip() else e)
+    return out
 
 
 def _usual_shapes(entries: list[dict], prefer=()) -> list[dict]:

@@ -181,3 +181,20 @@ def test_a_series_prefix_most_titles_share_stays_in_them():
 
     titles = [f"The Embedded Working Group Newsletter - {i}" for i in range(1, 8)] + ["The Path Towards Stable"]
     assert _common_affixes(titles) == ("", "")
+
+
+def test_a_label_every_pseudo_title_starts_with_is_the_templates_not_the_posts():
+    """b2evolution prints "Post details: <title>" above each post (and in <title> after the site's
+    name): a prefix every pseudo entry's title carries, ended by a separator, is cut; a prefix some
+    lack is a series, part of each title."""
+    from tasks.learn.pseudo_feed import _without_common_label
+
+    def entries(*titles):
+        return [{"title": t, "url": f"http://b.test/{i}"} for i, t in enumerate(titles)]
+
+    got = _without_common_label(entries("Post details: Blog moved", "Post details: GNOME inside",
+                                        "Post details: Up again"))
+    assert [e["title"] for e in got] == ["Blog moved", "GNOME inside", "Up again"]
+    series = entries("Review: A", "Review: B", "Something else")
+    assert _without_common_label(series) == series
+    assert _without_common_label(entries("Post: A", "Post: B")) == entries("Post: A", "Post: B")  # too few
