@@ -32,7 +32,8 @@ _LISTING_QUERY = re.compile(r"(?:^|&)(?:s|q|search|paged|page|updated-max|update
                             r"max-results|by-date|cat|tag|m|author)=", re.I)
 # a year, month or day with nothing after it, below the site or up to three segments of a blog's
 # own (/2014/03/, /blog/2014/, /index.php/all/2005/02/09/: b2evolution's day archives)
-_DATE_ARCHIVE = re.compile(r"^/(?:[^/]+/){0,3}(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?)?/?$")
+# (not below a date: /2013/01/01/2013/ is a post named 2013)
+_DATE_ARCHIVE = re.compile(r"^/(?:[^/]+/)?(?:[^/\d][^/]*/){0,2}(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?)?/?$")
 _AMP = re.compile(r"/amp/?$", re.I)
 
 

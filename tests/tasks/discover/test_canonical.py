@@ -61,6 +61,7 @@ def test_amp_and_index_html():
     "https://blog.test/?m=201403", "https://blog.test/index2.html", "https://blog.test/blog/page3.html",
     "https://blog.test/page2/", "https://blog.test/blog/page-4/",
     "https://blog.test/search%3Fupdated-max=2010-07-12T07:35:00-07:00&max-results=7.html",  # a mirror's saved listing
+    "https://blog.test/index.php/all/2005/02/09/", "https://blog.test/index.php/ikke/2005/02/",  # b2evolution's day archives
 ])
 def test_listings_are_never_posts(url):
     assert is_listing(url, HOME)
@@ -71,6 +72,7 @@ def test_listings_are_never_posts(url):
     "https://blog.test/archives/123", "https://blog.test/my-post/", "https://blog.test/travel/my-post/",
     "https://blog.test/2004/09/04/blog/", "https://blog.test/2010/05/news.html",  # a slug that is a section's word
     "https://blog.test/page2-notes/", "https://blog.test/homepage2/",
+    "https://blog.test/2013/01/01/2013/",  # a post named for its year (held-out WordPress blog)
 ])
 def test_posts_are_no_listings(url):
     assert not is_listing(url, HOME)
