@@ -58,7 +58,9 @@ def rules_failed(extracted: dict, rules: dict | None, root=None) -> bool:
         return False
     if root is None:
         return True
-    return not _node_found(root, rules["content"], media=not extracted.get("title"))
+    if not extracted.get("title"):  # read only where the rules read its body, and that is photos
+        return not (extracted.get("content_html") and _node_found(root, rules["content"], media=True))
+    return not _node_found(root, rules["content"])
 
 
 _MEDIA = ("img", "picture", "video", "audio", "iframe", "embed", "object")

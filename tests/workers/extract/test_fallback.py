@@ -71,9 +71,10 @@ def test_rules_failed_and_merge_rules():
     assert not rules_failed({"title": "Galicia", "content_text": ""}, rules, photo)
     # untitled and of photos alone (held-out Blogger blog: the generic reading gave it the blog's
     # description); untitled with an empty body is a template the rules no longer read
-    assert not rules_failed({"title": None, "content_text": ""}, rules, photo)
+    assert not rules_failed({"title": None, "content_text": "", "content_html": "<div><img></div>"}, rules, photo)
+    assert rules_failed({}, rules, photo)  # the rules' reading failed: nothing read
     empty = parse_html("<html><body><h1>Galicia</h1><div> </div></body></html>")
-    assert rules_failed({"title": None, "content_text": ""}, rules, empty)
+    assert rules_failed({"title": None, "content_text": "", "content_html": "<div> </div>"}, rules, empty)
     assert not rules_failed({"title": "Galicia", "content_text": ""}, rules, empty)
     nobody = parse_html("<html><body><h1>Galicia</h1><p>x</p></body></html>")
     assert rules_failed({"title": "Galicia", "content_text": ""}, rules, nobody)
