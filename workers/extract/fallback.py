@@ -18,6 +18,7 @@ import json
 import logging
 
 from tasks.extract.fallback import fallback_extract, whole_page
+from tasks.extract.footer import MEDIA
 from tasks.fetch.page import Page
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.plausible import generic_fields
@@ -63,9 +64,6 @@ def rules_failed(extracted: dict, rules: dict | None, root=None) -> bool:
     return not _node_found(root, rules["content"])
 
 
-_MEDIA = ("img", "picture", "video", "audio", "iframe", "embed", "object")
-
-
 def _node_found(root, rule, media: bool = False) -> bool:
     """Does the content rule select an element on this page (the post's body, however short)?
     `media`: one holding a photo or a player (an untitled post of photos alone: an empty body
@@ -75,7 +73,7 @@ def _node_found(root, rule, media: bool = False) -> bool:
         found = [n for n in apply_rule(root, rule)[:2] if not isinstance(n, str)] if rule else []
     except Exception:
         return False
-    return any(next(n.iter(*_MEDIA), None) is not None for n in found) if media else bool(found)
+    return any(next(n.iter(*MEDIA), None) is not None for n in found) if media else bool(found)
 
 
 def extraction_of(extracted: dict) -> str:
