@@ -313,8 +313,16 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 END_PAGE = _QUEUE + _HAND_OUT + _SAVE + _BARREN + """
 local url = ARGV[1]
 local r = {ARGV[17], ARGV[18], ARGV[19], ARGV[20], ARGV[21], ARGV[22], ARGV[23]}
+local np, ne, ns = tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
+local t0 = 24 + 2 * np + 2 * ne + ns
+local nk, npo = tonumber(ARGV[t0 + 2]), tonumber(ARGV[t0 + 3])
+local r0 = t0 + 4 + nk + npo
+local nr = tonumber(ARGV[r0])
+local l0 = r0 + nr + 3
+local nl = tonumber(ARGV[l0] or '0')
 local extra = {}
-if ARGV[9] ~= '' and r[7] ~= '' then extra[1] = 'found_' .. r[7] end
+if ARGV[9] ~= '' and r[7] ~= '' then extra[#extra + 1] = 'found_' .. r[7] end
+if nl > 0 then extra[#extra + 1] = ARGV[l0 + 1] end
 local c = crawl_fields(KEYS[3], extra)
 -- done from here on (SADD says whether it was already: a second delivery, as a page reclaimed
 -- from a slow worker; nothing is written again then, nor for a crawl that ended meanwhile:
@@ -342,56 +350,61 @@ if ARGV[12] ~= '' then
   end
   sampled = redis.call('INCR', KEYS[7])
 end
-local np, ne, ns = tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
 local posts, estimates, seen = {}, {}, {}
 for i = 24, 23 + 2 * np do posts[#posts + 1] = ARGV[i] end
 for i = 24 + 2 * np, 23 + 2 * np + 2 * ne do estimates[#estimates + 1] = ARGV[i] end
 for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARGV[i] end
 for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
-local t0 = 24 + 2 * np + 2 * ne + ns
-local nk, npo = tonumber(ARGV[t0 + 2]), tonumber(ARGV[t0 + 3])
--- the page's links, asked of the seen set once for its trap count and its queue alike
+-- the page's links, asked of the seen set once for its trap count, its sub-pages and its queue
 local l = gather(posts, estimates)
+if #l.urls > 0 then ask_seen(KEYS[1], l) end
 local cut = 0
 if ARGV[t0] ~= '' then
-  ask_seen(KEYS[1], l)
   local t = {family = ARGV[t0], limit = ARGV[t0 + 1], kin = {}, post = {}}
   for i = t0 + 4, t0 + 3 + nk do t.kin[#t.kin + 1] = tonumber(ARGV[i]) end
   for i = t0 + 4 + nk, t0 + 3 + nk + npo do t.post[#t.post + 1] = tonumber(ARGV[i]) end
   cut = barren(l, KEYS[15], KEYS[16], t, posts, estimates)
 end
+-- urls marked seen and taken off the frontier: a link the seen set did not hold is on no frontier
+-- (whatever is queued is seen), one it held needs no SADD, so each is written where it must be
+-- (issue 33). Returns how many were new to the seen set or taken off the frontier.
+local function settle(urls)
+  local add, rem = {}, {}
+  for _, u in ipairs(urls) do
+    local i = l.at[u]
+    if i == nil then
+      add[#add + 1] = u
+      rem[#rem + 1] = u
+    elseif l.known[i] == 0 then
+      add[#add + 1] = u
+      l.known[i] = 1  -- (the queue leaves it)
+    else
+      rem[#rem + 1] = u
+    end
+  end
+  local n = 0
+  for i = 1, #add, CHUNK do n = n + redis.call('SADD', KEYS[1], unpack(add, i, math.min(i + CHUNK - 1, #add))) end
+  for i = 1, #rem, CHUNK do n = n + redis.call('ZREM', KEYS[2], unpack(rem, i, math.min(i + CHUNK - 1, #rem))) end
+  return n
+end
 -- (issue 33) the page's own sub-pages its step read (comment pages, its comment feed): never read again
-local r0 = t0 + 4 + nk + npo
-local nr = tonumber(ARGV[r0])
 if nr > 0 then
   local sub = {}
-  for i = r0 + 1, r0 + nr do
-    sub[#sub + 1] = ARGV[i]
-    if l.known and l.at[ARGV[i]] then l.known[l.at[ARGV[i]]] = 1 end  -- (else the queue asks after the SADD)
-  end
-  for i = 1, #sub, CHUNK do
-    local last = math.min(i + CHUNK - 1, #sub)
-    redis.call('SADD', KEYS[1], unpack(sub, i, last))
-    redis.call('ZREM', KEYS[2], unpack(sub, i, last))
-  end
+  for i = r0 + 1, r0 + nr do sub[#sub + 1] = ARGV[i] end
+  settle(sub)
 end
 -- the page's image pages below a post (attachment pages: tasks/discover/canonical.py): classified,
 -- never read; counted once each in the crawl hash's field ARGV[l0 + 1] (those new to the seen set
 -- or taken off the frontier: one queued before, from another page, is left too)
-local l0 = r0 + nr + 3
-local nl = tonumber(ARGV[l0] or '0')
 if nl > 0 then
   local left = {}
-  for i = l0 + 2, l0 + 1 + nl do
-    left[#left + 1] = ARGV[i]
-    if l.known and l.at[ARGV[i]] then l.known[l.at[ARGV[i]]] = 1 end
+  for i = l0 + 2, l0 + 1 + nl do left[#left + 1] = ARGV[i] end
+  local n = settle(left)
+  local f = ARGV[l0 + 1]
+  if n > 0 then
+    c.extra[f] = c.extra[f] + n
+    set(c, f, c.extra[f])
   end
-  local n = 0
-  for i = 1, #left, CHUNK do
-    local last = math.min(i + CHUNK - 1, #left)
-    n = n + redis.call('SADD', KEYS[1], unpack(left, i, last)) + redis.call('ZREM', KEYS[2], unpack(left, i, last))
-  end
-  if n > 0 then redis.call('HINCRBY', KEYS[3], ARGV[l0 + 1], n) end
 end
 -- a part of the site cut now: the crawl's copies of its cut parts are out of date (workers/facts.py)
 if cut > 0 then set(c, 'facts:cut', ARGV[r0 + nr + 1]) end

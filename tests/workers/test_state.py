@@ -271,6 +271,26 @@ def test_a_page_ends_in_one_step_and_two_deliveries_stream_its_record_once(state
     assert [r["title"] for r in state.crawl_records(cid)] == ["T"]
 
 
+def test_pages_left_and_sub_pages_read_are_seen_off_the_frontier_and_counted_once(state, redis_client):
+    """State.end_page's `left` and `read`: an image page queued before by another page is taken
+    off the frontier, one new to the crawl is only marked seen; each is counted once in the crawl
+    hash, however many pages leave it; a sub-page read with the page is never queued."""
+    cid = _crawl(state, "http://state-test-23.example/")
+    o = "http://state-test-23.example"
+    k = Keys(cid)
+    queued_before, new, sub = o + "/2020/01/p/img-1/", o + "/2020/01/p/img-2/", o + "/2020/01/p/comment-page-1/"
+    state.enqueue(cid, {queued_before: 5.0, o + "/other/": 1.0})
+    links = {queued_before: 1.0, new: 1.0, sub: 1.0, o + "/page/2/": 2.0}
+    state.end_page(cid, o + "/2020/01/p/", estimates=links, read=[sub], left=("skip:image_page", [queued_before, new]))
+    assert redis_client.hget(k.crawl, "skip:image_page") == "2"
+    assert redis_client.smismember(k.seen, [queued_before, new, sub]) == [1, 1, 1]
+    assert set(redis_client.zrange(k.frontier, 0, -1)) == {o + "/other/", o + "/page/2/"}
+    # a second page leaving the same ones (not among its links this time) counts nothing more
+    state.end_page(cid, o + "/2020/01/q/", estimates={o + "/page/3/": 2.0}, left=("skip:image_page", [new, queued_before]))
+    assert redis_client.hget(k.crawl, "skip:image_page") == "2"
+    assert set(redis_client.zrange(k.frontier, 0, -1)) == {o + "/other/", o + "/page/2/", o + "/page/3/"}
+
+
 def test_a_body_another_url_holds_writes_nothing_until_taken_over(state, redis_client):
     from workers.state import Saving
 
