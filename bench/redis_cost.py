@@ -8,11 +8,17 @@ URL --out F` with REDIS_URL set to that server, as on a cluster (the stream of r
 as a cluster keeps it). From the server's `INFO commandstats` before and after the crawl:
 - commands per post (every command the server ran: the state's, the broker's, the ones a
   Lua script runs, which commandstats counts as commands of their own);
-- Redis time per post, two ways: the sum of commandstats `usec` over posts (the issue's
-  measure; a script's `usec` already holds its inner commands', which are counted again
-  under their own names, so this is an upper bound), and the server's CPU time (`INFO cpu`,
-  user + sys: everything it did, network reads and writes included);
+- Redis time per post, three ways: the sum of commandstats `usec` over posts (the issue's
+  first measure; a script's `usec` already holds its inner commands', which are counted again
+  under their own names, so this is an upper bound); the sum of the SLOWLOG durations of the
+  commands clients sent (every command logged; a script counted once, whole: what the server
+  spent executing them); and the server's CPU time (`INFO cpu`, user + sys: everything it did,
+  network reads and writes included);
 - the posts/s one Redis can carry at that cost (1 s of Redis time / time per post);
+- `--redis-cpu N` gives the server CPU N to itself (the workers, the crawl command and the farm
+  on the others), as a cluster's Redis has its own machine: on a 2-core machine the workers
+  otherwise take the server's core from it in mid-command, and a command's time grows by the
+  time it waited (the default: both share every core, as the embedded default runs);
 - MiB kept in Redis per 1,000 posts after the crawl (`used_memory` over the server's own
   before the workers started), and what stays once the ended crawl's working keys expire
   (`MEMORY USAGE` of the keys with no TTL), by kind of key.
@@ -62,7 +68,7 @@ def kept(r) -> tuple[dict[str, int], dict[str, int]]:
     return dict(every), dict(lasting)
 
 
-def by_script(r) -> dict[str, tuple[int, int, int]]:
+def by_script(log: list[dict], r) -> dict[str, tuple[int, int, int]]:
     """Script name (workers/lua.py) -> (calls, usec, median usec of a call), from the SLOWLOG
     of every command."""
     from redis.commands.core import Script
@@ -71,13 +77,19 @@ def by_script(r) -> dict[str, tuple[int, int, int]]:
 
     names = {Script(r, getattr(lua, n)).sha: n for n in dir(lua) if n.isupper()}
     out: dict[str, list[int]] = {}
-    for e in r.slowlog_get(1_000_000):
+    for e in log:
         cmd = e["command"]
         cmd = (cmd.decode(errors="replace") if isinstance(cmd, bytes) else str(cmd)).split()
         if len(cmd) > 1 and cmd[0].upper() == "EVALSHA":
             n = names.get(cmd[1], cmd[1][:8])
             out.setdefault(n, []).append(e["duration"])
     return {n: (len(v), sum(v), sorted(v)[len(v) // 2]) for n, v in out.items()}
+
+
+def sent(log: list[dict]) -> int:
+    """usec the server spent on the commands clients sent: a script's inner commands, logged
+    too under the client `?:0`, are inside its own duration."""
+    return sum(e["duration"] for e in log if e.get("client_address") not in (b"?:0", "?:0"))
 
 
 def main(argv=None) -> int:
@@ -87,8 +99,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--json", help="write the figures here too")
-    ap.add_argument("--scripts", action="store_true",
-                    help="also time each Lua script apart (SLOWLOG of every command: slows Redis a little)")
+    ap.add_argument("--scripts", action="store_true", help="also time each Lua script apart")
+    ap.add_argument("--redis-cpu", type=int, default=None,
+                    help="give the server this CPU to itself (the rest run on the other CPUs)")
     a = ap.parse_args(argv)
 
     import redis
@@ -97,20 +110,26 @@ def main(argv=None) -> int:
     from workers.embedded import WorkerProcesses
     from workers.redis_server import RedisServer
 
+    if a.redis_cpu is not None:
+        others = os.sched_getaffinity(0) - {a.redis_cpu}
+        if not others:
+            ap.error("--redis-cpu needs a second CPU")
+        os.sched_setaffinity(0, others)  # (the farm, the workers and the crawl inherit it)
     farm, sites = start_farm("wordpress", a.seed, a.posts, 1)
     with tempfile.TemporaryDirectory(prefix="bh-rc-") as d:
         d = Path(d)
         env = {"BLOGHARVEST_ALLOW_PRIVATE": "1", "BLOGHARVEST_LOCAL_DELAY": "0", "PYTHONPATH": str(ROOT)}
         try:
             with RedisServer(d / "redis", persist=False) as srv:
+                if a.redis_cpu is not None:
+                    os.sched_setaffinity(srv.proc.pid, {a.redis_cpu})
                 r = redis.Redis.from_url(srv.url, decode_responses=True)
                 base_mem = r.info("memory")["used_memory"]
                 pool = WorkerProcesses(srv.url, n=a.workers, concurrency=4, env=env, log_dir=d).start()
                 try:
-                    if a.scripts:
-                        r.config_set("slowlog-log-slower-than", 0)
-                        r.config_set("slowlog-max-len", 1_000_000)
-                        r.slowlog_reset()
+                    r.config_set("slowlog-log-slower-than", 0)  # every command (slows Redis a little)
+                    r.config_set("slowlog-max-len", 2_000_000)
+                    r.slowlog_reset()
                     before, cpu0 = commandstats(r), cpu(r)
                     began = time.monotonic()
                     subprocess.run([sys.executable, "-m", "workers.cli", "crawl", sites[0]["url"], "--out",
@@ -118,7 +137,8 @@ def main(argv=None) -> int:
                                    env=dict(os.environ, REDIS_URL=srv.url, **env))
                     wall = time.monotonic() - began
                     after, cpu1 = commandstats(r), cpu(r)
-                    scripts = by_script(r) if a.scripts else {}
+                    log = r.slowlog_get(2_000_000)
+                    scripts = by_script(log, r) if a.scripts else {}
                 finally:
                     pool.stop()
                 mem = r.info("memory")["used_memory"] - base_mem
@@ -133,7 +153,8 @@ def main(argv=None) -> int:
     usec = sum(u for _, u in delta.values())
     p = max(1, posts)
     out = {"posts": posts, "wall": wall, "commands_per_post": calls / p, "usec_per_post": usec / p,
-           "cpu_usec_per_post": (cpu1 - cpu0) * 1e6 / p,
+           "cpu_usec_per_post": (cpu1 - cpu0) * 1e6 / p, "sent_usec_per_post": sent(log) / p,
+           "redis_cpu": a.redis_cpu,
            "mib_per_1000_after": mem / 2**20 * 1000 / p,
            "mib_per_1000_lasting": sum(lasting.values()) / 2**20 * 1000 / p,
            "commands": {n: [c / p, u / p, u / max(1, c)] for n, (c, u) in delta.items()},
@@ -141,8 +162,10 @@ def main(argv=None) -> int:
     print(f"farm WordPress blog of {a.posts} posts, {a.workers} workers, REDIS_URL (a private redis-server): "
           f"{posts} posts out in {wall:.1f} s")
     print(f"commands per post: {out['commands_per_post']:.1f}")
-    print(f"Redis time per post: {out['usec_per_post']:.0f} us (commandstats usec sum; "
-          f"-> {1e6 / max(1e-9, out['usec_per_post']):,.0f} posts/s per Redis), "
+    alone = "a CPU of its own" if a.redis_cpu is not None else "CPUs shared with the workers"
+    print(f"Redis time per post ({alone}): {out['sent_usec_per_post']:.0f} us executing the commands clients sent "
+          f"(SLOWLOG; -> {1e6 / max(1e-9, out['sent_usec_per_post']):,.0f} posts/s per Redis); "
+          f"{out['usec_per_post']:.0f} us commandstats usec sum (scripts' commands twice); "
           f"server CPU {out['cpu_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['cpu_usec_per_post']):,.0f} posts/s)")
     print(f"kept in Redis after the crawl: {out['mib_per_1000_after']:.2f} MiB per 1,000 posts (used_memory); "
           f"once the working keys expire: {out['mib_per_1000_lasting']:.2f} MiB (MEMORY USAGE, keys with no TTL)")

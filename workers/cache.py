@@ -21,6 +21,10 @@ class Recent(OrderedDict):
                 return self[key]
             return default
 
+    def pop(self, key, default=None):
+        with self._lock:
+            return super().pop(key, default)
+
     def __setitem__(self, key, value):
         with self._lock:
             super().__setitem__(key, value)

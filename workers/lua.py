@@ -131,14 +131,28 @@ return queued
 # The crawl hash as a script sees it: its fields read in one HMGET (`c`, numbers where they
 # count), its writes gathered (`c.w`) and written in one HSET at the end (`flush`).
 _CRAWL = """
-local function crawl_fields(crawl, extra)
+local function crawl_fields(crawl, extra, raw)
   local names = {'state', 'handed', 'pages', 'sequence'}
   for _, f in ipairs(extra or {}) do names[#names + 1] = f end
+  local ne = #names
+  for _, f in ipairs(raw or {}) do names[#names + 1] = f end
   local got = redis.call('HMGET', crawl, unpack(names))
   local c = {state = got[1], handed = tonumber(got[2] or '0'), pages = tonumber(got[3] or '0'),
-             sequence = tonumber(got[4] or '0'), extra = {}, w = {}}
-  for i = 5, #names do c.extra[names[i]] = tonumber(got[i] or '0') end
+             sequence = tonumber(got[4] or '0'), extra = {}, w = {}, raw = {}}
+  for i = 5, ne do c.extra[names[i]] = tonumber(got[i] or '0') end
+  for i = ne + 1, #names do c.raw[#c.raw + 1] = {names[i], got[i]} end
   return c
+end
+
+-- the `raw` fields as the script leaves them (its own writes over what it read), false for none
+local function raw_fields(c)
+  local out = {}
+  for i, fv in ipairs(c.raw) do
+    local v = c.w[fv[1]]
+    if v == nil then v = fv[2] end
+    out[i] = v
+  end
+  return out
 end
 
 local function set(c, field, value) c.w[field] = value end
@@ -302,12 +316,13 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # token of the crawl's cut parts (written when this page cuts one: workers/facts.py), then the
 # page's slots of links that may list posts, as JSON ('': none; issue 30).
 # Then how many image pages below a post the page links (left unread), the crawl hash's field
-# counting them, and their urls.
+# counting them, and their urls; then how many fields of the crawl hash to read ahead for the
+# pages handed out, and their names (returned last, as the script leaves them).
 # KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py);
 # KEY 17: the pages' slots of links (`inlist`).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
 # urls queued, finished, {handed urls}, written (1: the links are in the seen set now), barren
-# pages in a row when this page cut its family (else 0)}, or
+# pages in a row when this page cut its family (else 0), {the fields read ahead}}, or
 # {owner} when the body is another URL's. A page done already (a second delivery) or of a
 # crawl no longer running writes nothing.
 END_PAGE = _QUEUE + _HAND_OUT + _SAVE + _BARREN + """
@@ -323,7 +338,14 @@ local nl = tonumber(ARGV[l0] or '0')
 local extra = {}
 if ARGV[9] ~= '' and r[7] ~= '' then extra[#extra + 1] = 'found_' .. r[7] end
 if nl > 0 then extra[#extra + 1] = ARGV[l0 + 1] end
-local c = crawl_fields(KEYS[3], extra)
+-- fields of the crawl hash the next page's first read would ask for (read here when pages are
+-- handed out: the worker that keeps one of them need not ask again, issue 33)
+local a0 = l0 + 2 + nl
+local ahead = {}
+if ARGV[6] ~= '' then
+  for i = a0 + 1, a0 + tonumber(ARGV[a0] or '0') do ahead[#ahead + 1] = ARGV[i] end
+end
+local c = crawl_fields(KEYS[3], extra, ahead)
 -- done from here on (SADD says whether it was already: a second delivery, as a page reclaimed
 -- from a slow worker; nothing is written again then, nor for a crawl that ended meanwhile:
 -- the page only leaves in-flight)
@@ -424,5 +446,5 @@ if ARGV[6] ~= '' then
   end
 end
 flush(KEYS[3], c)
-return {'', saved, sampled, queued, finished, handed, 1, cut}
+return {'', saved, sampled, queued, finished, handed, 1, cut, raw_fields(c)}
 """

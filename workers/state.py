@@ -30,6 +30,7 @@ ENDED = ("done", "failed", "budget_exhausted")
 
 
 MAX_SAMPLES = 5000
+AHEAD = ["state", "options", "since", *facts.FIELDS]  # the crawl hash's fields a page's first read asks
 BLOG_TTL = 1.0  # seconds a process reuses a blog's hash and patterns between pages (issue 33): a
 # page reads them once at its start and works seconds with them, so a second more is the same
 
@@ -75,6 +76,7 @@ class State:
         self.seen_cache = SeenCache(client)  # urls this process knows queued (workers/seen.py)
         self._blogs = Recent(256)  # blog id -> (monotonic time read, blog hash, patterns hash)
         self._sampled = Recent(256)  # crawl id -> the blog's sample count as this process last saw it
+        self._ahead = Recent(256)  # (crawl id, url) -> the crawl hash's fields a page's end read for it
         self.facts = facts.Facts()  # a crawl's seldom-written hashes as this process last read them
         self._raw: redis.Redis | None = None
 
@@ -391,12 +393,16 @@ class State:
         sampled = self._sampled.get(crawl_id)
         copies = self.facts.usable(crawl_id)
         direct = facts.Facts.direct(copies, url)  # the others from this process's copies (token checked)
+        # a kept page: the end of the page before it read its crawl fields when it handed it out,
+        # and it was just taken off the frontier, so not done (a second delivery would write nothing)
+        ahead = self._ahead.pop((crawl_id, url), None) if kept else None
         with self.r.pipeline(transaction=False) as p:
             if also is not None:
                 also(p)
             extra = len(p.command_stack)
-            p.sismember(k.done, url)
-            p.hmget(k.crawl, ["state", "options", "since", *facts.FIELDS])
+            if ahead is None:
+                p.sismember(k.done, url)
+                p.hmget(k.crawl, AHEAD)
             p.hincrby(f"{k.crawl}:attempts", url, 1 if count else 0)
             for kind in direct:
                 (p.hgetall if kind == "cut" else p.hget)(getattr(k, kind), *(() if kind == "cut" else (url,)))
@@ -407,7 +413,10 @@ class State:
                 p.hgetall(k.patterns)
             if sampled is None:
                 p.get(k.sampled)
-            done, (state, options, since, *toks), attempts, *rest = p.execute()[extra:]
+            replies = p.execute()[extra:]
+            if ahead is not None:
+                replies[:0] = [False, ahead]
+            done, (state, options, since, *toks), attempts, *rest = replies
         got = dict(zip(direct, rest))
         rest = rest[len(direct):]
         fetched = {} if kept else rest.pop(0)
@@ -464,13 +473,17 @@ class State:
                 *(save.args(crawl_id) if save is not None else [""] * 7), *_pairs(posts), *_pairs(estimates), *seen,
                 *_trap_args(trap, list(every[1]), estimates),
                 len(read or ()), *(read or ()), facts.token(), json.dumps(listed) if listed else "",
-                len(left[1]) if left else 0, left[0] if left else "", *(left[1] if left else ())]
+                len(left[1]) if left else 0, left[0] if left else "", *(left[1] if left else ()),
+                len(AHEAD) if hand_out is not None else 0, *(AHEAD if hand_out is not None else ())]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut, k.inlist], args=args)
         if got[0]:
             return {"owner": got[0]}
-        _, saved, sampled, queued, finished, handed, written, cut = got
+        _, saved, sampled, queued, finished, handed, written, cut, *ahead = got  # (ahead: not on a second delivery)
+        ahead = ahead[0] if ahead else []
+        for u in handed if len(ahead) == len(AHEAD) else ():
+            self._ahead[(crawl_id, u)] = ahead
         if written:
             cache.note(crawl_id, [*posts, *estimates, *seen], epoch)
             queued += self._resend(crawl_id, epoch, every[0], posts, every[1], estimates, tie)

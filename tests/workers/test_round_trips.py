@@ -130,3 +130,28 @@ def test_a_feed_met_in_the_traversal_costs_one_round_trip_to_read_and_one_to_wri
     assert result["feed"] == 3 and result["sample"] >= 2, result
     assert rt.state.r.sismember(rt.keys(cid).done, feed)
     assert len(trips) <= PAGE_TRIPS, f"{len(trips)} round trips for one feed: {trips}"
+
+
+def test_a_page_kept_from_a_pages_end_is_read_without_asking_again_what_that_end_read(rt, farm):
+    """The end of a page reads the crawl hash's state, options and facts tokens for the pages it
+    hands out (issue 33): the one the worker keeps starts without asking for them again, nor
+    whether it is done (it was just taken off the frontier); a page sent as a message does."""
+    from workers import heal, pipeline
+
+    cid = _learned_crawl(rt, farm)
+    rt.state.enqueue(cid, {farm.url: 2.0})
+    _process(rt, cid, farm.url)  # once a process: the scripts loaded, the model fitted
+    listing = next(u for u, _ in rt.state.frontier(cid) if "/page/" in u or "/category/" in u)
+    before = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=cid, done=None, url=listing))
+    with rt.downloader.crawl(cid):
+        pipeline.process(rt, cid, listing, chain=before)
+    kept, *sent = before.handed[0]
+    chain = pipeline.Chain(note=functools.partial(heal.pass_page, crawl_id=cid, done=None, url=kept))
+    with rt.downloader.crawl(cid), round_trips() as trips:
+        result = pipeline.process(rt, cid, kept, chain=chain)
+    assert "skipped" not in result and rt.state.r.sismember(rt.keys(cid).done, kept), result
+    assert "SISMEMBER" not in trips[0][1] and "HMGET" not in trips[0][1], trips[0]
+    assert sent, "the listing's end handed out more than one page"
+    with rt.downloader.crawl(cid), round_trips() as trips:
+        pipeline.process(rt, cid, sent[0])  # a message's page: no page's end read for it here
+    assert "SISMEMBER" in trips[0][1] and "HMGET" in trips[0][1], trips[0]
