@@ -365,12 +365,16 @@ if ARGV[9] ~= '' then
     set(c, f, c.extra[f])
   end)
 end
+-- the blog's samples ever: the list's length until it is full (issue 33: no count of its own to
+-- write), then the count kept beside it (`State.sampled` reads the larger of the two)
 if ARGV[12] ~= '' then
   local max_samples = tonumber(ARGV[5])
-  if redis.call('RPUSH', KEYS[6], ARGV[12]) > max_samples then
+  sampled = redis.call('RPUSH', KEYS[6], ARGV[12])
+  if sampled > max_samples then
     redis.call('LTRIM', KEYS[6], -max_samples, -1)
+    local ever = redis.call('INCR', KEYS[7])
+    if ever < sampled then redis.call('SET', KEYS[7], sampled) else sampled = ever end
   end
-  sampled = redis.call('INCR', KEYS[7])
 end
 local posts, estimates, seen = {}, {}, {}
 for i = 24, 23 + 2 * np do posts[#posts + 1] = ARGV[i] end

@@ -413,6 +413,7 @@ class State:
                 p.hgetall(k.patterns)
             if sampled is None:
                 p.get(k.sampled)
+                p.llen(k.samples)
             replies = p.execute()[extra:]
             if ahead is not None:
                 replies[:0] = [False, ahead]
@@ -427,7 +428,7 @@ class State:
         else:
             blog, patterns = known[1], known[2]
         if sampled is None:
-            sampled = self._saw_samples(crawl_id, int(rest[0] or 0))
+            sampled = self._saw_samples(crawl_id, max(int(rest[0] or 0), int(rest[1] or 0)))
         cut, sitemap, source, entry, page = (got[kind] for kind in facts.KINDS)
         return {"cut": cut or {}, "sitemap": json.loads(sitemap) if sitemap else None, "source": source or "links",
                 "patterns": patterns or {}, "sampled": int(sampled or 0), "fetched": fetched or {},
@@ -566,11 +567,19 @@ class State:
             p.rpush(k.samples, json.dumps([url, post_links]))
             p.ltrim(k.samples, -MAX_SAMPLES, -1)
             p.incr(k.sampled)
-            return self._saw_samples(crawl_id, p.execute()[2])
+            listed, _, ever = p.execute()
+        if ever < listed:  # (the count kept beside the list lags it until the list is full: END_PAGE)
+            self.r.set(k.sampled, listed)
+        return self._saw_samples(crawl_id, max(listed, ever))
 
     def sampled(self, crawl_id: str) -> int:
         """Samples the blog ever had (what says when the priority model is worth refitting)."""
-        return self._saw_samples(crawl_id, int(self.r.get(Keys(crawl_id).sampled) or 0))
+        k = Keys(crawl_id)
+        with self.r.pipeline(transaction=False) as p:
+            p.get(k.sampled)
+            p.llen(k.samples)
+            counted, listed = p.execute()
+        return self._saw_samples(crawl_id, max(int(counted or 0), int(listed or 0)))
 
     def _saw_samples(self, crawl_id: str, n: int) -> int:
         """The blog's sample count as just read or written (page_context reuses it)."""

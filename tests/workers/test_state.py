@@ -110,6 +110,22 @@ def test_samples_count_on_past_the_list_cap(state):
     assert len(kept) == MAX_SAMPLES and kept[-1][0].endswith(f"/page/{MAX_SAMPLES + 2}/")
 
 
+def test_samples_written_by_page_ends_count_on_past_the_list_cap(state, monkeypatch):
+    """A page's end writes no count of its own below the cap (the list's length is the count),
+    and counts on past it, mixed with the model's own `add_sample`s."""
+    from workers import state as state_module
+
+    monkeypatch.setattr(state_module, "MAX_SAMPLES", 5)
+    cid = _crawl(state, "http://state-test-14.example/")
+    o = "http://state-test-14.example"
+    got = [state.end_page(cid, f"{o}/page/{i}/", sample=i)["sampled"] for i in range(4)]
+    assert got == [1, 2, 3, 4] and state.sampled(cid) == 4
+    assert state.add_sample(cid, o + "/x/", 1) == 5
+    got += [state.end_page(cid, f"{o}/page/{i}/", sample=i)["sampled"] for i in range(4, 7)]
+    assert got[4:] == [6, 7, 8] and state.sampled(cid) == 8 and len(state.samples(cid)) == 5
+    assert state.add_sample(cid, o + "/y/", 1) == 9 and State(state.r).sampled(cid) == 9
+
+
 def test_page_budget_stops_dispatch_and_finishes(state):
     cid = _crawl(state, "http://state-test-4.example/")
     state.enqueue(cid, {f"u{i}": float(i) for i in range(10)})
