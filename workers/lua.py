@@ -93,7 +93,7 @@ local function queue(seen, frontier, tie, l, seq)
   end
   if l.known then
     for i = 1, #urls do
-      if l.known[i] == 0 then take(i) end
+      if l.known[i] == 0 and not (l.probe and l.probe[i]) then take(i) end
     end
   else  -- asked here, each reply read as it comes
     for i = 1, #urls, CHUNK do
@@ -104,8 +104,14 @@ local function queue(seen, frontier, tie, l, seq)
       end
     end
   end
+  local adds = new
+  if l.pending and #l.pending > 0 then  -- urls the caller marks seen unqueued, in the same SADD
+    adds = {}
+    for i = 1, #new do adds[i] = new[i] end
+    for _, u in ipairs(l.pending) do adds[#adds + 1] = u end
+  end
+  for i = 1, #adds, CHUNK do redis.call('SADD', seen, unpack(adds, i, math.min(i + CHUNK - 1, #adds))) end
   if #new == 0 then return 0, seq end
-  for i = 1, #new, CHUNK do redis.call('SADD', seen, unpack(new, i, math.min(i + CHUNK - 1, #new))) end
   for i = 1, #args, 2 * CHUNK do redis.call('ZADD', frontier, unpack(args, i, math.min(i + 2 * CHUNK - 1, #args))) end
   return #new, seq
 end
@@ -381,8 +387,18 @@ for i = 24, 23 + 2 * np do posts[#posts + 1] = ARGV[i] end
 for i = 24 + 2 * np, 23 + 2 * np + 2 * ne do estimates[#estimates + 1] = ARGV[i] end
 for i = 24 + 2 * np + 2 * ne, 23 + 2 * np + 2 * ne + ns do seen[#seen + 1] = ARGV[i] end
 for i = 1, #seen, CHUNK do redis.call('SADD', KEYS[1], unpack(seen, i, math.min(i + CHUNK - 1, #seen))) end
--- the page's links, asked of the seen set once for its trap count, its sub-pages and its queue
+-- the page's links, asked of the seen set once for its trap count and its queue, with the
+-- sub-pages its step read and the image pages it leaves (`probe`: asked, never queued)
 local l = gather(posts, estimates)
+l.probe = {}
+local function probe(u)
+  if l.at[u] == nil then
+    local n = #l.urls + 1
+    l.urls[n], l.at[u], l.probe[n] = u, n, true
+  end
+end
+for i = r0 + 1, r0 + nr do probe(ARGV[i]) end
+for i = l0 + 2, l0 + 1 + nl do probe(ARGV[i]) end
 if #l.urls > 0 then ask_seen(KEYS[1], l) end
 local cut = 0
 if ARGV[t0] ~= '' then
@@ -391,25 +407,23 @@ if ARGV[t0] ~= '' then
   for i = t0 + 4 + nk, t0 + 3 + nk + npo do t.post[#t.post + 1] = tonumber(ARGV[i]) end
   cut = barren(l, KEYS[15], KEYS[16], t, posts, estimates)
 end
--- urls marked seen and taken off the frontier: a link the seen set did not hold is on no frontier
--- (whatever is queued is seen), one it held needs no SADD, so each is written where it must be
--- (issue 33). Returns how many were new to the seen set or taken off the frontier.
+-- urls marked seen and taken off the frontier: one the seen set did not hold is on no frontier
+-- (whatever is queued is seen) and is added with the queue's links (`pending`, one SADD); one it
+-- held needs only its ZREM (issue 33). Returns how many were new to the seen set or taken off
+-- the frontier.
+l.pending = {}
 local function settle(urls)
-  local add, rem = {}, {}
+  local rem, n = {}, 0
   for _, u in ipairs(urls) do
-    local i = l.at[u]
-    if i == nil then
-      add[#add + 1] = u
-      rem[#rem + 1] = u
-    elseif l.known[i] == 0 then
-      add[#add + 1] = u
+    local i = l.at[u]  -- (every one probed above)
+    if l.known[i] == 0 then
+      l.pending[#l.pending + 1] = u
       l.known[i] = 1  -- (the queue leaves it)
+      n = n + 1
     else
       rem[#rem + 1] = u
     end
   end
-  local n = 0
-  for i = 1, #add, CHUNK do n = n + redis.call('SADD', KEYS[1], unpack(add, i, math.min(i + CHUNK - 1, #add))) end
   for i = 1, #rem, CHUNK do n = n + redis.call('ZREM', KEYS[2], unpack(rem, i, math.min(i + CHUNK - 1, #rem))) end
   return n
 end
