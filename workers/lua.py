@@ -138,14 +138,14 @@ return queued
 # count), its writes gathered (`c.w`) and written in one HSET at the end (`flush`).
 _CRAWL = """
 local function crawl_fields(crawl, extra, raw)
-  local names = {'state', 'handed', 'pages', 'sequence'}
+  local names = {'state', 'handed', 'pages', 'sequence', 'in_flight'}
   for _, f in ipairs(extra or {}) do names[#names + 1] = f end
   local ne = #names
   for _, f in ipairs(raw or {}) do names[#names + 1] = f end
   local got = redis.call('HMGET', crawl, unpack(names))
   local c = {state = got[1], handed = tonumber(got[2] or '0'), pages = tonumber(got[3] or '0'),
-             sequence = tonumber(got[4] or '0'), extra = {}, w = {}, raw = {}}
-  for i = 5, ne do c.extra[names[i]] = tonumber(got[i] or '0') end
+             sequence = tonumber(got[4] or '0'), hint = tonumber(got[5] or ''), extra = {}, w = {}, raw = {}}
+  for i = 6, ne do c.extra[names[i]] = tonumber(got[i] or '0') end
   for i = ne + 1, #names do c.raw[#c.raw + 1] = {names[i], got[i]} end
   return c
 end
@@ -176,31 +176,43 @@ end
 # Hand out up to `limit` urls (the room left under the crawl's parallelism, within its page
 # budget): the best of the frontier popped (one ZPOPMAX) into the in-flight hash (one HSET).
 # Finish a crawl when nothing is queued (or the page budget is spent) and nothing is in flight.
+# The room comes from the in-flight count the crawl hash keeps (`in_flight`, written by every
+# hand-out and page end: no HLEN a page, issue 33) where asked (`hinted`); the hash itself is
+# counted (HLEN) where there is no such count, where it leaves no room (other steps take pages
+# out of flight without it: it can only be too high, and then costs one HLEN), by every
+# `DISPATCH` (a sweep's too), and always before a crawl is finished.
 _HAND_OUT = _CRAWL + """
-local function hand_out(frontier, inflight, c, limit, now, max_pages)
+local function hand_out(frontier, inflight, c, limit, now, max_pages, hinted)
   if c.state ~= 'running' then return {} end
-  c.inflight = redis.call('HLEN', inflight)
-  local room = math.min(limit - c.inflight, max_pages - c.handed)
-  if room <= 0 then return {} end
-  local top = redis.call('ZPOPMAX', frontier, room)
+  local n = hinted and c.hint
+  if not n or n < 0 or n >= limit then
+    n = redis.call('HLEN', inflight)
+    c.exact = true
+  end
+  c.inflight = n
+  local room = math.min(limit - n, max_pages - c.handed)
   local out, args = {}, {}
-  for i = 1, #top, 2 do
-    out[#out + 1] = top[i]
-    args[#args + 1] = top[i]
-    args[#args + 1] = now
+  if room > 0 then
+    local top = redis.call('ZPOPMAX', frontier, room)
+    for i = 1, #top, 2 do
+      out[#out + 1] = top[i]
+      args[#args + 1] = top[i]
+      args[#args + 1] = now
+    end
   end
   if #out > 0 then
-    redis.call('HSET', inflight, unpack(args))
+    c.inflight = c.inflight + redis.call('HSET', inflight, unpack(args))
     c.handed = c.handed + #out
     set(c, 'handed', c.handed)
-    c.inflight = c.inflight + #out
   end
+  if c.inflight ~= c.hint then set(c, 'in_flight', c.inflight) end
   return out
 end
 
 local function finish(frontier, inflight, c, active, now, max_pages, crawl_id)
   if c.state ~= 'running' then return 0 end
-  if (c.inflight or redis.call('HLEN', inflight)) > 0 then return 0 end
+  if not c.exact then c.inflight = redis.call('HLEN', inflight) end
+  if c.inflight > 0 then return 0 end
   local queued = redis.call('ZCARD', frontier)
   if queued > 0 and c.handed < max_pages then return 0 end
   local ended = 'done'
@@ -356,7 +368,7 @@ local c = crawl_fields(KEYS[3], extra, ahead)
 -- from a slow worker; nothing is written again then, nor for a crawl that ended meanwhile:
 -- the page only leaves in-flight)
 if c.state ~= 'running' or redis.call('SADD', KEYS[4], url) == 0 then
-  redis.call('HDEL', KEYS[5], url)
+  redis.call('HDEL', KEYS[5], url)  -- (the in-flight count left as it is: too high costs one HLEN)
   return {'', -1, -1, 0, 0, {}, 0, 0}
 end
 local saved, sampled = -1, -1
@@ -453,12 +465,15 @@ if ARGV[r0 + nr + 2] and ARGV[r0 + nr + 2] ~= '' then redis.call('HSET', KEYS[17
 local queued, seq = queue(KEYS[1], KEYS[2], tonumber(ARGV[4]), l, c.sequence)
 if seq ~= c.sequence then set(c, 'sequence', seq) end
 if ARGV[13] ~= '' then redis.call('RPUSH', KEYS[13], ARGV[13]) end
-redis.call('HDEL', KEYS[5], url)
+if redis.call('HDEL', KEYS[5], url) == 1 and c.hint then
+  c.hint = c.hint - 1
+  set(c, 'in_flight', c.hint)
+end
 if ARGV[3] == '1' then set(c, 'pages', c.pages + 1) end
 local handed, finished = {}, 0
 if ARGV[6] ~= '' then
   local max_pages = tonumber(ARGV[8])
-  handed = hand_out(KEYS[2], KEYS[5], c, tonumber(ARGV[6]), ARGV[7], max_pages)
+  handed = hand_out(KEYS[2], KEYS[5], c, tonumber(ARGV[6]), ARGV[7], max_pages, true)
   if #handed == 0 then
     finished = finish(KEYS[2], KEYS[5], c, KEYS[14], ARGV[7], max_pages, ARGV[2])
   end

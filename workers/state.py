@@ -501,6 +501,7 @@ class State:
         with self.r.pipeline() as p:
             p.sadd(k.done, url)
             p.hdel(k.inflight, url)
+            p.hdel(k.crawl, "in_flight")  # the count the page ends keep: counted again by the next (lua.py)
             if counted:
                 p.hincrby(k.crawl, "pages", 1)
             p.execute()

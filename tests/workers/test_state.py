@@ -126,6 +126,28 @@ def test_samples_written_by_page_ends_count_on_past_the_list_cap(state, monkeypa
     assert state.add_sample(cid, o + "/y/", 1) == 9 and State(state.r).sampled(cid) == 9
 
 
+def test_page_ends_keep_the_in_flight_count_and_count_again_where_it_may_be_wrong(state, redis_client):
+    """The room a page's end hands out in comes from the in-flight count the crawl hash keeps
+    (no HLEN a page, issue 33); a page taken out of flight by another step drops the count, and
+    the next end counts the in-flight hash again: the parallelism holds either way."""
+    cid = _crawl(state, "http://state-test-15.example/")
+    o = "http://state-test-15.example"
+    k = Keys(cid)
+    state.enqueue(cid, {f"{o}/p/{i}": float(100 - i) for i in range(10)})
+    first = state.dispatch(cid, 3, 100)
+    assert len(first) == 3 and redis_client.hget(k.crawl, "in_flight") == "3"
+    handed = state.end_page(cid, first[0], hand_out=(3, 100))["handed"]
+    assert len(handed) == 1 and redis_client.hlen(k.inflight) == 3 and redis_client.hget(k.crawl, "in_flight") == "3"
+    state.mark_done(cid, first[1])  # out of flight without a page's end
+    assert redis_client.hget(k.crawl, "in_flight") is None and redis_client.hlen(k.inflight) == 2
+    handed = state.end_page(cid, first[2], hand_out=(3, 100))["handed"]
+    assert len(handed) == 2 and redis_client.hlen(k.inflight) == 3 and redis_client.hget(k.crawl, "in_flight") == "3"
+    redis_client.hset(k.crawl, "in_flight", 7)  # a count too high (a crawl of an older version, say)
+    in_flight = redis_client.hkeys(k.inflight)
+    handed = state.end_page(cid, in_flight[0], hand_out=(3, 100))["handed"]
+    assert len(handed) == 1 and redis_client.hlen(k.inflight) == 3 and redis_client.hget(k.crawl, "in_flight") == "3"
+
+
 def test_page_budget_stops_dispatch_and_finishes(state):
     cid = _crawl(state, "http://state-test-4.example/")
     state.enqueue(cid, {f"u{i}": float(i) for i in range(10)})

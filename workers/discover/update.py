@@ -512,6 +512,7 @@ local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
 if tonumber(ARGV[2]) <= v + 1 then return 0 end
 redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
 redis.call('HDEL', KEYS[3], ARGV[4])
+redis.call('HDEL', KEYS[1], 'in_flight')  -- (the page ends' in-flight count: counted again, workers/lua.py)
 redis.call('HINCRBY', KEYS[4], ARGV[4], -1)
 return 1
 """
