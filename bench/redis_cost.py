@@ -26,6 +26,7 @@ as a cluster keeps it). From the server's `INFO commandstats` before and after t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -100,12 +101,16 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--json", help="write the figures here too")
     ap.add_argument("--scripts", action="store_true", help="also time each Lua script apart")
+    ap.add_argument("--replay", action="store_true",
+                    help="record the crawl's commands (MONITOR) and time them again on a server alone "
+                         "(bench/monitor_replay.py); the recording slows the crawl's own figures")
     ap.add_argument("--redis-cpu", type=int, default=None,
                     help="give the server this CPU to itself (the rest run on the other CPUs)")
     a = ap.parse_args(argv)
 
     import redis
 
+    from bench.monitor_replay import Recorder, replay
     from bench.peers import start_farm
     from workers.embedded import WorkerProcesses
     from workers.redis_server import RedisServer
@@ -125,6 +130,8 @@ def main(argv=None) -> int:
                     os.sched_setaffinity(srv.proc.pid, {a.redis_cpu})
                 r = redis.Redis.from_url(srv.url, decode_responses=True)
                 base_mem = r.info("memory")["used_memory"]
+                recorder = Recorder(srv.url, d / "monitor.txt") if a.replay else contextlib.nullcontext()
+                recorder.__enter__()
                 pool = WorkerProcesses(srv.url, n=a.workers, concurrency=4, env=env, log_dir=d).start()
                 try:
                     r.config_set("slowlog-log-slower-than", 0)  # every command (slows Redis a little)
@@ -141,12 +148,15 @@ def main(argv=None) -> int:
                     scripts = by_script(log, r) if a.scripts else {}
                 finally:
                     pool.stop()
+                    recorder.__exit__(None, None, None)
                 mem = r.info("memory")["used_memory"] - base_mem
                 every, lasting = kept(r)
         finally:
             farm.stdin.close()
             farm.wait()
         posts = sum(1 for line in (d / "out.jsonl").read_text().splitlines() if line.strip())
+        from workers import lua
+        replayed = replay(d / "monitor.txt", [getattr(lua, n) for n in dir(lua) if n.isupper()]) if a.replay else None
     delta = {n: (c - before.get(n, (0, 0))[0], u - before.get(n, (0, 0))[1]) for n, (c, u) in after.items()}
     delta = {n: v for n, v in delta.items() if v[0] > 0}
     calls = sum(c for c, _ in delta.values())
@@ -154,7 +164,8 @@ def main(argv=None) -> int:
     p = max(1, posts)
     out = {"posts": posts, "wall": wall, "commands_per_post": calls / p, "usec_per_post": usec / p,
            "cpu_usec_per_post": (cpu1 - cpu0) * 1e6 / p, "sent_usec_per_post": sent(log) / p,
-           "redis_cpu": a.redis_cpu,
+           "redis_cpu": a.redis_cpu, "replayed": replayed,
+           "replayed_usec_per_post": replayed["usec"] / p if replayed else None,
            "mib_per_1000_after": mem / 2**20 * 1000 / p,
            "mib_per_1000_lasting": sum(lasting.values()) / 2**20 * 1000 / p,
            "commands": {n: [c / p, u / p, u / max(1, c)] for n, (c, u) in delta.items()},
@@ -167,6 +178,11 @@ def main(argv=None) -> int:
           f"(SLOWLOG; -> {1e6 / max(1e-9, out['sent_usec_per_post']):,.0f} posts/s per Redis); "
           f"{out['usec_per_post']:.0f} us commandstats usec sum (scripts' commands twice); "
           f"server CPU {out['cpu_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['cpu_usec_per_post']):,.0f} posts/s)")
+    if replayed:
+        print(f"Redis time per post, the crawl's {replayed['commands']:,} commands replayed on a server alone: "
+              f"{out['replayed_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['replayed_usec_per_post']):,.0f} "
+              f"posts/s per Redis; {replayed['errors']} replies were errors{': ' if replayed['errors'] else ''}"
+              f"{'; '.join(replayed['first_errors'])})")
     print(f"kept in Redis after the crawl: {out['mib_per_1000_after']:.2f} MiB per 1,000 posts (used_memory); "
           f"once the working keys expire: {out['mib_per_1000_lasting']:.2f} MiB (MEMORY USAGE, keys with no TTL)")
     print(f"\ncommands (per post: calls, usec; usec per call), top {a.top} by time:")
