@@ -53,15 +53,27 @@ def parse_args(text: str) -> list[bytes]:
 
 
 def commands(path: Path):
-    """The commands clients sent, in the order the server ran them (scripts' own left out)."""
+    """The commands clients sent, in the order the server ran them (scripts' own left out). A
+    MULTI is logged when it arrives and the commands it queues when its EXEC runs them, with
+    other clients' commands in between: each MULTI is moved to just before its client's next
+    command, so a transaction comes out whole."""
+    held: set[str] = set()  # clients whose MULTI waits for their next command
     with open(path, encoding="utf-8", errors="surrogateescape") as f:
         for line in f:
             m = _LINE.match(line.rstrip("\n"))
             if not m or m.group(1) == "lua":
                 continue
-            args = parse_args(m.group(2))
-            if args and args[0].decode(errors="replace").upper() not in SKIP:
-                yield args
+            client, args = m.group(1), parse_args(m.group(2))
+            name = args[0].decode(errors="replace").upper() if args else ""
+            if not name or name in SKIP:
+                continue
+            if name == "MULTI":
+                held.add(client)
+                continue
+            if client in held:
+                held.discard(client)
+                yield [b"MULTI"]
+            yield args
 
 
 class Recorder:
@@ -110,11 +122,12 @@ def replay(path: Path, scripts: list[str], batch: int = 200) -> dict:
             first.extend(f"{a[0]!r}: {x}"[:160] for a, x in failed[:3 - len(first)] if len(first) < 3)
             return len(failed)
 
-        pipe = r.pipeline(transaction=False)
+        pipe, open_multi = r.pipeline(transaction=False), False
         for args in commands(path):
             pipe.execute_command(*args)
             sent += 1
-            if len(pipe.command_stack) >= batch:
+            open_multi = args[0] == b"MULTI" or (open_multi and args[0].upper() not in (b"EXEC", b"DISCARD"))
+            if len(pipe.command_stack) >= batch and not open_multi:  # (a transaction sent whole)
                 errors += run(pipe)
                 if sent % 2_000 < batch:  # (the log holds every command, scripts' own too)
                     drain()
