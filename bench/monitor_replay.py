@@ -93,14 +93,18 @@ class Recorder:
         self._out.close()
 
 
-def replay(path: Path, scripts: list[str], batch: int = 200) -> dict:
-    """Run the recorded commands on a new server alone: {"commands", "usec", "errors"}."""
+def replay(path: Path, scripts: list[str], batch: int = 200, server: str | None = None) -> dict:
+    """Run the recorded commands on a new server alone (`server`: its redis-server binary, by
+    default the embedded one's): {"commands", "usec", "errors", "first_errors", "version"}."""
     import redis
 
     from workers.redis_server import RedisServer
 
-    with tempfile.TemporaryDirectory(prefix="bh-replay-") as d, RedisServer(Path(d) / "r", persist=False) as srv:
+    with tempfile.TemporaryDirectory(prefix="bh-replay-") as d, \
+            RedisServer(Path(d) / "r", persist=False, binary=server) as srv:
         r = redis.Redis.from_url(srv.url)
+        info = r.info("server")
+        version = f"Redis {info['redis_version']}" + (f", {info['mem_allocator']}" if "mem_allocator" in info else "")
         for body in scripts:  # (a script loaded before the recording began is still asked for)
             r.script_load(body)
         r.config_set("slowlog-log-slower-than", 0)
@@ -133,4 +137,4 @@ def replay(path: Path, scripts: list[str], batch: int = 200) -> dict:
                     drain()
         errors += run(pipe)
         drain()
-    return {"commands": sent, "usec": usec, "errors": errors, "first_errors": first}
+    return {"commands": sent, "usec": usec, "errors": errors, "first_errors": first, "version": version}

@@ -104,6 +104,8 @@ def main(argv=None) -> int:
     ap.add_argument("--replay", action="store_true",
                     help="record the crawl's commands (MONITOR) and time them again on a server alone "
                          "(bench/monitor_replay.py); the recording slows the crawl's own figures")
+    ap.add_argument("--replay-server", default=None,
+                    help="the redis-server binary to replay on (a cluster's version; default: the embedded one)")
     ap.add_argument("--redis-cpu", type=int, default=None,
                     help="give the server this CPU to itself (the rest run on the other CPUs)")
     a = ap.parse_args(argv)
@@ -156,7 +158,8 @@ def main(argv=None) -> int:
             farm.wait()
         posts = sum(1 for line in (d / "out.jsonl").read_text().splitlines() if line.strip())
         from workers import lua
-        replayed = replay(d / "monitor.txt", [getattr(lua, n) for n in dir(lua) if n.isupper()]) if a.replay else None
+        replayed = replay(d / "monitor.txt", [getattr(lua, n) for n in dir(lua) if n.isupper()],
+                          server=a.replay_server) if a.replay else None
     delta = {n: (c - before.get(n, (0, 0))[0], u - before.get(n, (0, 0))[1]) for n, (c, u) in after.items()}
     delta = {n: v for n, v in delta.items() if v[0] > 0}
     calls = sum(c for c, _ in delta.values())
@@ -179,7 +182,8 @@ def main(argv=None) -> int:
           f"{out['usec_per_post']:.0f} us commandstats usec sum (scripts' commands twice); "
           f"server CPU {out['cpu_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['cpu_usec_per_post']):,.0f} posts/s)")
     if replayed:
-        print(f"Redis time per post, the crawl's {replayed['commands']:,} commands replayed on a server alone: "
+        print(f"Redis time per post, the crawl's {replayed['commands']:,} commands replayed on a server alone "
+              f"({replayed['version']}): "
               f"{out['replayed_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['replayed_usec_per_post']):,.0f} "
               f"posts/s per Redis; {replayed['errors']} replies were errors{': ' if replayed['errors'] else ''}"
               f"{'; '.join(replayed['first_errors'])})")

@@ -86,8 +86,10 @@ class RedisServer:
     """Start redis-server on 127.0.0.1 and a free port; stop it on exit."""
 
     def __init__(self, data_dir: str | Path | None = None, port: int | None = None,
-                 persist: bool = True, start_timeout: float = 20.0, die_with_parent: bool = False):
+                 persist: bool = True, start_timeout: float = 20.0, die_with_parent: bool = False,
+                 binary: str | None = None):
         self._tmp = None
+        self.binary = binary  # another redis-server than redis_binary()'s (a bench's)
         self.die_with_parent = die_with_parent
         if data_dir is None:
             self._tmp = tempfile.mkdtemp(prefix="blogharvest-redis-")
@@ -119,7 +121,7 @@ class RedisServer:
     def launch(self) -> "RedisServer":
         """Start the process without waiting for it to answer (wait_ready does)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        args = [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
+        args = [self.binary or redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
                 "--dir", str(self.data_dir), "--save", "", "--daemonize", "no",
                 "--maxmemory-policy", "noeviction", "--loglevel", "warning",
                 "--logfile", str(self.data_dir / "redis.log"), "--protected-mode", "yes"]
