@@ -9,6 +9,12 @@ Keys come in KEYS only, all of one blog (one hash tag) but the records stream.
 """
 from __future__ import annotations
 
+from workers.facts import FIELDS
+
+# the crawl hash's fields a page's first read asks (State.page_context): a page's end reads them
+# for the pages it hands out, named here and not in each call's arguments (issue 33)
+AHEAD = ("state", "options", "since", *FIELDS)
+
 # Note again as handed out now (ARGV[1]) the urls (ARGV[3]...) still in flight, not done, and
 # handed out at or before ARGV[2] (still stale: not deferred to a later time nor touched by
 # another sweeper since they were read); the ones noted are returned, to be sent again. A page
@@ -334,8 +340,8 @@ return save(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV, ARGV[8], ARGV[9],
 # token of the crawl's cut parts (written when this page cuts one: workers/facts.py), then the
 # page's slots of links that may list posts, as JSON ('': none; issue 30).
 # Then how many image pages below a post the page links (left unread), the crawl hash's field
-# counting them, and their urls; then how many fields of the crawl hash to read ahead for the
-# pages handed out, and their names (returned last, as the script leaves them).
+# counting them, and their urls; then '1' where the crawl hash's AHEAD fields are to be read for
+# the pages handed out (returned last, as the script leaves them).
 # KEYS 15, 16: the barren count and the cut parts of the site (traps, tasks/discover/traps.py);
 # KEY 17: the pages' slots of links (`inlist`).
 # Returns {'', saved (1 new or changed, 0 same, -1 no record), samples ever (-1: no sample),
@@ -358,11 +364,8 @@ if ARGV[9] ~= '' and r[7] ~= '' then extra[#extra + 1] = 'found_' .. r[7] end
 if nl > 0 then extra[#extra + 1] = ARGV[l0 + 1] end
 -- fields of the crawl hash the next page's first read would ask for (read here when pages are
 -- handed out: the worker that keeps one of them need not ask again, issue 33)
-local a0 = l0 + 2 + nl
 local ahead = {}
-if ARGV[6] ~= '' then
-  for i = a0 + 1, a0 + tonumber(ARGV[a0] or '0') do ahead[#ahead + 1] = ARGV[i] end
-end
+if ARGV[6] ~= '' and ARGV[l0 + 2 + nl] == '1' then ahead = {""" + ", ".join(f"'{f}'" for f in AHEAD) + """} end
 local c = crawl_fields(KEYS[3], extra, ahead)
 -- done from here on (SADD says whether it was already: a second delivery, as a page reclaimed
 -- from a slow worker; nothing is written again then, nor for a crawl that ended meanwhile:

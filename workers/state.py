@@ -30,7 +30,7 @@ ENDED = ("done", "failed", "budget_exhausted")
 
 
 MAX_SAMPLES = 5000
-AHEAD = ["state", "options", "since", *facts.FIELDS]  # the crawl hash's fields a page's first read asks
+AHEAD = list(lua.AHEAD)  # the crawl hash's fields a page's first read asks
 BLOG_TTL = 1.0  # seconds a process reuses a blog's hash and patterns between pages (issue 33): a
 # page reads them once at its start and works seconds with them, so a second more is the same
 
@@ -475,7 +475,7 @@ class State:
                 *_trap_args(trap, list(every[1]), estimates),
                 len(read or ()), *(read or ()), facts.token(), json.dumps(listed) if listed else "",
                 len(left[1]) if left else 0, left[0] if left else "", *(left[1] if left else ()),
-                len(AHEAD) if hand_out is not None else 0, *(AHEAD if hand_out is not None else ())]
+                "1" if hand_out is not None else ""]
         got = self._end_page(
             keys=[k.seen, k.frontier, k.crawl, k.done, k.inflight, k.samples, k.sampled, k.hashes, k.records,
                   k.posts, STREAM, k.bodies, k.trace, k.active, k.barren, k.cut, k.inlist], args=args)
