@@ -275,7 +275,7 @@ def _literal_edge(values: list[str]) -> str:
         if len(set(chars)) != 1 or chars[0].isdigit():
             break
         common.append(chars[0])
-    c = "".join(common)
+    c = "".join(common).partition("%")[0]  # (an edge ends before an escaped character)
     if not c:
         return ""
     if all(len(v) > len(c) and v[len(c)].isdigit() for v in values):
@@ -292,6 +292,8 @@ def _peel(values: list[str], wild: str) -> tuple[list[str], list[str]]:
     pieces: list[str] = []
     rem = list(values)
     while True:
+        if any("%" in v[:3] for v in rem):  # a percent-escaped character (or one read backwards) is text,
+            break  # not an edge: slugs in another script all start with "%E" and a digit
         if all(v[:1].isdigit() for v in rem):
             runs = [re.match(r"\d+", v).group() for v in rem]
             pieces.append(r"\d+")

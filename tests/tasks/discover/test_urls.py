@@ -122,3 +122,17 @@ def test_a_malformed_port_is_out_of_scope_not_a_crash():
     root = parse_html("<html><head><link rel='alternate' type='application/rss+xml' href='http://b.test:8o/feed'>"
                       "</head></html>", "http://b.test/")
     assert feed_links(root, "http://b.test/", "http://b.test/") == []
+
+
+def test_post_pattern_of_slugs_in_another_script_takes_a_slug_of_ascii_too():
+    """Japanese slugs percent-escaped all start with "%E" and a digit (UTF-8's lead bytes): no
+    typed edge of the slug, or a post whose slug starts with "sns" or "amazon-echo" is missed."""
+    from urllib.parse import quote
+    words = ["資本主義経済は良いシステムか", "仮想でない通貨はあるのか", "信用という言葉は適切だろうか",
+             "なぜ虚業は稼ぎが良いのか", "生活に引き算の発想を", "断捨離としての本の自炊"]
+    posts = [f"https://330k.example/2018/0{i % 9 + 1}/1{i}/{quote(w).lower()}/" for i, w in enumerate(words)]
+    pattern = learn_post_pattern(posts, ["https://330k.example/", "https://330k.example/page/2/"])
+    assert all(is_post(u, pattern) for u in posts)
+    for slug in ("sns" + quote("とそれまでのメディアの違い").lower(), "amazon-echo" + quote("と家電").lower()):
+        assert is_post(f"https://330k.example/2018/06/02/{slug}/", pattern), (slug, pattern)
+    assert not is_post("https://330k.example/page/2/", pattern)
