@@ -75,7 +75,7 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
     if state != "done" or kind != "new" or marked is not None:
         return []
     records = sorted(r.smembers(k.posts))
-    pages = unlisted(records, [urls for v in r.hvals(k.inlist) for urls in json.loads(v)])
+    pages = unlisted(records, [urls for v in r.hvals(k.inlist) for urls in json.loads(v)], r.hgetall(k.aliases))
     note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
             f"{len(records)} pages read as posts: a page of the site in the post template")
     notes = dict.fromkeys(pages, note)

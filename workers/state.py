@@ -646,12 +646,18 @@ class State:
                 p.execute()
 
     def take_body(self, crawl_id: str, key: str, old: str, new: str) -> None:
-        """`new` holds the body from now on; `old` leaves the crawl's output (one record per post)."""
+        """`new` holds the body from now on; `old` leaves the crawl's output (one record per post)
+        and is noted as its alias (a listing that names `old` lists `new`)."""
         k = Keys(crawl_id)
         with self.r.pipeline() as p:
             p.hset(k.bodies, key, new)
             p.srem(k.posts, old)
+            p.hset(k.aliases, old, new)
             p.execute()
+
+    def note_alias(self, crawl_id: str, url: str, owner: str) -> None:
+        """`url` shows the post whose record is `owner`'s (a duplicate left out of the output)."""
+        self.r.hset(Keys(crawl_id).aliases, url, owner)
 
     # ------------------------------------------------------------ politeness
     def robots(self, host: str) -> str | None:

@@ -38,3 +38,23 @@ def test_schemes_of_about_the_same_size_keep_the_first_url(rt):
     result = {}
     assert not takes_over(rt, cid, {"url": f"{home}a/9.html", **POST},
                           f"{home}b/9.html", result, PATTERN)
+
+
+def test_a_pseudo_entrys_url_is_taken_over_by_the_main_scheme_and_noted_as_its_alias(rt):
+    """Without a feed the entries are read off the blog's pages (pseudo): the copy a listing
+    named (held-out blogaddict-de's /permalink/ spelling) holds no feed's word; the URL in the
+    blog's main scheme takes the post over, and the copy is noted as its alias (a listing that
+    names it lists the post). A feed's own URL is kept (a duplicate, noted too)."""
+    home = "http://dup-scheme-3.example/"
+    cid = _crawl(rt, home)
+    rt.state.r.sadd(rt.keys(cid).posts, *[f"{home}a/{n}-post-{n}.html" for n in range(1, 9)])
+    copy, post = f"{home}permalink/The-Post.html", f"{home}a/20-The-Post.html"
+    rt.state.save_entries(cid, [{"url": copy, "title": "A post", "pseudo": True}])
+    result = {}
+    assert takes_over(rt, cid, {"url": post, **POST}, copy, result, PATTERN)
+    assert result == {"replaced": copy} and rt.state.r.hget(rt.keys(cid).aliases, copy) == post
+    fed = f"{home}permalink/Fed-Post.html"
+    rt.state.save_entries(cid, [{"url": fed, "title": "Another"}])
+    result = {}
+    assert not takes_over(rt, cid, {"url": f"{home}a/21-Fed-Post.html", **POST}, fed, result, PATTERN)
+    assert rt.state.r.hget(rt.keys(cid).aliases, f"{home}a/21-Fed-Post.html") == fed

@@ -186,14 +186,17 @@ def takes_over(rt, crawl_id: str, record: dict, owner: str, result: dict, patter
     step, so a taker after it removes this URL in its turn."""
     url = record["url"]
     mine = entry is not None or bool(pattern and is_post(url, pattern))
-    owner_entry = rt.state.entry(crawl_id, owner) is not None
-    theirs = owner_entry or bool(pattern and is_post(owner, pattern))
-    # (a feed's own URL for the post is never taken over by a URL the feed does not give)
-    if mine and (not theirs or ((entry is not None or not owner_entry) and _in_main_scheme(rt, crawl_id, url, owner))):
+    owners = rt.state.entry(crawl_id, owner)
+    theirs = owners is not None or bool(pattern and is_post(owner, pattern))
+    # (a feed's own URL for the post is never taken over by a URL the feed does not give; a pseudo
+    # entry, read off the blog's pages without a feed, gives the URL a listing named it by)
+    fed = owners is not None and not owners.get("pseudo")
+    if mine and (not theirs or ((entry is not None or not fed) and _in_main_scheme(rt, crawl_id, url, owner))):
         rt.state.take_body(crawl_id, body_of(record), owner, url)
         result["replaced"] = owner
         return True
     result["duplicate_of"] = owner
+    rt.state.note_alias(crawl_id, url, owner)
     return False
 
 
