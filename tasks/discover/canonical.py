@@ -35,6 +35,9 @@ _LISTING_QUERY = re.compile(r"(?:^|&)(?:s|q|search|paged|page|updated-max|update
 # (not below a date: /2013/01/01/2013/ is a post named 2013)
 _DATE_ARCHIVE = re.compile(r"^/(?:[^/]+/)?(?:[^/\d][^/]*/){0,2}(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?)?/?$")
 _AMP = re.compile(r"/amp/?$", re.I)
+# a month's archive named by a file or folder of its own, a year and a month alone: Movable Type's
+# /archives/2004_05.html, /2003_06.html beside its /000433.html posts, /blog/2004-05/
+MONTH_FILE = re.compile(r"^/(?:[^/]+/)*(?P<y>(?:19|20)\d\d)[_-](?P<m>0[1-9]|1[0-2])(?:\.html?)?/?$", re.I)
 
 
 def fold_to_home(url: str, home: str) -> str:
@@ -116,7 +119,7 @@ def is_listing(url: str, home: str) -> bool:
         return True
     if path.rstrip("/") == hp.rstrip("/"):
         return not query  # the home page, not /?p=123
-    if _PAGED.search(path) or _DATE_ARCHIVE.match(path):
+    if _PAGED.search(path) or _DATE_ARCHIVE.match(path) or MONTH_FILE.match(path):
         return True
     return _listing_segments(path, query)
 

@@ -22,6 +22,7 @@ import datetime as dt
 import re
 from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
 
+from tasks.discover.canonical import MONTH_FILE
 from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
@@ -32,8 +33,7 @@ MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): ke
 
 _ARCHIVE = re.compile(r"^(?P<pre>/(?:[^/]+/)?)(?P<y>(?:19|20)\d\d)(?:/(?P<m>0?[1-9]|1[0-2])(?:/(?P<d>0?[1-9]|[12]\d|3[01]))?)?"
                       r"(?:/(?:page/\d+/?)?)?$")
-# a monthly archive named by a file of its own: /archives/2004_05.html, /blog/2004-05/
-_ARCHIVE_FILE = re.compile(r"^/(?:[^/]+/)*(?P<y>(?:19|20)\d\d)[_-](?P<m>0[1-9]|1[0-2])(?:\.html?)?/?$", re.I)
+_ARCHIVE_FILE = MONTH_FILE  # a monthly archive named by a file of its own: /archives/2004_05.html
 # "p" too (Jekyll's paginate_path /p/:num/): read only for pages that are no posts by the
 # blog's pattern (canonical.is_listing leaves it out: /p/123/ is a post's address on some blogs)
 _PAGE_PATH = re.compile(r"^(?P<base>.*?/)(?:(?:page|seite|pagina|pg|p)/|page-?)(?P<n>\d+)/?$", re.I)  # /page2/: Jekyll

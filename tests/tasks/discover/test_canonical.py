@@ -118,3 +118,13 @@ def test_image_pages_are_the_pages_below_a_post_it_links_only_through_an_image()
     # a post under a query (?p=N) or at the root has nothing "below" it: every page would be
     assert image_pages(parse_html('<a href="/x/"><img src="x.jpg"></a>', HOME), HOME + "?p=3", [HOME + "?p=3"]) == []
     assert image_pages(parse_html('<a href="/x/"><img src="x.jpg"></a>', HOME), HOME, [HOME]) == []
+
+
+def test_a_file_named_by_a_year_and_a_month_alone_is_that_months_archive():
+    """Held-out hedong-zh (Movable Type saved by Teleport Pro): /2003_06.html beside the posts'
+    /000433.html shows June's posts whole, titled "June 2003 Archives"; a day is a post's name."""
+    home = "http://mt.example/"
+    for path in ("2003_06.html", "archives/2004_05.html", "blog/2004-05/"):
+        assert is_listing(home + path, home), path
+    for path in ("000433.html", "2004_05_12.html", "2019-05-03-slug.html", "2013/01/01/2013/"):
+        assert not is_listing(home + path, home), path
