@@ -76,7 +76,7 @@ def by_script(log: list[dict], r) -> dict[str, tuple[int, int, int]]:
 
     from workers import lua
 
-    names = {Script(r, getattr(lua, n)).sha: n for n in dir(lua) if n.isupper()}
+    names = {Script(r, getattr(lua, n)).sha: n for n in dir(lua) if n.isupper() and isinstance(getattr(lua, n), str)}
     out: dict[str, list[int]] = {}
     for e in log:
         cmd = e["command"]
@@ -158,7 +158,7 @@ def main(argv=None) -> int:
             farm.wait()
         posts = sum(1 for line in (d / "out.jsonl").read_text().splitlines() if line.strip())
         from workers import lua
-        replayed = replay(d / "monitor.txt", [getattr(lua, n) for n in dir(lua) if n.isupper()],
+        replayed = replay(d / "monitor.txt", [v for n in dir(lua) if n.isupper() and isinstance(v := getattr(lua, n), str)],
                           server=a.replay_server) if a.replay else None
     delta = {n: (c - before.get(n, (0, 0))[0], u - before.get(n, (0, 0))[1]) for n, (c, u) in after.items()}
     delta = {n: v for n, v in delta.items() if v[0] > 0}

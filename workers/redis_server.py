@@ -124,6 +124,10 @@ class RedisServer:
         args = [self.binary or redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
                 "--dir", str(self.data_dir), "--save", "", "--daemonize", "no",
                 "--maxmemory-policy", "noeviction", "--loglevel", "warning",
+                # a crawl's per-URL hashes (attempts, bodies, the blog's hashes) hold thousands of
+                # fields: kept compact past 128, every read scans them end to end (Redis 6's name;
+                # Redis 7 takes it for hash-max-listpack-entries)
+                "--hash-max-ziplist-entries", "128",
                 "--logfile", str(self.data_dir / "redis.log"), "--protected-mode", "yes"]
         if self.persist:
             args += ["--appendonly", "yes", "--appendfsync", "everysec"]
