@@ -10,16 +10,15 @@ reached only through each post's previous/next links), nothing is concluded.
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from urllib.parse import urlsplit
 
-from tasks.discover.candidates import lists_posts, url_scheme
+from tasks.discover.candidates import lists_posts
 from tasks.text.similarity import normalize_text
 
 MIN_POSTS = 10  # records before the listings' cover means anything
 MIN_COVER = 0.9  # share of the records the listings list, before the rest count as pages
 MAX_SHARE = 0.1  # at most this share of the records is ever turned into pages
-MAIN_SCHEME = 0.9  # share of the records in one URL scheme of its own: its records are posts
 MIN_COPY_CHARS = 40  # text two records share before one is a copy of the other
 
 
@@ -58,23 +57,10 @@ def unlisted(records: list[str], slots: list[list[str]], aliases: dict[str, str]
         if lists_posts(forms, known.__contains__) or (forms and all(f in known for f in forms)):
             # (a short slot whose every link is a post: a date archive of a month with one or two)
             listed.update(owner.get(f, f) for f in forms)
-    main = _main_scheme(records)
-    out = [u for u in records if url_form(u) not in listed and url_scheme(u) != main]
+    out = [u for u in records if url_form(u) not in listed]
     if not out or len(records) - len(out) < min_cover * len(records) or len(out) > MAX_SHARE * len(records):
         return []
     return sorted(out)
-
-
-def _main_scheme(records: list[str]) -> str | None:
-    """The URL scheme (tasks.discover.candidates.url_scheme) of MAIN_SCHEME of the records at
-    least, where it is a folder of its own (/a/*.html, /<d>/<d>/*): a record there is a post
-    whether a listing names it or not (a mirror's listings saved at other times than its posts
-    miss some; a post named only by its neighbours' "recent entries"). A site's own pages live
-    elsewhere; at the site's root (/*), pages and posts share the scheme and prove nothing."""
-    if not records:
-        return None
-    scheme, n = Counter(url_scheme(u) for u in records).most_common(1)[0]
-    return scheme if n >= MAIN_SCHEME * len(records) and not scheme.startswith("/*") else None
 
 
 def copies(texts: dict[str, str | None], is_post) -> dict[str, str]:

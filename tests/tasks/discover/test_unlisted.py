@@ -77,13 +77,3 @@ def test_a_listing_naming_a_posts_other_url_lists_the_post():
     assert unlisted(posts + [H + "books.html"], slots) == sorted([*posts[37:], H + "books.html"])
     assert unlisted(posts + [H + "books.html"], slots, copies) == [H + "books.html"]
 
-
-def test_a_record_in_the_scheme_of_the_blogs_posts_is_a_post_whether_listed_or_not():
-    """Held-out blogaddict-de: its mirror's listing pages were saved at other times than its
-    posts, and a post named only by its neighbours' "recent entries" is listed by none; it is in
-    the /a/*.html folder nine posts in ten are in, where the site's own pages are not."""
-    posts = [f"{H}a/{i}-post-{i}.html" for i in range(40)]
-    slots = _pages(*posts[:37])
-    assert unlisted(posts + [H + "pages/impressum.html"], slots) == [H + "pages/impressum.html"]
-    rooted = [f"{H}post-{i}/" for i in range(40)]  # posts at the site's root share it with pages
-    assert unlisted(rooted + [H + "books/"], _pages(*rooted[:38])) == sorted([*rooted[38:], H + "books/"])
