@@ -42,25 +42,35 @@ def unlisted(records: list[str], slots: list[list[str]], aliases: dict[str, str]
     slots of links (tasks.discover.candidates.listing_slots), judged now that the crawl knows its
     posts: a slot lists posts where a few of its links, or most, are records. `aliases`: other
     URLs of a record's post (url -> the record's: a copy whose body the record took, a duplicate),
-    which a listing may name instead (a mirror's listing naming a post's /permalink/ copy)."""
+    which a listing may name instead (a mirror's listing naming a post's /permalink/ copy): they
+    keep a record a post where the listings' own names prove the cover, and never make a cover
+    (a mirror whose every link names a `?p=N` copy proves nothing of its listings)."""
     if len(records) < min_posts:
         return []
     known = {url_form(u) for u in records}
+    listed = _listed(slots, known, {})
+    if len(listed & known) < min_cover * len(records):
+        return []
     owner = {url_form(a): url_form(o) for a, o in (aliases or {}).items()}
     for _ in range(3):  # (a copy of a copy)
         owner = {a: owner.get(o, o) for a, o in owner.items()}
     owner = {a: o for a, o in owner.items() if o in known and a not in known}
-    known |= set(owner)
+    listed |= _listed(slots, known | set(owner), owner)
+    out = [u for u in records if url_form(u) not in listed]
+    if not out or len(out) > MAX_SHARE * len(records):
+        return []
+    return sorted(out)
+
+
+def _listed(slots: list[list[str]], known: set[str], owner: dict[str, str]) -> set[str]:
+    """The URL forms the slots that list posts name (an alias's as its record's)."""
     listed: set[str] = set()
     for urls in slots:
         forms = [url_form(u) for u in urls]
         if lists_posts(forms, known.__contains__) or (forms and all(f in known for f in forms)):
             # (a short slot whose every link is a post: a date archive of a month with one or two)
             listed.update(owner.get(f, f) for f in forms)
-    out = [u for u in records if url_form(u) not in listed]
-    if not out or len(records) - len(out) < min_cover * len(records) or len(out) > MAX_SHARE * len(records):
-        return []
-    return sorted(out)
+    return listed
 
 
 def copies(texts: dict[str, str | None], is_post) -> dict[str, str]:

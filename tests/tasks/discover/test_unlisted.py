@@ -71,9 +71,20 @@ def test_a_record_showing_a_posts_text_under_another_url_is_a_copy():
 def test_a_listing_naming_a_posts_other_url_lists_the_post():
     """A mirror's listing names a post by its /permalink/ copy, whose body the record's URL took
     (an alias): the post is listed."""
-    posts = [f"{H}p{i}.html" for i in range(40)]  # (at the site's root: no scheme of its own)
+    posts = [f"{H}p{i}.html" for i in range(40)]
     copies = {f"{H}permalink/p{i}.html": posts[i] for i in range(37, 40)}
     slots = _pages(*posts[:37], *copies)
     assert unlisted(posts + [H + "books.html"], slots) == sorted([*posts[37:], H + "books.html"])
     assert unlisted(posts + [H + "books.html"], slots, copies) == [H + "books.html"]
+
+
+def test_aliases_never_make_the_cover():
+    """Held-out hfors-visor (a wget mirror): every listing names the posts' `?p=N` copies, so
+    the listings' own names list none of the records and nothing is concluded; the copies noted
+    as aliases of the records they were taken over by must not turn that into a cover, which
+    would make pages of the posts whose copies were never read."""
+    posts = [f"{H}2020/01/{i:02d}/post-{i}/" for i in range(1, 31)]
+    copies = {f"{H}index.html?p={i}": posts[i] for i in range(28)}
+    slots = _pages(*copies, f"{H}index.html?p=28", f"{H}index.html?p=29")
+    assert unlisted(posts, slots, copies) == []
 
