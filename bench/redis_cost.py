@@ -147,6 +147,8 @@ def main(argv=None) -> int:
                     wall = time.monotonic() - began
                     after, cpu1 = commandstats(r), cpu(r)
                     log = r.slowlog_get(2_000_000)
+                    r.slowlog_reset()  # (its entries are the server's memory too: not the crawl's)
+                    r.config_set("slowlog-max-len", 128)
                     scripts = by_script(log, r) if a.scripts else {}
                 finally:
                     pool.stop()
