@@ -31,6 +31,7 @@ ENDED = ("done", "failed", "budget_exhausted")
 
 MAX_SAMPLES = 5000
 AHEAD = list(lua.AHEAD)  # the crawl hash's fields a page's first read asks
+AHEAD_TTL = 5.0  # seconds a page's end's reading of them stands for the page it kept (its next one)
 BLOG_TTL = 1.0  # seconds a process reuses a blog's hash and patterns between pages (issue 33): a
 # page reads them once at its start and works seconds with them, so a second more is the same
 
@@ -395,7 +396,8 @@ class State:
         direct = facts.Facts.direct(copies, url)  # the others from this process's copies (token checked)
         # a kept page: the end of the page before it read its crawl fields when it handed it out,
         # and it was just taken off the frontier, so not done (a second delivery would write nothing)
-        ahead = self._ahead.pop((crawl_id, url), None) if kept else None
+        ahead = self._ahead.pop((crawl_id, url), None)  # (taken out whoever delivers it: read once)
+        ahead = ahead[1] if kept and ahead is not None and time.monotonic() - ahead[0] < AHEAD_TTL else None
         with self.r.pipeline(transaction=False) as p:
             if also is not None:
                 also(p)
@@ -484,7 +486,7 @@ class State:
         _, saved, sampled, queued, finished, handed, written, cut, *ahead = got  # (ahead: not on a second delivery)
         ahead = ahead[0] if ahead else []
         for u in handed if len(ahead) == len(AHEAD) else ():
-            self._ahead[(crawl_id, u)] = ahead
+            self._ahead[(crawl_id, u)] = (time.monotonic(), ahead)
         if written:
             cache.note(crawl_id, [*posts, *estimates, *seen], epoch)
             queued += self._resend(crawl_id, epoch, every[0], posts, every[1], estimates, tie)
