@@ -69,14 +69,19 @@ def kept(r) -> tuple[dict[str, int], dict[str, int]]:
     return dict(every), dict(lasting)
 
 
+def lua_scripts() -> dict[str, str]:
+    """workers/lua.py's scripts by name (its upper-case strings)."""
+    from workers import lua
+
+    return {n: v for n in dir(lua) if n.isupper() and isinstance(v := getattr(lua, n), str)}
+
+
 def by_script(log: list[dict], r) -> dict[str, tuple[int, int, int]]:
     """Script name (workers/lua.py) -> (calls, usec, median usec of a call), from the SLOWLOG
     of every command."""
     from redis.commands.core import Script
 
-    from workers import lua
-
-    names = {Script(r, getattr(lua, n)).sha: n for n in dir(lua) if n.isupper() and isinstance(getattr(lua, n), str)}
+    names = {Script(r, body).sha: n for n, body in lua_scripts().items()}
     out: dict[str, list[int]] = {}
     for e in log:
         cmd = e["command"]
@@ -159,8 +164,7 @@ def main(argv=None) -> int:
             farm.stdin.close()
             farm.wait()
         posts = sum(1 for line in (d / "out.jsonl").read_text().splitlines() if line.strip())
-        from workers import lua
-        replayed = replay(d / "monitor.txt", [v for n in dir(lua) if n.isupper() and isinstance(v := getattr(lua, n), str)],
+        replayed = replay(d / "monitor.txt", list(lua_scripts().values()),
                           server=a.replay_server) if a.replay else None
     delta = {n: (c - before.get(n, (0, 0))[0], u - before.get(n, (0, 0))[1]) for n, (c, u) in after.items()}
     delta = {n: v for n, v in delta.items() if v[0] > 0}
