@@ -110,6 +110,24 @@ def test_remembering_replays_responses_and_errors(rt, monkeypatch):
     assert not rt.state.r.exists(memo.key)
 
 
+def test_what_a_step_worked_out_is_read_back_by_its_next_run(rt):
+    """A result worked out from the fetches (a rule learned on a sample) is kept with them: an
+    eager step's next run reads it back, computed once; once the step is done, it is gone."""
+    cid = "abcdef123456-patience4"
+    computed = []
+
+    def run():
+        _, memo = patience.remembering(rt, cid, "rule", eager=True)
+        return memo, memo.worked_out("sample a", lambda: computed.append(1) or {"rule": "//li"})
+
+    memo, value = run()
+    assert value == {"rule": "//li"} and rt.state.r.exists(memo.key)
+    memo, again = run()  # run again after a wait: read back, not worked out again
+    assert again == value and computed == [1]
+    memo.forget()
+    assert run()[1] == value and computed == [1, 1]  # the step done: a new settling works it out
+
+
 def test_deadline_check():
     limits.start(None)
     limits.check()  # no deadline: nothing

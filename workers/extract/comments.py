@@ -244,19 +244,39 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
             continue
         pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
         trials.append((e["url"], pages, feed))
-        read = _extract(pages, stored, e["url"]) if stored else []
-        if stored and _share(read, feed) >= MIN_SHARE:
-            return stored, e["url"], feed_adds(read, feed)
-        rule = C.learn_comment_rule([r for _, r in pages], feed)
-        read = _extract(pages, rule, e["url"]) if rule else []
-        if rule and _complete(rule, feed) and C.reading_score(read, feed) >= READS_WELL:
-            log.info("comment rule learned on %s: %s", e["url"], rule)
-            return rule, e["url"], feed_adds(read, feed)
-        if rule:
-            learned.append((rule, e["url"]))
+        trial = _worked_out(rt, f"sample {e['url']} {json.dumps(stored, sort_keys=True)}",
+                            lambda: _try_sample(pages, feed, stored, e["url"]))
+        if trial["verdict"] == "stored":
+            return stored, e["url"], trial["adds"]
+        if trial["verdict"] == "learned":
+            log.info("comment rule learned on %s: %s", e["url"], trial["rule"])
+            return trial["rule"], e["url"], trial["adds"]
+        if trial["rule"]:
+            learned.append((trial["rule"], e["url"]))
     if learned:
         return _best_reading(rt, crawl_id, learned, trials)
     return (stored, None, True) if stored else _blocks(rt, crawl_id) + (True,)
+
+
+def _try_sample(pages, feed: list[dict], stored: dict | None, url: str) -> dict:
+    """What one sample post says of the blog's rule: `verdict` "stored" (the stored rule reads
+    it), "learned" (a rule learned on it reads it well: `rule`), else "weak" with the rule
+    learned there, if any, to weigh later; `adds`: whether its feed adds to its pages."""
+    read = _extract(pages, stored, url) if stored else []
+    if stored and _share(read, feed) >= MIN_SHARE:
+        return {"verdict": "stored", "rule": None, "adds": feed_adds(read, feed)}
+    rule = C.learn_comment_rule([r for _, r in pages], feed)
+    read = _extract(pages, rule, url) if rule else []
+    if rule and _complete(rule, feed) and C.reading_score(read, feed) >= READS_WELL:
+        return {"verdict": "learned", "rule": rule, "adds": feed_adds(read, feed)}
+    return {"verdict": "weak", "rule": rule, "adds": True}
+
+
+def _worked_out(rt, name: str, compute):
+    """`compute()`, kept by the step's remembering downloader where it has one (settling runs
+    again after each politeness wait: what an earlier run learned is read back, issue 33)."""
+    keep = getattr(rt.downloader, "worked_out", None)
+    return keep(name, compute) if keep else compute()
 
 
 def _complete(rule: dict, feed: list[dict]) -> bool:

@@ -162,6 +162,19 @@ class Remembering:
                 p.execute()
             self.stored = True
 
+    def worked_out(self, name: str, compute):
+        """A result the step works out from what it fetched (a comment rule learned on a sample
+        post: pure, and costly), kept with its fetches: the step's next run reads it back
+        instead of working it out again (issue 33: a step that goes a request further each run
+        would otherwise redo every earlier run's work, n^2). JSON values only."""
+        field = json.dumps(["worked out", name])
+        raw = self._load().get(field)
+        if raw is not None:
+            return json.loads(raw)
+        value = compute()
+        self._note(field, json.dumps(value))
+        return value
+
     def forget(self) -> None:
         """The step is done: nothing kept for it any more."""
         if self.stored:

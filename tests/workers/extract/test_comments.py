@@ -172,3 +172,49 @@ def test_a_page_whose_blog_rule_another_worker_settles_is_deferred_not_held(rt, 
         heal.release_lock(rt.state.r, f"comment-rule:{cid}", token)
     comments.blog_rule(rt, cid)
     assert rt.state.blog(cid).get("comment_rule_crawl") == cid
+
+
+def test_settling_met_by_politeness_learns_each_sample_post_once(rt, farm, monkeypatch):
+    """Settling the blog's rule reads several pages of one host; at a real pace each run meets
+    the host's gap (HostBusy) and the next run, whichever page's task it is, replays what was
+    fetched and gets a request further. What a run learned on a sample post is kept with those
+    fetches (issue 33): the interrupted settling learns as often as an uninterrupted one, not
+    once more per request, and settles on the same rule."""
+    from workers.fetch.patience import HostBusy
+
+    feed = parse_feed(rt.downloader.get(farm.origin + "/feed/").content, farm.origin + "/feed/")
+    learned = []
+    real_learn = comments.C.learn_comment_rule
+    monkeypatch.setattr(comments.C, "learn_comment_rule", lambda *a, **k: learned.append(1) or real_learn(*a, **k))
+
+    def settle(interrupt: bool):
+        cid = rt.state.create_crawl(farm.url, None, {"js": "never"})
+        rt.state.save_entries(cid, feed["entries"])
+        rt.state.save_blog(cid, entry_urls=[e["url"] for e in feed["entries"]])
+        rt.state.r.hdel(rt.keys(cid).blog, "comment_rules")  # (the blog's: each settling starts with none)
+        learned.clear()
+        real_get, runs = rt.downloader.get, 0
+        while True:
+            fetched = []
+
+            def get(url, **kw):  # one request a run: the next meets the host's gap
+                if interrupt and fetched:
+                    raise HostBusy("farm", 1.0)
+                fetched.append(url)
+                return real_get(url, **kw)
+
+            monkeypatch.setattr(rt.downloader, "get", get)
+            runs += 1
+            try:
+                rule = comments.blog_rule(rt, cid)
+                break
+            except HostBusy:
+                assert runs < 200
+        monkeypatch.setattr(rt.downloader, "get", real_get)
+        return rule, len(learned), runs
+
+    rule, once, _ = settle(interrupt=False)
+    again, interrupted, runs = settle(interrupt=True)
+    assert runs > 3  # the settling was interrupted, run after run
+    assert once >= 1 and interrupted == once, (once, interrupted, runs)
+    assert again == rule
