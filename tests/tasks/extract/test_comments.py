@@ -291,6 +291,25 @@ def test_a_reading_of_whole_blocks_without_names_scores_below_one_of_the_parts()
     assert reading_score([], _TWO_FEED) == 0 and reading_score(by_parts, []) == 0
 
 
+def test_page_comments_older_than_the_feed_are_not_held_against_a_reading():
+    """A comment feed holds the newest comments (WordPress: the last ten); the page shows them
+    all. The older ones the page shows are no misreading: the reading that finds every comment
+    of a truncated feed reads it as well as a complete one (issue 33). An extra comment newer
+    than the feed's oldest, or undated, still costs its point."""
+    from tasks.extract.comments import reading_score
+
+    def comment(i, day):
+        return {"author": f"Reader {i}", "published": f"2014-11-{day:02d}T10:00:00+02:00",
+                "content_text": f"Comment number {i} says something of its own about the harbour, {i} times over."}
+
+    page = [comment(i, 10 + i) for i in range(1, 11)]  # ten comments, oldest first
+    feed = [dict(c, published=c["published"].replace("+02:00", "+00:00")) for c in page[6:]]  # the newest four
+    assert reading_score(page, feed) == reading_score(page[6:], feed) == 2.0
+    stray = dict(comment(99, 19), content_text="A block of the theme that is no comment at all, read as one.")
+    assert reading_score(page + [stray], feed) == 2.0 - 1 / len(feed)  # newer than the feed's oldest
+    assert reading_score(page + [dict(stray, published=None)], feed) == 2.0 - 1 / len(feed)  # undated
+
+
 def test_a_comment_of_several_paragraphs_is_read_whole_by_a_feed_learned_rule():
     """whizzy: each comment's text is several <p>; the rule learned on the feed read the first
     ("Hi there,"), which then did not pair with the feed's whole text: the comment came out twice."""
