@@ -365,21 +365,24 @@ def _relink_parents(out: list[dict], pair: dict[int, int], feed: list[dict], fin
             out[i]["parent"] = final.get(feed[j]["parent"], feed[j]["parent"])
 
 
-def reading_score(found: list[dict], feed: list[dict]) -> float:
+def reading_score(found: list[dict], feed: list[dict], known: int | None = None) -> float:
     """How well the comments a rule read off a post's pages agree with its comment feed, per feed
     comment: the text's similarity to the page comment paired with it, half a point more for its
     name and half for its day where they agree, less one for every page comment the feed does not
     hold. A rule that reads each comment's whole block (name and date in the text) and no name
     scores below one that reads the parts (issue 30's held-out blogs: a rule learned on a sample
-    of two comments). A page comment older than every comment of the feed is no such fault: a
-    comment feed holds the newest comments, often only the last few (WordPress: ten), and the
-    page all of them (issue 33: such a sample read no rule well, and settling read every other
-    sample and the blocks of eight posts)."""
+    of two comments). Where the post is `known` to have as many comments as the reading found
+    (its feed entry's count, its page's), a page comment older than every comment of the feed
+    is no such fault: a comment feed holds the newest comments, often only the last few
+    (WordPress: ten), and the page all of them (issue 33: such a sample read no rule well, and
+    settling read every other sample and the blocks of eight posts)."""
     if not feed:
         return 0.0
     _, pairs = match_comments([c.get("content_text") or "" for c in found], [f.get("content_text") or "" for f in feed])
     score, paired = 0.0, 0
-    oldest = min((t for f in feed if (t := _instant(f.get("published"))) is not None), default=None)
+    oldest = None
+    if known is not None and known == len(found) > len(feed):
+        oldest = min((t for f in feed if (t := _instant(f.get("published"))) is not None), default=None)
     unpaired = set(range(len(found)))
     for i, j, w in pairs:
         if w < MIN_SIMILARITY:

@@ -245,7 +245,7 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
         pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
         trials.append((e["url"], pages, feed))
         trial = _worked_out(rt, f"sample {e['url']} {json.dumps(stored, sort_keys=True)}",
-                            lambda: _try_sample(pages, feed, stored, e["url"]))
+                            lambda: _try_sample(pages, feed, stored, e["url"], _known(e, page.root)))
         if trial["verdict"] == "stored":
             return stored, e["url"], trial["adds"]
         if trial["verdict"] == "learned":
@@ -258,16 +258,23 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
     return (stored, None, True) if stored else _blocks(rt, crawl_id) + (True,)
 
 
-def _try_sample(pages, feed: list[dict], stored: dict | None, url: str) -> dict:
+def _known(entry: dict, root) -> int | None:
+    """How many comments a post is known to have: its feed entry's count, else its page's."""
+    n = entry.get("comment_count")
+    return n if isinstance(n, int) else (shown_count(root) or None)
+
+
+def _try_sample(pages, feed: list[dict], stored: dict | None, url: str, known: int | None = None) -> dict:
     """What one sample post says of the blog's rule: `verdict` "stored" (the stored rule reads
     it), "learned" (a rule learned on it reads it well: `rule`), else "weak" with the rule
-    learned there, if any, to weigh later; `adds`: whether its feed adds to its pages."""
+    learned there, if any, to weigh later; `adds`: whether its feed adds to its pages. `known`:
+    the comments the post is known to have (a feed holding only the newest of them)."""
     read = _extract(pages, stored, url) if stored else []
     if stored and _share(read, feed) >= MIN_SHARE:
         return {"verdict": "stored", "rule": None, "adds": feed_adds(read, feed)}
     rule = C.learn_comment_rule([r for _, r in pages], feed)
     read = _extract(pages, rule, url) if rule else []
-    if rule and _complete(rule, feed) and C.reading_score(read, feed) >= READS_WELL:
+    if rule and _complete(rule, feed) and C.reading_score(read, feed, known) >= READS_WELL:
         return {"verdict": "learned", "rule": rule, "adds": feed_adds(read, feed)}
     return {"verdict": "weak", "rule": rule, "adds": True}
 

@@ -304,10 +304,12 @@ def test_page_comments_older_than_the_feed_are_not_held_against_a_reading():
 
     page = [comment(i, 10 + i) for i in range(1, 11)]  # ten comments, oldest first
     feed = [dict(c, published=c["published"].replace("+02:00", "+00:00")) for c in page[6:]]  # the newest four
-    assert reading_score(page, feed) == reading_score(page[6:], feed) == 2.0
+    assert reading_score(page, feed, known=10) == reading_score(page[6:], feed) == 2.0
+    # only where the post is known to have as many as were read (its entry's count, its page's)
+    assert reading_score(page, feed) == reading_score(page, feed, known=11) == 2.0 - 6 / len(feed)
     stray = dict(comment(99, 19), content_text="A block of the theme that is no comment at all, read as one.")
-    assert reading_score(page + [stray], feed) == 2.0 - 1 / len(feed)  # newer than the feed's oldest
-    assert reading_score(page + [dict(stray, published=None)], feed) == 2.0 - 1 / len(feed)  # undated
+    assert reading_score(page + [stray], feed, known=11) == 2.0 - 1 / len(feed)  # newer than the feed's oldest
+    assert reading_score(page + [dict(stray, published=None)], feed, known=11) == 2.0 - 1 / len(feed)  # undated
 
 
 def test_a_comment_of_several_paragraphs_is_read_whole_by_a_feed_learned_rule():
