@@ -52,13 +52,16 @@ def serve(family: str, seed: int, posts: int, blogs: int) -> int:
     servers = [FarmServer(make_blog(family, seed + i, posts), host=f"127.0.0.{i + 2}").__enter__()
                for i in range(blogs)]
     times: list[list[float]] = [[] for _ in servers]
-    for s, t in zip(servers, times):  # a client closing a kept-alive connection is no news
+    paths: list[list[str]] = [[] for _ in servers]
+    for s, t, ps in zip(servers, times, paths):  # a client closing a kept-alive connection is no news
         s._server.server.handle_error = lambda *a: None
-        s._server.routes = (lambda route, t: lambda req: (t.append(time.time()), route(req))[1])(s._server.routes, t)
+        s._server.routes = (lambda route, t, ps: lambda req: (t.append(time.time()), ps.append(req.path), route(req))[2])(
+            s._server.routes, t, ps)
     print(json.dumps([{"url": s.url, "posts": [p.path for p in s.blog.posts],
                        "comments": sum(len(p.comments) for p in s.blog.posts)} for s in servers]), flush=True)
     sys.stdin.readline()
-    print(json.dumps([{"hits": dict(s.hits), "times": t} for s, t in zip(servers, times)]), flush=True)
+    print(json.dumps([{"hits": dict(s.hits), "times": t, "paths": ps} for s, t, ps in zip(servers, times, paths)]),
+          flush=True)
     sys.stdin.read()
     for s in servers:
         s.__exit__(None, None, None)
@@ -129,7 +132,27 @@ def one_round(a, cores: int) -> dict:
           f"{min(b for _, b, _ in spans) - t0:.1f}-{max(b for _, b, _ in spans) - t0:.1f} s; share of each host's "
           f"span its requests filled at the pace: median {100 * fill[len(fill) // 2]:.0f} %, lowest "
           f"{100 * fill[0]:.0f} %", flush=True)
+    idle = idle_before(served, a.delay)
+    if idle:
+        print(f"  hosts idle past 1.5 x the delay, by the request that ended the wait (s, all hosts): "
+              + ", ".join(f"{k} {v:.0f}" for k, v in idle[:6]), flush=True)
     return row
+
+
+def idle_before(served: list[dict], delay: float) -> list[tuple[str, float]]:
+    """Where hosts waited longer than their pace asks: the seconds past the delay of each gap over
+    1.5 x the delay, summed by the kind of request that came after it (a post's comment page, a
+    sitemap, a post...), most first."""
+    lost: dict[str, float] = {}
+    for h in served:
+        got = sorted(zip(h["times"], h.get("paths") or [""] * len(h["times"])))
+        for (t0, _), (t1, path) in zip(got, got[1:]):
+            if delay > 0 and t1 - t0 > 1.5 * delay:
+                kind = ("comment page" if "comment-page" in path else "comment feed" if path.rstrip("/").endswith("/feed")
+                        and path.count("/") > 3 else "sitemap" if "sitemap" in path else "feed" if "feed" in path
+                        else "post" if path.count("/") >= 5 else path.split("?")[0])
+                lost[kind] = lost.get(kind, 0.0) + t1 - t0 - delay
+    return sorted(lost.items(), key=lambda kv: -kv[1])
 
 
 def main(argv=None) -> int:
