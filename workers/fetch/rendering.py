@@ -267,6 +267,26 @@ def _forced(st, crawl_id: str):
     return None
 
 
+KEPT = "kept from the blog's earlier crawl: "
+
+
+def _earlier(st, crawl_id: str):
+    """An update crawl keeps the --js auto decision an earlier crawl of the blog made on its
+    pages (issue 35: sampling again rendered three posts, with their scripts and styles, on
+    every scheduled update of a blog that shows a sign); None where there is none to keep (the
+    blog's first crawl, a full crawl, a decision forced by --js never/always)."""
+    if not st.options(crawl_id).get("update"):
+        return None
+    blog = st.blog(crawl_id)
+    by = blog.get("js_by")
+    if "js" not in blog or not by or by == crawl_id:
+        return None
+    reason = str(blog.get("js_reason") or "")
+    st.save_blog(crawl_id, js_by=crawl_id, js_reason=reason if reason.startswith(KEPT) else KEPT + reason)
+    log.info("crawl %s: --js auto kept %s from crawl %s", crawl_id, blog["js"], by)
+    return bool(blog["js"])
+
+
 _held = threading.local()  # .pools: the pools decide() holds in this thread (None: not deciding)
 
 
@@ -306,6 +326,9 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
     forced = _forced(st, crawl_id)
     if forced is not None:
         return forced
+    kept = _earlier(st, crawl_id)
+    if kept is not None:
+        return kept
     sample = [e for e in entries if e.get("url") and (e.get("content_html") or e.get("summary_html"))][:SAMPLE]
     if not sample:  # entries without text (no feed, or an empty one): the pages' own signs decide
         sample = [e for e in entries if e.get("url")][:SAMPLE]
@@ -324,7 +347,7 @@ def decide(rt, crawl_id: str, entries: list[dict]) -> bool:
         js = "posts"
     else:
         js = False
-    st.save_blog(crawl_id, js=js, js_reason="; ".join(reasons[:4]) or
+    st.save_blog(crawl_id, js=js, js_by=crawl_id, js_reason="; ".join(reasons[:4]) or
                  "the pages as served hold the feed's text and show no sign of comments drawn by script")
     if not js or not renders_here():
         release_browsers()  # one started for the sample: this crawl needs it no more (or not here)

@@ -153,6 +153,25 @@ def test_a_browser_started_for_the_sample_is_quit_once_decided(rt, site):
     assert alive == []
 
 
+def test_an_update_crawl_keeps_the_decision_of_the_blogs_earlier_crawl(rt, site):
+    """The blog's first crawl samples its pages (a sign of script comments: the sample is
+    rendered); its update crawls keep that decision and render nothing to decide again (issue
+    35); a full crawl decides afresh."""
+    rendering.close_pool()
+    cid, es = crawl(rt, site, "sign", "auto")
+    assert rendering.decide(rt, cid, es) is False
+    rendered = site.hits["/assets/nothing.js"]
+    assert rendered >= 1
+    update = rt.state.create_crawl(f"{site.url}sign/", None, {"js": "auto", "update": True})
+    assert rendering.decide(rt, update, es) is False
+    assert site.hits["/assets/nothing.js"] == rendered  # nothing rendered again
+    assert rt.state.blog(update)["js_reason"].startswith(rendering.KEPT)
+    again = rt.state.create_crawl(f"{site.url}sign/", None, {"js": "auto"})
+    assert rendering.decide(rt, again, es) is False
+    assert site.hits["/assets/nothing.js"] > rendered  # a full crawl samples again
+    assert not rt.state.blog(again)["js_reason"].startswith(rendering.KEPT)
+
+
 def test_entries_without_text_decide_by_the_pages_own_signs(rt, site):
     """No feed text to look for (no feed, or one without content): a page whose markup shows
     that a script draws it (an empty content container, a <noscript> asking for JavaScript)
