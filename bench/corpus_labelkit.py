@@ -1,0 +1,85 @@
+"""The labelling kit a corpus blog's build/label.py imports (copied into each blog's build/ as
+labelkit.py when the corpus is rebuilt, docs/corpus-build.md): post pages read with lxml and
+explicit XPaths, never from blogharvest's or trafilatura's output.
+
+- `load` reads a page in the encoding it is in: lxml reads bytes that declare theirs only as
+  HTML5's `<meta charset>` as Latin-1 (session 16: one blog's labels were mojibake), so bytes
+  that decode as UTF-8 are read as UTF-8 unless an encoding is given;
+- `norm` collapses whitespace and keeps every character as the page has it (no NFKC);
+- `text(node)` reads the element's own text, never its tail (the text after the element,
+  which belongs to its parent: a byline once read "Kirk on").
+"""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+from lxml import html as lh
+
+def load(path: Path, encoding: str | None = None):
+    data = path.read_bytes()
+    if encoding is None:
+        try:
+            data.decode("utf-8")
+            encoding = "utf-8"
+        except UnicodeDecodeError:
+            pass  # (the page's own declaration, else Latin-1)
+    if encoding:
+        parser = lh.HTMLParser(encoding=encoding)
+        return lh.fromstring(data, parser=parser)
+    return lh.fromstring(data)
+
+
+def norm(s: str | None) -> str:
+    """Whitespace collapsed; the characters kept as the page has them."""
+    return re.sub(r"\s+", " ", s or "").strip()
+
+
+def text(node, drop: str | None = None) -> str:
+    """Whitespace-normalised text of node (never its tail); drop: an XPath (relative to
+    node) of descendants to leave out."""
+    if node is None:
+        return ""
+    if isinstance(node, str):
+        return norm(node)
+    n = copy.deepcopy(node)
+    n.tail = None
+    for bad in n.xpath(".//script|.//style|.//noscript|.//template"):
+        bad.drop_tree()
+    if drop:
+        for bad in n.xpath(drop):
+            if bad is n:
+                continue
+            bad.drop_tree()
+    # block elements: keep words apart
+    for el in n.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag in ("br", "p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
+                      "pre", "blockquote", "ul", "ol", "table", "section", "figure", "figcaption", "dd", "dt"):
+            el.tail = (" " + el.tail) if el.tail else " "
+            if el.tag == "br":
+                continue
+            el.text = (" " + el.text) if el.text else " "
+    return norm(n.text_content())
+
+
+def one(root, xpath: str):
+    got = root.xpath(xpath)
+    if len(got) != 1:
+        raise ValueError(f"{xpath!r}: {len(got)} nodes")
+    return got[0]
+
+
+def first(root, xpath: str):
+    got = root.xpath(xpath)
+    return got[0] if got else None
+
+
+def write(blog: Path, records: list[dict]) -> None:
+    (blog / "posts.txt").write_text("".join(r["path"] + "\n" for r in records), encoding="utf-8")
+    with open(blog / "truth.jsonl", "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
