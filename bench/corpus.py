@@ -183,10 +183,24 @@ def check(a) -> int:
 
 
 def _page_text(lh, path: Path) -> str:
-    root = lh.fromstring(path.read_bytes() or b"<html/>")
+    """The page's text as a browser shows it: block elements' words apart, bytes that decode as
+    UTF-8 read as UTF-8 (lxml reads a page declaring only `<meta charset>` as Latin-1)."""
+    data = path.read_bytes() or b"<html/>"
+    try:
+        data.decode("utf-8")
+        root = lh.fromstring(data, parser=lh.HTMLParser(encoding="utf-8"))
+    except UnicodeDecodeError:
+        root = lh.fromstring(data)
     for bad in root.xpath("//script|//style|//noscript"):
         bad.drop_tree()
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.tag in _BLOCKS:
+            el.tail = " " + (el.tail or "")
     return root.text_content()
+
+
+_BLOCKS = frozenset(("br", "p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+                     "blockquote", "ul", "ol", "table", "section", "figure", "figcaption", "dd", "dt", "hr"))
 
 
 def check_blog(b: Path, h, lh) -> list[str]:
