@@ -183,13 +183,19 @@ def check(a) -> int:
 
 
 def _page_text(lh, path: Path) -> str:
-    """The page's text as a browser shows it: block elements' words apart, bytes that decode as
-    UTF-8 read as UTF-8 (lxml reads a page declaring only `<meta charset>` as Latin-1)."""
+    """The page's text as a browser shows it: block elements' words apart, in the encoding its
+    `<meta>` declares, else UTF-8 where the bytes decode so (lxml reads a page declaring only
+    `<meta charset>` as Latin-1)."""
     data = path.read_bytes() or b"<html/>"
+    declared = re.search(rb"""<meta[^>]*charset=["']?([\w-]+)""", data[:4096], re.I)
+    encoding = declared.group(1).decode("ascii").lower() if declared else None
+    encoding = {"gb2312": "gb18030", "gbk": "gb18030"}.get(encoding, encoding)  # (as browsers read them)
     try:
-        data.decode("utf-8")
-        root = lh.fromstring(data, parser=lh.HTMLParser(encoding="utf-8"))
-    except UnicodeDecodeError:
+        if encoding in (None, "utf-8", "utf8"):
+            data.decode("utf-8")
+            encoding = "utf-8"
+        root = lh.fromstring(data, parser=lh.HTMLParser(encoding=encoding))
+    except (UnicodeDecodeError, LookupError):
         root = lh.fromstring(data)
     for bad in root.xpath("//script|//style|//noscript"):
         bad.drop_tree()
