@@ -23,6 +23,7 @@ from tasks.learn.comment_nodes import (
 from tasks.learn.comment_rules import group_rules, learn_comment_rule, relative_rules
 from tasks.learn.fields import clean_author
 from tasks.learn.rules import apply_rule
+from tasks.text.dates import parse_iso
 from tasks.text.similarity import normalize_text
 
 __all__ = ["feed_comments", "learn_comment_rule", "extract_comments", "match_comments", "merge_comments",
@@ -382,7 +383,7 @@ def reading_score(found: list[dict], feed: list[dict], known: int | None = None)
     score, paired = 0.0, 0
     oldest = None
     if known is not None and known == len(found) > len(feed):
-        oldest = min((t for f in feed if (t := _instant(f.get("published"))) is not None), default=None)
+        oldest = min((t for f in feed if (t := parse_iso(f.get("published"))) is not None), default=None)
     unpaired = set(range(len(found)))
     for i, j, w in pairs:
         if w < MIN_SIMILARITY:
@@ -396,16 +397,9 @@ def reading_score(found: list[dict], feed: list[dict], known: int | None = None)
             score += 0.5
         if _same_day(c.get("published"), f.get("published")):
             score += 0.5
-    older = sum(1 for i in unpaired if oldest is not None and (t := _instant(found[i].get("published"))) is not None
+    older = sum(1 for i in unpaired if oldest is not None and (t := parse_iso(found[i].get("published"))) is not None
                 and _before(t, oldest))
     return (score - (len(found) - paired - older)) / len(feed)
-
-
-def _instant(value: str | None) -> dt.datetime | None:
-    try:
-        return dt.datetime.fromisoformat(value) if value else None
-    except (TypeError, ValueError):
-        return None
 
 
 def _before(a: dt.datetime, b: dt.datetime) -> bool:

@@ -124,13 +124,16 @@ def _now(now: str | dt.datetime | None) -> dt.datetime:
     if isinstance(now, dt.datetime):
         value = now
     elif now:
-        value = _parse_iso_exact(now) or dt.datetime.now(UTC)
+        value = parse_iso(now) or dt.datetime.now(UTC)
     else:
         value = dt.datetime.now(UTC)
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _parse_iso_exact(iso: str) -> dt.datetime | None:
+def parse_iso(iso: str | None) -> dt.datetime | None:
+    """An ISO 8601 time as written (its zone, or none), None where it is not one."""
+    if not isinstance(iso, str):
+        return None
     try:
         value = dt.datetime.fromisoformat(iso.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
@@ -221,10 +224,10 @@ def renderings(iso: str, now: str | None = None) -> list[str]:
     9th in California is the 9th on its page, not the 10th in UTC). The list is
     short on purpose: every page node is scored against every rendering.
     """
-    value = _parse_iso_exact(iso) if isinstance(iso, str) else None
+    value = parse_iso(iso) if isinstance(iso, str) else None
     if value is None:
         parsed = parse_date(iso) if isinstance(iso, str) else None
-        value = _parse_iso_exact(parsed) if parsed else None
+        value = parse_iso(parsed) if parsed else None
     if value is None:
         return []
     d = value.date() if isinstance(value, dt.datetime) else value
