@@ -183,30 +183,17 @@ def check(a) -> int:
 
 
 def _page_text(lh, path: Path) -> str:
-    """The page's text as a browser shows it: block elements' words apart, in the encoding its
-    `<meta>` declares, else UTF-8 where the bytes decode so (lxml reads a page declaring only
-    `<meta charset>` as Latin-1)."""
-    data = path.read_bytes() or b"<html/>"
-    declared = re.search(rb"""<meta[^>]*charset=["']?([\w-]+)""", data[:4096], re.I)
-    encoding = declared.group(1).decode("ascii").lower() if declared else None
-    encoding = {"gb2312": "gb18030", "gbk": "gb18030"}.get(encoding, encoding)  # (as browsers read them)
-    try:
-        if encoding in (None, "utf-8", "utf8"):
-            data.decode("utf-8")
-            encoding = "utf-8"
-        root = lh.fromstring(data, parser=lh.HTMLParser(encoding=encoding))
-    except (UnicodeDecodeError, LookupError):
-        root = lh.fromstring(data)
+    """The page's text as a browser shows it (bench/corpus_labelkit.py reads it as the labels do:
+    in the encoding a browser reads it in, block elements' words apart)."""
+    import corpus_labelkit as kit
+
+    root = kit.load(path)
     for bad in root.xpath("//script|//style|//noscript"):
         bad.drop_tree()
     for el in root.iter():
-        if isinstance(el.tag, str) and el.tag in _BLOCKS:
+        if isinstance(el.tag, str) and el.tag in kit.BLOCKS:
             el.tail = " " + (el.tail or "")
     return root.text_content()
-
-
-_BLOCKS = frozenset(("br", "p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
-                     "blockquote", "ul", "ol", "table", "section", "figure", "figcaption", "dd", "dt", "hr"))
 
 
 def check_blog(b: Path, h, lh) -> list[str]:

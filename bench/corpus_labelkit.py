@@ -2,9 +2,9 @@
 labelkit.py when the corpus is rebuilt, docs/corpus-build.md): post pages read with lxml and
 explicit XPaths, never from blogharvest's or trafilatura's output.
 
-- `load` reads a page in the encoding it is in: lxml reads bytes that declare theirs only as
-  HTML5's `<meta charset>` as Latin-1 (session 16: one blog's labels were mojibake), so bytes
-  that decode as UTF-8 are read as UTF-8 unless an encoding is given;
+- `load` reads a page in the encoding a browser reads it in (`page_encoding`): lxml reads bytes
+  that declare theirs only as HTML5's `<meta charset>` as Latin-1 (session 16: one blog's labels
+  were mojibake);
 - `norm` collapses whitespace and keeps every character as the page has it (no NFKC);
 - `text(node)` reads the element's own text, never its tail (the text after the element,
   which belongs to its parent: a byline once read "Kirk on").
@@ -18,18 +18,36 @@ from pathlib import Path
 
 from lxml import html as lh
 
-def load(path: Path, encoding: str | None = None):
-    data = path.read_bytes()
-    if encoding is None:
+
+def page_encoding(data: bytes) -> str | None:
+    """The encoding a browser reads the page in: the one its `<meta>` declares (gb2312 read as its
+    superset, as browsers do), else UTF-8 where the bytes decode so; None: lxml's own guess."""
+    declared = re.search(rb"""<meta[^>]*charset=["']?([\w-]+)""", data[:4096], re.I)
+    encoding = declared.group(1).decode("ascii").lower() if declared else None
+    encoding = {"gb2312": "gb18030", "gbk": "gb18030", "utf8": "utf-8"}.get(encoding, encoding)
+    if encoding in (None, "utf-8"):
         try:
             data.decode("utf-8")
-            encoding = "utf-8"
+            return "utf-8"
         except UnicodeDecodeError:
-            pass  # (the page's own declaration, else Latin-1)
+            return None
+    return encoding
+
+
+def load(path: Path, encoding: str | None = None):
+    """The page's tree, in `encoding` or the one it is in (`page_encoding`)."""
+    data = path.read_bytes() or b"<html/>"
+    encoding = encoding or page_encoding(data)
     if encoding:
-        parser = lh.HTMLParser(encoding=encoding)
-        return lh.fromstring(data, parser=parser)
+        try:
+            return lh.fromstring(data, parser=lh.HTMLParser(encoding=encoding))
+        except LookupError:  # an encoding name lxml does not know
+            pass
     return lh.fromstring(data)
+
+
+BLOCKS = frozenset(("br", "p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+                    "blockquote", "ul", "ol", "table", "section", "figure", "figcaption", "dd", "dt", "hr"))
 
 
 def norm(s: str | None) -> str:
@@ -53,16 +71,11 @@ def text(node, drop: str | None = None) -> str:
             if bad is n:
                 continue
             bad.drop_tree()
-    # block elements: keep words apart
-    for el in n.iter():
-        if not isinstance(el.tag, str):
-            continue
-        if el.tag in ("br", "p", "div", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6",
-                      "pre", "blockquote", "ul", "ol", "table", "section", "figure", "figcaption", "dd", "dt"):
+    for el in n.iter():  # block elements: their words kept apart from their neighbours', as shown
+        if isinstance(el.tag, str) and el.tag in BLOCKS:
             el.tail = (" " + el.tail) if el.tail else " "
-            if el.tag == "br":
-                continue
-            el.text = (" " + el.text) if el.text else " "
+            if el.tag != "br":
+                el.text = (" " + el.text) if el.text else " "
     return norm(n.text_content())
 
 
