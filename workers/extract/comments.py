@@ -34,6 +34,7 @@ still in the feed window (only then is its comment count known). So:
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -244,7 +245,8 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
             continue
         pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
         trials.append((e["url"], pages, feed))
-        trial = _worked_out(rt, f"sample {e['url']} {json.dumps(stored, sort_keys=True)}",
+        stored_key = hashlib.sha1(json.dumps(stored, sort_keys=True).encode()).hexdigest()[:16]
+        trial = _worked_out(rt, f"sample {e['url']} {stored_key}",
                             lambda: _try_sample(pages, feed, stored, e["url"], _known(e, page.root)))
         if trial["verdict"] == "stored":
             return stored, e["url"], trial["adds"]
