@@ -116,7 +116,8 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
     sample = None if post else len(set(posts))
     # issue 30: what the blog lists, judged at the crawl's end
-    listed = discovered.listed_on(page) if not post and not update.since_of(ctx) else None
+    listed = None if update.since_of(ctx) else discovered.listed_on(page) if not post else \
+        discovered.listed_beside(rt, crawl_id, ctx["blog"]["home"], page, ctx["blog"].get("pattern"))
     # issue 35: an update crawl follows only the links that may lead to something new
     posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post,
                                           published=(record or extracted or {}).get("published"), page=page)

@@ -9,7 +9,9 @@ import time
 import zlib
 from dataclasses import dataclass
 
-from tasks.discover.unlisted import copies, unlisted
+from tasks.archive.records import record_id
+from tasks.discover.canonical import body_key
+from tasks.discover.unlisted import copies, rehomed, unlisted
 from tasks.discover.urls import is_post
 from workers.keys import Keys
 
@@ -74,6 +76,7 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
     state, kind, marked = r.hmget(k.crawl, ["state", "kind", "unlisted"])
     if state != "done" or kind != "new" or marked is not None:
         return []
+    _rehome(r, raw, k, crawl_id, stream_maxlen)
     records = sorted(r.smembers(k.posts))
     pages = unlisted(records, [urls for v in r.hvals(k.inlist) for urls in json.loads(v)], r.hgetall(k.aliases))
     note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
@@ -97,6 +100,50 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
         p.hset(k.crawl, "unlisted", len(notes))
         p.execute()
     return sorted(notes)
+
+
+def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None) -> None:
+    """Records read under a stray copy's URL move to the blog's own URL of their post, now that
+    the whole crawl tells the blog's scheme (tasks.discover.unlisted.rehomed): in the records
+    hash, the crawl's posts and, as a new record, the stream; the copy becomes its alias."""
+    aliases = r.hgetall(k.aliases)
+    if not aliases:
+        return
+    pattern = r.hget(k.blog, "pattern")
+    pattern = json.loads(pattern) if pattern else None
+    candidates = sorted(set(aliases) | set(aliases.values()))
+    entries = dict(zip(candidates, r.hmget(k.entries, candidates)))
+
+    def fed(url: str) -> bool:  # a feed's own URL for its post (not a pseudo entry read off pages)
+        return bool(entries.get(url)) and not json.loads(entries[url]).get("pseudo")
+
+    moves = rehomed(sorted(r.smembers(k.posts)), aliases,
+                    lambda u: bool(entries.get(u)) or bool(pattern and is_post(u, pattern)), fed)
+    if not moves:
+        return
+    owners = list(moves)
+    with r.pipeline() as p:
+        for owner, packed, digest in zip(owners, raw.hmget(k.records, owners), r.hmget(k.hashes, owners)):
+            record = unpack(packed)
+            if record is None or record.get("kind") != "post":
+                continue
+            url = moves[owner]
+            record = dict(record, url=url, id=record_id(url))
+            data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+            p.hset(k.records, url, pack(data))
+            if digest:
+                p.hset(k.hashes, url, digest)
+            p.srem(k.posts, owner)
+            p.sadd(k.posts, url)
+            p.hdel(k.aliases, url)
+            p.hset(k.aliases, owner, url)
+            key = body_key(record.get("title"), record.get("content_text"))
+            if key:
+                p.hset(k.bodies, key, url)
+            if stream_maxlen != 0:
+                p.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record["id"], "record": data},
+                       maxlen=stream_maxlen, approximate=True)
+        p.execute()
 
 
 def _copies(r, raw, k: Keys, records: list[str]) -> dict[str, str]:

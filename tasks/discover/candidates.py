@@ -301,6 +301,17 @@ def listing_slots(root, base_url: str, least: int = MIN_LISTED) -> list[list[str
     link and by its tags alone (items whose classes name each one: post-12 category-x), with
     `least` links at least, each in document order: what may be a listing, before anyone
     knows which links are posts."""
+    out, seen = [], set()
+    for urls in keyed_slots(root, base_url, least).values():
+        key = tuple(urls)
+        if key not in seen:
+            seen.add(key)
+            out.append(urls)
+    return out
+
+
+def keyed_slots(root, base_url: str, least: int = MIN_LISTED) -> dict[str, list[str]]:
+    """listing_slots by their place in the template (`_slot`; "tags:" before a chain of tags alone)."""
     menus = {a for block in _menus(root, base_url) for a in block.xpath(".//a[@href]")}  # (held: lxml keeps their proxies)
     slots: dict[str, dict[str, None]] = defaultdict(dict)
     for a in root.xpath("//a[@href]"):
@@ -312,13 +323,7 @@ def listing_slots(root, base_url: str, least: int = MIN_LISTED) -> list[list[str
             continue
         slots[_slot(a)][url] = None
         slots["tags:" + _slot(a, classes=False)][url] = None
-    out, seen = [], set()
-    for urls in slots.values():
-        key = tuple(urls)
-        if len(urls) >= least and key not in seen:
-            seen.add(key)
-            out.append(list(urls))
-    return out
+    return {key: list(urls) for key, urls in slots.items() if len(urls) >= least}
 
 
 def _slot(el, classes: bool = True) -> str:

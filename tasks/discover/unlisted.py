@@ -7,19 +7,24 @@ sitemap may name them, yet no listing of the blog lists them. Where the listings
 read list nearly every post it found, a record that none of them lists is such a page: it is
 kept, marked as a page, not a post. Where they list too few (a blog whose older posts are
 reached only through each post's previous/next links), nothing is concluded.
+
+Which of two URLs of one post is the blog's own is also judged there (`rehomed`): while the
+crawl reads, a copy under a stray folder may be read before the post's URL, when too few posts
+are known to tell the blog's scheme.
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from urllib.parse import urlsplit
 
-from tasks.discover.candidates import lists_posts
+from tasks.discover.candidates import lists_posts, url_scheme
 from tasks.text.similarity import normalize_text
 
 MIN_POSTS = 10  # records before the listings' cover means anything
 MIN_COVER = 0.9  # share of the records the listings list, before the rest count as pages
 MAX_SHARE = 0.1  # at most this share of the records is ever turned into pages
 MIN_COPY_CHARS = 40  # text two records share before one is a copy of the other
+MIN_SCHEME = 3  # posts a URL scheme holds before it is the blog's (and twice the other's)
 
 
 def url_form(url: str) -> str:
@@ -89,4 +94,22 @@ def copies(texts: dict[str, str | None], is_post) -> dict[str, str]:
         owners = sorted(u for u in urls if is_post(u))
         if len(urls) > 1 and owners:
             out.update({u: owners[0] for u in urls if u not in owners})
+    return out
+
+
+def rehomed(records: list[str], aliases: dict[str, str], mine, held) -> dict[str, str]:
+    """owner -> url: records whose post another URL showed too (`aliases`: url -> the record's
+    URL), where that URL is the blog's (`mine`: its post pattern or its feed gives it), in a URL
+    scheme that holds at least twice as many of the crawl's posts (MIN_SCHEME at least) as the
+    record's, and the record's URL is no feed's own (`held`). A mirror's `/permalink/slug.html`
+    copy read before the post's `/a/170-slug.html`, when the crawl knew too few posts to tell
+    which scheme is the blog's (workers.discover.posts.takes_over), gives its record back."""
+    counts = Counter(url_scheme(u) for u in records)
+    known, out = set(records), {}
+    for url, owner in sorted(aliases.items()):
+        if owner not in known or url in known or owner in out or url in out.values():
+            continue
+        a, b = url_scheme(url), url_scheme(owner)
+        if a != b and counts[a] >= max(MIN_SCHEME, 2 * counts[b]) and mine(url) and not held(owner):
+            out[owner] = url
     return out

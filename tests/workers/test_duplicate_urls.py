@@ -58,3 +58,36 @@ def test_a_pseudo_entrys_url_is_taken_over_by_the_main_scheme_and_noted_as_its_a
     result = {}
     assert not takes_over(rt, cid, {"url": f"{home}a/21-Fed-Post.html", **POST}, fed, result, PATTERN)
     assert rt.state.r.hget(rt.keys(cid).aliases, f"{home}a/21-Fed-Post.html") == fed
+
+
+def _sidebar(home: str, posts: list[str], listing: list[str]) -> str:
+    """A page of the blog: its listing (the home page's) and a sidebar of recent entries."""
+    items = "".join(f'<div class="entry"><h2 class="title"><a href="{u}">{u}</a></h2></div>' for u in listing)
+    recent = "".join(f'<a href="{u}">{u}</a><br>' for u in posts)
+    return (f'<html><body><table><tr><td id="content">{items}</td><td id="side"><div class="sideItem recent">'
+            f'<h3>Recent entries</h3><div class="sideContent">{recent}</div></div></td></tr></table></body></html>')
+
+
+def test_a_posts_sidebar_of_recent_entries_lists_what_the_home_pages_no_longer_does(rt):
+    """Held-out blogaddict-de's a/55: a copy saved over months shows on each post the entries
+    that were newest that day; an entry only those sidebars name is still listed by the blog.
+    A post page's slot counts where the home page lists posts in the same place, and only
+    where it names what the home page's does not (a live blog writes nothing)."""
+    from tasks.fetch.page import Page
+    from workers.discover.posts import _HOME, listed_beside
+
+    home = "http://dup-sidebar.example/"
+    cid = _crawl(rt, home)
+    pattern = r"^/a/\d+-[^/]+\.html$"
+    newest = [f"{home}a/{n}-post.html" for n in range(20, 14, -1)]
+    older = [f"{home}a/{n}-post.html" for n in range(58, 52, -1)]
+    rt.state.cache_page(cid, home, {"url": home, "html": _sidebar(home, newest, newest[:5])})
+    _HOME.pop(cid, None)
+    then = Page(url=older[1], final_url=older[1], html=_sidebar(home, older, []))
+    assert listed_beside(rt, cid, home, then, pattern) == [older]
+    now = Page(url=newest[1], final_url=newest[1], html=_sidebar(home, newest, []))
+    assert listed_beside(rt, cid, home, now, pattern) is None
+    # a slot the home page does not list posts in (a post's own links) is not noted
+    other = Page(url=older[1], final_url=older[1],
+                 html=f"<html><body><ul class='refs'>{''.join(f'<li><a href={u!r}>x</a></li>' for u in older)}</ul></body></html>")
+    assert listed_beside(rt, cid, home, other, pattern) is None

@@ -490,6 +490,34 @@ def test_a_record_copying_a_posts_text_outside_the_post_pattern_becomes_a_page(s
     assert {r["kind"] for r in state.crawl_records(cid) if r["url"] != home + "photos/"} == {"post"}
 
 
+def test_a_record_read_under_a_stray_copy_moves_to_the_blogs_own_url_when_the_crawl_ends(state, redis_client):
+    """Issue 30 (held-out blogaddict-de's a/170): a mirror's /permalink/ copy of a post was read
+    before the post's own /a/ URL, when too few posts were known to tell the blog's scheme; the
+    own URL was noted a duplicate. At the crawl's end the record moves to it (records, output,
+    stream), the copy becomes its alias, and a listing naming either lists the post."""
+    home = "http://state-test-rehome.example/"
+    cid = _crawl(state, home)
+    state.save_blog(cid, pattern=r"/(a|permalink)/[^/]+\.html")
+    posts = [f"{home}a/{i}-post-{i}.html" for i in range(20)]
+    copy, own = home + "permalink/The-Post.html", home + "a/170-The-Post.html"
+    fed_copy, fed_other = home + "permalink/Fed.html", home + "a/171-Fed.html"
+    for u in posts + [copy, fed_copy]:
+        state.save_record(cid, {"url": u, "kind": "post", "title": u, "content_text": f"Text of {u}, long enough."}, u, 1000)
+    state.save_entries(cid, [{"url": fed_copy, "title": "Fed"}])  # a feed's own URL keeps its record
+    state.note_alias(cid, own, copy)
+    state.note_alias(cid, fed_other, fed_copy)
+    redis_client.hset(Keys(cid).inlist, home, json.dumps([posts + [copy, fed_copy]]))
+    before = _streamed(redis_client, cid)
+    state.set_state(cid, "done")
+    urls = {r["url"]: r for r in state.crawl_records(cid)}
+    assert own in urls and copy not in urls and fed_copy in urls and fed_other not in urls
+    assert urls[own]["kind"] == "post" and urls[own]["title"] == copy  # the copy's reading, under the own URL
+    from tasks.archive.records import record_id
+    assert urls[own]["id"] == record_id(own)
+    assert redis_client.hget(Keys(cid).aliases, copy) == own
+    assert _streamed(redis_client, cid) == before + 1
+
+
 def test_an_update_crawl_leaves_its_records_as_they_are(state, redis_client):
     home = "http://state-test-unlisted-2.example/"
     cid = state.create_crawl(home, "2020-01-01", {})

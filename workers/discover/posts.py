@@ -17,7 +17,8 @@ import re
 from collections import Counter
 
 from tasks.discover.announced import archive_key
-from tasks.discover.candidates import MIN_LISTED, comment_feeds, listed_links, listing_slots, navigation_links, url_scheme
+from tasks.discover.candidates import (MIN_LISTED, comment_feeds, keyed_slots, listed_links, listing_slots, lists_posts,
+                                       navigation_links, url_scheme)
 from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import built_at, generic_post, template_post
@@ -108,26 +109,51 @@ def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root
     return record_url, record
 
 
-_HOME: dict[str, tuple[frozenset, frozenset]] = {}  # crawl id -> its home page's (menu-only links, comment feeds)
+_HOME: dict[str, tuple] = {}  # crawl id -> its home page's (menu-only links, comment feeds, listing slots)
 MAX_REMEMBERED = 64  # crawls whose home page a process remembers
 
 
-def _home_links(rt, crawl_id: str, home: str, pattern: str | None = None) -> tuple[frozenset, frozenset]:
+def _home_links(rt, crawl_id: str, home: str, pattern: str | None = None) -> tuple[frozenset, frozenset, dict]:
     """(the URLs the home page's menus link to and its post listing does not, the comment feeds
-    it declares), per process. `pattern`: the blog's post pattern, which tells the listing."""
+    it declares, its slots that list posts: place in the template -> their URLs), per process.
+    `pattern`: the blog's post pattern, which tells the listing."""
     got = _HOME.get(crawl_id)
     if got is None:
         page = cached(rt, crawl_id, home)
         if page is not None and not page.garbled:
-            listed = listed_links(page.root, page.final_url, lambda u: bool(pattern and is_post(u, pattern)))
+            def by_pattern(u: str) -> bool:
+                return bool(pattern and is_post(u, pattern))
+
+            listed = listed_links(page.root, page.final_url, by_pattern)
+            slots = {key: frozenset(urls) for key, urls in keyed_slots(page.root, page.final_url).items()
+                     if not key.startswith("tags:") and lists_posts(urls, by_pattern)}
             got = (frozenset(navigation_links(page.root, page.final_url) - listed),
-                   frozenset(comment_feeds(page.root, page.final_url)))
+                   frozenset(comment_feeds(page.root, page.final_url)), slots)
         else:
-            got = (frozenset(), frozenset())
+            got = (frozenset(), frozenset(), {})
         if len(_HOME) >= MAX_REMEMBERED:
             _HOME.clear()
         _HOME[crawl_id] = got
     return got
+
+
+def listed_beside(rt, crawl_id: str, home: str, page, pattern: str | None) -> list[list[str]] | None:
+    """The slots of a post's page that sit where the home page lists posts (its sidebar's recent
+    entries, placed by the same chain of tags and classes), where they name posts the home
+    page's do not: a blog's copy saved over months shows on each post the entries that were
+    newest that day, and an entry only those name is still listed by the blog. None where they
+    name what the home page names (a live blog: nothing to note)."""
+    slots = _home_links(rt, crawl_id, home, pattern)[2]
+    if not slots:
+        return None
+    out, n = [], 0
+    for key, urls in keyed_slots(page.root, page.final_url).items():
+        if key in slots and not slots[key].issuperset(urls):
+            out.append(urls[:MAX_NOTED - n])
+            n += len(out[-1])
+            if n >= MAX_NOTED or len(out) >= MAX_SLOTS:
+                break
+    return out or None
 
 
 def in_navigation(rt, crawl_id: str, home: str, url: str, pattern: str | None = None) -> bool:

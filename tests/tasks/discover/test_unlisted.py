@@ -88,3 +88,20 @@ def test_aliases_never_make_the_cover():
     slots = _pages(*copies, f"{H}index.html?p=28", f"{H}index.html?p=29")
     assert unlisted(posts, slots, copies) == []
 
+
+
+def test_a_record_under_a_stray_scheme_goes_back_to_the_blogs_own_url():
+    """Held-out blogaddict-de: /permalink/slug.html (a mirror's copy) was read before
+    /a/170-slug.html; once the crawl knows most posts are /a/, the record moves there. Schemes
+    of about the same size, a few posts, a URL the blog does not give, a feed's own URL: kept."""
+    from tasks.discover.unlisted import rehomed
+    own = [f"{H}a/{i}-post.html" for i in range(8)]
+    copy, post = H + "permalink/slug.html", H + "a/170-slug.html"
+    mine = lambda u: "/a/" in u or "/b/" in u  # noqa: E731
+    assert rehomed(own + [copy], {post: copy}, mine, lambda u: False) == {copy: post}
+    assert rehomed(own + [copy], {post: copy}, mine, lambda u: u == copy) == {}  # the feed's own URL
+    assert rehomed(own + [copy], {post: copy}, lambda u: False, lambda u: False) == {}
+    assert rehomed(own[:2] + [copy], {post: copy}, mine, lambda u: False) == {}  # too few to tell
+    others = [f"{H}permalink/p{i}.html" for i in range(5)]
+    assert rehomed(own + others + [copy], {post: copy}, mine, lambda u: False) == {}  # 8 is not twice 6
+    assert rehomed(own + [copy, post], {post: copy}, mine, lambda u: False) == {}  # both are records
