@@ -299,3 +299,23 @@ def test_real_pages_of_2013():
         pytest.skip("BlogForever test data not present")
     assert "disqus" in script_comment_widgets(open(disqus, "rb").read())
     assert not has_script_comments(open(blogger, "rb").read())  # Blogger serves its comments as HTML
+
+
+SHELL = "/usr/lib/chromium/chromium-headless-shell"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("binary", [CHROMIUM, SHELL])
+def test_each_chromium_renders_and_leaves_no_profile_behind(site, binary):
+    """The headless shell (preferred where installed: half the memory, issue 33) and the full
+    browser both render a script-built page; neither leaves a profile when its session quits
+    (the shell's is chromedriver's own: it opens no page in a profile made for it)."""
+    if _missing or not os.path.exists(binary):
+        pytest.skip(f"needs {binary} and chromedriver")
+    from tasks.fetch.browser import headless_shell
+    assert headless_shell(SHELL) and not headless_shell(CHROMIUM)
+    with BrowserPool(size=1, max_pages=50, page_load_timeout=4, script_timeout=4, remote_url="", binary=binary) as p:
+        assert "two thousand metres" in p.render(site.url + "js-post")["html"]
+        profiles = [s.profile for s in p._live]
+    assert len(profiles) == 1
+    assert profiles == [None] if binary == SHELL else not os.path.exists(profiles[0])
