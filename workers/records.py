@@ -118,7 +118,8 @@ def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None) -> None:
         return bool(entries.get(url)) and not json.loads(entries[url]).get("pseudo")
 
     moves = rehomed(sorted(r.smembers(k.posts)), aliases,
-                    lambda u: bool(entries.get(u)) or bool(pattern and is_post(u, pattern)), fed)
+                    lambda u: bool(entries.get(u)) or bool(pattern and is_post(u, pattern)), fed,
+                    [json.loads(v) for v in r.hvals(k.inlist)])
     if not moves:
         return
     owners = list(moves)

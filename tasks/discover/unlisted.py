@@ -97,19 +97,40 @@ def copies(texts: dict[str, str | None], is_post) -> dict[str, str]:
     return out
 
 
-def rehomed(records: list[str], aliases: dict[str, str], mine, held) -> dict[str, str]:
+def rehomed(records: list[str], aliases: dict[str, str], mine, held,
+            slots: list[list[list[str]]] | None = None) -> dict[str, str]:
     """owner -> url: records whose post another URL showed too (`aliases`: url -> the record's
-    URL), where that URL is the blog's (`mine`: its post pattern or its feed gives it), in a URL
-    scheme that holds at least twice as many of the crawl's posts (MIN_SCHEME at least) as the
-    record's, and the record's URL is no feed's own (`held`). A mirror's `/permalink/slug.html`
-    copy read before the post's `/a/170-slug.html`, when the crawl knew too few posts to tell
-    which scheme is the blog's (workers.discover.posts.takes_over), gives its record back."""
+    URL), where that URL is the blog's (`mine`: its post pattern or its feed gives it) and the
+    record's is no feed's own (`held`), and either its URL scheme holds at least twice as many
+    of the crawl's posts (MIN_SCHEME at least) as the record's, or, in the same scheme, more of
+    the blog's listing pages name it (`slots`: each page's slots of links). A mirror's
+    `/permalink/slug.html` copy read before the post's `/a/170-slug.html`, when the crawl knew
+    too few posts to tell which scheme is the blog's (workers.discover.posts.takes_over), gives
+    its record back; so does a post's old name (`p66.html`, renamed from its number to its
+    title) read before the name most listings give it."""
     counts = Counter(url_scheme(u) for u in records)
     known, out = set(records), {}
+    named = _named(slots or [], {url_form(u) for u in records} | {url_form(u) for u in aliases})
     for url, owner in sorted(aliases.items()):
         if owner not in known or url in known or owner in out or url in out.values():
             continue
+        if not mine(url) or held(owner):
+            continue
         a, b = url_scheme(url), url_scheme(owner)
-        if a != b and counts[a] >= max(MIN_SCHEME, 2 * counts[b]) and mine(url) and not held(owner):
+        if a != b and counts[a] >= max(MIN_SCHEME, 2 * counts[b]) \
+                or a == b and named[url_form(url)] > named[url_form(owner)]:
             out[owner] = url
     return out
+
+
+def _named(pages: list[list[list[str]]], known: set[str]) -> Counter:
+    """URL form -> how many pages name it in a slot that lists posts (a few or most of its links known)."""
+    named: Counter = Counter()
+    for slots in pages:
+        on_page: set[str] = set()
+        for urls in slots:
+            forms = [url_form(u) for u in urls]
+            if lists_posts(forms, known.__contains__):
+                on_page.update(forms)
+        named.update(on_page)
+    return named

@@ -105,3 +105,15 @@ def test_a_record_under_a_stray_scheme_goes_back_to_the_blogs_own_url():
     others = [f"{H}permalink/p{i}.html" for i in range(5)]
     assert rehomed(own + others + [copy], {post: copy}, mine, lambda u: False) == {}  # 8 is not twice 6
     assert rehomed(own + [copy, post], {post: copy}, mine, lambda u: False) == {}  # both are records
+
+
+def test_of_two_names_of_a_post_in_one_scheme_the_one_more_listings_give_keeps_it():
+    """Held-out eikke: a post renamed from its number (p66.html) to its title, listings saved at
+    different times naming each: the record goes to the name more listing pages give."""
+    from tasks.discover.unlisted import rehomed
+    own = [f"{H}2005/01/{i:02d}/post-{i}.html" for i in range(1, 12)]
+    old, new = H + "2005/01/09/p66.html", H + "2005/01/09/new_subdomain.html"
+    pages = [[own[:5] + [new]], [own[5:] + [new]], [own[3:8] + [old]]]
+    assert rehomed(own + [old], {new: old}, lambda u: True, lambda u: False, pages) == {old: new}
+    assert rehomed(own + [new], {old: new}, lambda u: True, lambda u: False, pages) == {}
+    assert rehomed(own + [old], {new: old}, lambda u: True, lambda u: False, pages[1:]) == {}  # a tie keeps it
