@@ -76,9 +76,10 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
     state, kind, marked = r.hmget(k.crawl, ["state", "kind", "unlisted"])
     if state != "done" or kind != "new" or marked is not None:
         return []
-    _rehome(r, raw, k, crawl_id, stream_maxlen)
+    slots = [json.loads(v) for v in r.hvals(k.inlist)]  # each page's slots of links
+    _rehome(r, raw, k, crawl_id, stream_maxlen, slots)
     records = sorted(r.smembers(k.posts))
-    pages = unlisted(records, [urls for v in r.hvals(k.inlist) for urls in json.loads(v)], r.hgetall(k.aliases))
+    pages = unlisted(records, [urls for page in slots for urls in page], r.hgetall(k.aliases))
     note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
             f"{len(records)} pages read as posts: a page of the site in the post template")
     notes = dict.fromkeys(pages, note)
@@ -102,7 +103,7 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
     return sorted(notes)
 
 
-def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None) -> None:
+def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None, slots: list) -> None:
     """Records read under a stray copy's URL move to the blog's own URL of their post, now that
     the whole crawl tells the blog's scheme (tasks.discover.unlisted.rehomed): in the records
     hash, the crawl's posts and, as a new record, the stream; the copy becomes its alias."""
@@ -118,8 +119,7 @@ def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None) -> None:
         return bool(entries.get(url)) and not json.loads(entries[url]).get("pseudo")
 
     moves = rehomed(sorted(r.smembers(k.posts)), aliases,
-                    lambda u: bool(entries.get(u)) or bool(pattern and is_post(u, pattern)), fed,
-                    [json.loads(v) for v in r.hvals(k.inlist)])
+                    lambda u: bool(entries.get(u)) or bool(pattern and is_post(u, pattern)), fed, slots)
     if not moves:
         return
     owners = list(moves)
