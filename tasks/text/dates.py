@@ -85,6 +85,11 @@ _MDY = re.compile(
 _YMD_NUM = re.compile(r"(?<![\d])(?P<y>\d{4})[/.年](?P<m>\d{1,2})[/.月](?P<d>\d{1,2})日?(?![\d])")
 # "03/09/2014", "09.03.2014", "9-3-2014", "23/10-2019" (separators may differ)
 _NUM_Y = re.compile(r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})[/.-](?P<y>\d{4})(?![\d])")
+# 12/14/07, 14.12.07: a two-digit year, read only in a short line that is mostly the date (a
+# comment's "Permalink 12/14/07 @ 02:50"), never in prose ("version 1.2.10")
+_NUM_YY = re.compile(r"(?<![\w./-])(?:(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})/|(?P<a2>\d\d)(?P<sep2>\.)(?P<b2>\d\d)\.)"
+                     r"(?P<y>\d{2})(?![\d]|[./-]\d)")  # (with dots, two digits each: 14.12.07, not 1.2.10)
+SHORT_DATE_LINE = 40  # characters of a line where a two-digit year is read
 
 _UNITS = {
     "second": "seconds", "seconds": "seconds", "sec": "seconds", "secs": "seconds",
@@ -336,9 +341,13 @@ def _day_first(a: int, b: int, sep: str, lang: str | None) -> bool:
 
 
 def _numeric_date(text: str, m: re.Match, lang: str | None) -> str | None:
-    """03/09/2014, 09.03.2014, 9-3-2014: day and month in the order _day_first says."""
-    a, b, y = int(m.group("a")), int(m.group("b")), int(m.group("y"))
-    day, month = (a, b) if _day_first(a, b, m.group("sep"), lang) else (b, a)
+    """03/09/2014, 09.03.2014, 9-3-2014 (12/14/07 in a short line): day and month in the order
+    _day_first says."""
+    g = m.groupdict()
+    a, b, y = int(g["a"] or g.get("a2")), int(g["b"] or g.get("b2")), int(g["y"])
+    if y < 100:  # two digits: the century that puts it in the past (07 -> 2007, 98 -> 1998)
+        y += 2000 if 2000 + y <= dt.date.today().year else 1900
+    day, month = (a, b) if _day_first(a, b, g["sep"] or g.get("sep2"), lang) else (b, a)
     time, tz = _time_after(text, m.end())
     return _fmt(y, month, day, time, tz)
 
@@ -357,6 +366,9 @@ def _fast(text: str, lang: str | None) -> str | None:
     if m:
         return _ymd_date(text, m)
     m = _NUM_Y.search(text)
+    if m:
+        return _numeric_date(text, m, lang)
+    m = _NUM_YY.search(text) if len(text) <= SHORT_DATE_LINE else None
     return _numeric_date(text, m, lang) if m else None
 
 

@@ -162,3 +162,16 @@ def test_the_latest_day_a_posts_url_allows():
     assert url_latest_day("http://b.test/2011/12/3/") is None
     assert url_latest_day("http://b.test/p/contact.html") is None
     assert url_latest_day("http://b.test/2011/13/a.html") is None
+
+
+def test_a_two_digit_year_is_read_in_a_short_date_line_only():
+    """Held-out eikke (b2evolution): each comment's "Permalink 12/14/07 @ 02:50" went unread, so
+    the line read as a name. A two-digit year takes the century that puts it in the past; it is
+    read in a short line only, with dots only as two digits each (never "version 1.2.10")."""
+    assert parse_date("Permalink 12/14/07 @ 02:50", slow=False) == "2007-12-14T02:50:00"
+    assert parse_date("14.12.07", slow=False) == "2007-12-14"
+    assert parse_date("03/09/98", lang="en", slow=False) == "1998-03-09"
+    assert parse_date("03/09/98", lang="fr", slow=False) == "1998-09-03"
+    for text in ("Version 1.2.10", "v1.2.10", "1/2/3", "01.02.03.04",
+                 "10/10/10 was a fine day for a long walk by the sea"):
+        assert parse_date(text, slow=False) is None, text
