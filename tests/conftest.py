@@ -123,6 +123,14 @@ def state(redis_server):
 
 # ------------------------------------------------------------------ crawls through real workers
 
+def interruptible() -> None:
+    """`preexec_fn` of a command a test will stop with Ctrl-C (SIGINT): the child takes SIGINT as
+    a user's terminal gives it, whatever this test process inherited (an ignored SIGINT passes
+    through exec, and a command started with it ignores Ctrl-C)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_for(predicate, timeout: float, what: str, every: float = 0.1):
     """Poll `predicate` until it returns a truthy value or `timeout` passes (then fail)."""
     import time

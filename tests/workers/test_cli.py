@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import score, wait_for
+from tests.conftest import interruptible, score, wait_for
 from tests.farm.server import FarmServer
 from tests.farm.wordpress import WordPress
 
@@ -65,7 +65,8 @@ def test_ctrl_c_stops_and_the_same_command_resumes(tmp_path):
     with FarmServer(blog) as site:
         posts = {p.path for p in blog.posts}
         cmd = CLI + ["crawl", site.url, "--out", str(out), "--quiet"]
-        first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=interruptible)
         wait_for(lambda: sum(n for t, n in site.hits.items() if t in posts) >= 15, 120,
                  "15 post pages fetched")
         first.send_signal(signal.SIGINT)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.conftest import wait_for
+from tests.conftest import interruptible, wait_for
 from tests.farm.server import FarmServer
 from tests.farm.wordpress import WordPress
 from workers.fetch import pacing, patience
@@ -160,7 +160,8 @@ def test_a_blog_is_written_to_out_while_a_slow_blog_still_runs(tmp_path):
         b_posts = {b.origin + p.path for p in fast.posts}
         start = time.monotonic()
         proc = subprocess.Popen(CLI + ["crawl", a.url, b.url, "--out", str(out), "--js", "never"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=interruptible)
         try:
             wait_for(lambda: b_posts <= {r["url"] for r in _records(out)} or proc.poll() is not None, 120,
                      "B's posts in --out")
