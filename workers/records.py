@@ -92,15 +92,21 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
             if record is None or record.get("kind") != "post":
                 continue
             record = dict(record, kind="page", kind_note=notes[url])
-            data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            p.hset(k.records, url, pack(data))
-            if stream_maxlen != 0:
-                p.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record.get("id") or "", "record": data},
-                       maxlen=stream_maxlen, approximate=True)
+            _rewrite(p, k, crawl_id, record, stream_maxlen)
             p.rpush(k.errors, json.dumps({"url": url, "kind": "not_a_post", "message": notes[url], "at": time.time()}))
         p.hset(k.crawl, "unlisted", len(notes))
         p.execute()
     return sorted(notes)
+
+
+def _rewrite(p, k: Keys, crawl_id: str, record: dict, stream_maxlen: int | None) -> None:
+    """A record changed when the crawl ends, on pipeline `p`: in the records hash and, as a
+    changed record, in the stream."""
+    data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    p.hset(k.records, record["url"], pack(data))
+    if stream_maxlen != 0:
+        p.xadd(STREAM, {"crawl": crawl_id, "url": record["url"], "id": record.get("id") or "", "record": data},
+               maxlen=stream_maxlen, approximate=True)
 
 
 def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None, slots: list) -> None:
@@ -130,8 +136,7 @@ def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None, slots: li
                 continue
             url = moves[owner]
             record = dict(record, url=url, id=record_id(url))
-            data = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            p.hset(k.records, url, pack(data))
+            _rewrite(p, k, crawl_id, record, stream_maxlen)
             if digest:
                 p.hset(k.hashes, url, digest)
             p.srem(k.posts, owner)
@@ -141,9 +146,6 @@ def _rehome(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None, slots: li
             key = body_key(record.get("title"), record.get("content_text"))
             if key:
                 p.hset(k.bodies, key, url)
-            if stream_maxlen != 0:
-                p.xadd(STREAM, {"crawl": crawl_id, "url": url, "id": record["id"], "record": data},
-                       maxlen=stream_maxlen, approximate=True)
         p.execute()
 
 
