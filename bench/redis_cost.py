@@ -189,7 +189,7 @@ def main(argv=None) -> int:
           f"server CPU {out['cpu_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['cpu_usec_per_post']):,.0f} posts/s)")
     if replayed:
         print(f"Redis time per post, the crawl's {replayed['commands']:,} commands replayed on a server alone "
-              f"({replayed['version']}): "
+              f"({replayed['version']}; commandstats, the slow log off): "
               f"{out['replayed_usec_per_post']:.0f} us (-> {1e6 / max(1e-9, out['replayed_usec_per_post']):,.0f} "
               f"posts/s per Redis; {replayed['errors']} replies were errors{': ' if replayed['errors'] else ''}"
               f"{'; '.join(replayed['first_errors'])})")

@@ -22,7 +22,7 @@ from workers.app import app
 from workers import heal, limits, pipeline, validate
 from workers.fetch import pacing, rendering
 from workers.fetch.patience import COUNTDOWN_MAX, HostBusy, defer_page, remembering
-from workers.start import send_page, start_crawl
+from workers.start import send_due, send_page, start_crawl
 from workers.runtime import runtime
 from workers.state import ENDED
 
@@ -209,10 +209,15 @@ def process_url(self, crawl_id: str, url: str) -> dict:
 
     def keep(u: str) -> bool | None:
         """True: this task reads `u` next; False: sent (a page for the other queue's workers goes
-        there); None: booked a later slot of its host, the pacer sends it then (issue 33)."""
+        there); None: booked a later slot of its host, the pacer sends it then, or, making no
+        request of its paced host, sent behind the pages that do (issue 33): this thread takes
+        the best page waiting in the broker, so a host whose slot is now is not kept waiting."""
         if (rendering.queue_for(rt, crawl_id, u) or app.conf.task_default_queue) != mine:
             return False
-        return True if pacing.schedule(rt, crawl_id, u) else None
+        when = pacing.schedule(rt, crawl_id, u)
+        if when is None:
+            send_due(crawl_id, u, priority=pacing.BEHIND)
+        return True if when else None
 
     held = None  # the page kept last: its note is overwritten by the next one's, or dropped at the end
     chain_id = uuid.uuid4().hex[:16]  # the chain's one field among the worker's holds (heal.pass_page)

@@ -26,12 +26,16 @@ def start_crawl(app, state, crawl_id: str, url: str, since: str | None, options:
 def send_page(crawl_id: str, url: str, **options) -> None:
     """A page's task, sent when its host is free (issue 33): a page of a host that politeness
     paces is booked a slot of the host's schedule, and the pacer sends it then if that is
-    later (workers/fetch/pacing.py). A retry's message (`options`: its countdown) goes as it is."""
+    later (workers/fetch/pacing.py); one that makes no request of its paced host goes behind the
+    pages that do (`pacing.BEHIND`). A retry's message (`options`: its countdown) goes as it is."""
     if not options:
         from workers.fetch import pacing
 
-        if not pacing.schedule(runtime(), crawl_id, url):
+        when = pacing.schedule(runtime(), crawl_id, url)
+        if when is False:
             return
+        if when is None:
+            options = {"priority": pacing.BEHIND}
     send_due(crawl_id, url, **options)
 
 

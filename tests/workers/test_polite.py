@@ -64,7 +64,7 @@ def test_an_unpaced_host_or_a_page_read_for_learning_is_sent_at_once(rt, due_set
     assert pacing.schedule(rt, cid, f"{origin}/a")
     rt.state.r.hset(Keys(cid).pages, f"{origin}/cached", "{}")
     try:
-        assert pacing.schedule(rt, cid, f"{origin}/cached")  # no request of its own: no slot
+        assert pacing.schedule(rt, cid, f"{origin}/cached") is None  # no request of its own: no slot, sent behind
     finally:
         rt.state.r.delete(Keys(cid).pages)
     assert patience.delayed(rt) == []

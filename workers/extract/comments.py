@@ -91,8 +91,10 @@ def _feed(rt, crawl_id: str, url: str, feed_url: str) -> list[dict] | None:
     return None
 
 
-def _comment_pages(rt, crawl_id: str, url: str, page: Page, root) -> list[tuple[str, object]]:
-    """[(url, root)] of the post page and its other comment pages, following their links."""
+def _comment_pages(rt, crawl_id: str, url: str, page: Page, root, kept: bool = False) -> list[tuple[str, object]]:
+    """[(url, root)] of the post page and its other comment pages, following their links.
+    `kept`: a sample post of the comment settling: its comment pages are kept in the crawl's
+    page cache when fetched, and read from there by its own reading (one request each)."""
     pages = [(page.final_url, root)]
     seen = {url, page.final_url}
     queue = C.comment_page_links(root, page.final_url)
@@ -102,13 +104,14 @@ def _comment_pages(rt, crawl_id: str, url: str, page: Page, root) -> list[tuple[
             continue
         seen.add(u)
         try:
-            resp = rt.downloader.get(u)
+            other = page_at(rt, crawl_id, u) if kept else Page.from_response(rt.downloader.get(u), u)
         except FetchError as e:
             rt.state.add_error(crawl_id, u, "comments", f"comment page of {url}: {e}")
             continue
-        r = Page.from_response(resp, u).root
-        pages.append((resp.url, r))
-        queue += [v for v in C.comment_page_links(r, resp.url) if v not in seen]
+        if other is None:  # (not an HTML page)
+            continue
+        pages.append((other.final_url, other.root))
+        queue += [v for v in C.comment_page_links(other.root, other.final_url) if v not in seen]
     return pages
 
 
@@ -230,11 +233,11 @@ def _blocks(rt, crawl_id: str) -> tuple[dict | None, str | None]:
     return None, None
 
 
-def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | None, bool]:
+def _settle(rt, crawl_id: str, stored: dict | None, read: list[str]) -> tuple[dict | None, str | None, bool]:
     """(rule, sample post, whether comment feeds add to the pages) for this crawl: the stored
     rule while it reads the sample, else one learned on it; (stored, None, True) when the
     sample has no comment feed to judge by, or the rule of the sample's repeated blocks when
-    there is none stored."""
+    there is none stored. `read` gets the sample posts whose comment pages were read (kept)."""
     trials, learned = [], []  # (url, pages, feed) of the sample posts read; (rule, url) learned there
     for e in _sample(rt, crawl_id):
         page = _sample_page(rt, crawl_id, e["url"])
@@ -243,7 +246,8 @@ def _settle(rt, crawl_id: str, stored: dict | None) -> tuple[dict | None, str | 
         feed = _post_feed(rt, crawl_id, e["url"], e, page, page.root)
         if not feed or len(feed) < MIN_FEED_TO_LEARN:
             continue
-        pages = _comment_pages(rt, crawl_id, e["url"], page, page.root)
+        pages = _comment_pages(rt, crawl_id, e["url"], page, page.root, kept=True)
+        read.append(e["url"])
         trials.append((e["url"], pages, feed))
         stored_key = hashlib.sha1(json.dumps(stored, sort_keys=True).encode()).hexdigest()[:16]
         trial = _worked_out(rt, f"sample {e['url']} {stored_key}",
@@ -350,13 +354,14 @@ def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
                     # politeness gap (HostBusy: the page is deferred) leaves what it read for the next
                     # run, whichever page's task that is, so each run gets a request further
                     patient, memo = patience.remembering(rt, crawl_id, scope=f"comment-rule:{crawl_id}", eager=True)
-                    rule, sample, feeds = _settle(patient, crawl_id, rule)
+                    sampled: list[str] = []
+                    rule, sample, feeds = _settle(patient, crawl_id, rule, sampled)
                     memo.forget()
                     if rule:
                         st.save_blog(crawl_id, comment_rules=rule, comment_rule_sample=sample)
                     else:
                         st.r.hdel(key, "comment_rules")
-                    st.save_blog(crawl_id, comment_feeds=feeds, comment_rule_crawl=crawl_id)
+                    st.save_blog(crawl_id, comment_feeds=feeds, comment_sampled=sampled, comment_rule_crawl=crawl_id)
                     return rule
             finally:
                 heal.release_lock(st.r, f"comment-rule:{crawl_id}", token)
@@ -387,9 +392,11 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
     root = page.root if root is None else root
     rule = blog_rule(rt, crawl_id, blog)
     blog_has = rule is not None
+    blog = _settled(rt, crawl_id, blog)
+    kept = url in (blog.get("comment_sampled") or ())  # its comment pages read by the settling (cached)
     pages, followed = [(page.final_url, root)], False
-    if rule is not None and not _feeds_add(rt, crawl_id, blog):
-        pages, followed = _comment_pages(rt, crawl_id, url, page, root), True
+    if rule is not None and blog.get("comment_feeds", True) is False:
+        pages, followed = _comment_pages(rt, crawl_id, url, page, root, kept), True
         found = _extract(pages, rule, url)
         if len(found) >= shown_count(root):
             return found
@@ -401,18 +408,19 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
         if rule is not None and not blog_has and ADOPT_BLOCKS <= (rule.get("matched") or 0) >= shown_count(root) > 0:
             _adopt(rt, crawl_id, rule, url)  # (only a rule that reads every comment its page counts: never a part)
     if (rule is not None or len(feed) >= MIN_FEED_TO_LEARN) and not followed:
-        pages = _comment_pages(rt, crawl_id, url, page, root)
+        pages = _comment_pages(rt, crawl_id, url, page, root, kept)
     found = _extract(pages, rule, url) if rule else []
     if feed and len(feed) >= MIN_FEED_TO_LEARN and _share(found, feed) < MIN_SHARE:
         found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=not blog_has)
     return C.merge_comments(found, feed or [])
 
 
-def _feeds_add(rt, crawl_id: str, blog: dict | None) -> bool:
-    """The crawl's settled answer (blog_rule): do the posts' comment feeds add to their pages?"""
+def _settled(rt, crawl_id: str, blog: dict | None) -> dict:
+    """The blog's hash with this crawl's settled comment facts (blog_rule): `comment_feeds`, do
+    the posts' comment feeds add to their pages; `comment_sampled`, the sample posts read."""
     if blog is None or blog.get("comment_rule_crawl") != crawl_id:
         blog = rt.state.blog(crawl_id)
-    return blog.get("comment_feeds", True) is not False
+    return blog
 
 
 def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root) -> list[dict] | None:

@@ -37,18 +37,26 @@ IDLE = 1.0  # the pacer's longest pause between two looks at the due set: a page
 # (and, should it die, the other pacers' within IDLE); looking ten times a second whatever the
 # set held cost a worker 40 commands a second (issue 33)
 BATCH = 200  # pages sent per look at most
+# The broker priority (kombu's Redis transport: 0, the default, is taken first, 9 last) of a page
+# that makes no request of a paced host: every worker thread that comes free takes the pages whose
+# host's slot is now before it, and the cached pages fill the time between slots. When twenty blogs
+# end their learning together, the thirty posts each read for it used to stand in the broker ahead
+# of every host's next request: each host idled seconds (the bench/polite.py traversal turn).
+BEHIND = 6
 
 
-def schedule(rt, crawl_id: str, url: str) -> bool:
+def schedule(rt, crawl_id: str, url: str) -> bool | None:
     """True: `url` may be sent now (its host is not paced, or its slot is now). False: it is
-    booked a later slot and waits in the due set; the pacer sends it then."""
+    booked a later slot and waits in the due set; the pacer sends it then. None: a page of a
+    paced host that makes no request of its own (read for learning already): sent now, behind
+    the pages whose hosts wait for them (`BEHIND`)."""
     dl = rt.downloader
     host, gap = dl.gap_for(url)
     if gap <= 0:
         return True
     k = Keys(crawl_id)
     if rt.state.r.hexists(k.pages, url):
-        return True  # read for learning already: no request of its own to book a slot for
+        return None  # read for learning already: no request of its own to book a slot for
     wait, slot = dl.book_at(host, gap)
     if wait <= INLINE_WAIT:
         return True

@@ -135,6 +135,18 @@ def test_a_blog_whose_pages_show_what_its_comment_feeds_give_reads_no_more_of_th
     assert 1 <= len(feeds_read) <= comments.SAMPLE_TRIES, [p.path for p in feeds_read]
 
 
+def test_the_sample_posts_comment_pages_are_fetched_once(crawl):
+    """The settling reads its sample posts' comment pages; each sample post's own reading takes
+    them from the crawl's page cache: no page of the blog is asked twice (each was, issue 33)."""
+    blog = WordPress(seed=5, n_posts=24, comments_per_page=5)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url, js="never")
+        paged = {p: n for p, n in site.hits.items() if "comment-page-" in p}
+    assert info["state"] == "done", info
+    assert score(blog.truth, records)["comments"] == 100
+    assert paged and max(paged.values()) == 1, {p: n for p, n in paged.items() if n > 1}
+
+
 def _comment(i, author="Ann", published="2020-01-0%dT10:00:00+00:00", text="a comment number %d that says enough"):
     return {"id": f"#c{i}", "author": author, "published": published % i if "%" in published else published,
             "content_text": text % i, "parent": None}
