@@ -481,3 +481,29 @@ def test_a_menu_page_waits_for_the_chain_of_the_feeds_new_posts_where_the_home_h
     assert update.before_read(rt, cid, menu, ctx, post=False, listing=False) == update.WAIT
     rt.state.r.hset(Keys(cid).crawl, update.chain.FIELD, update.chain.NONE)  # the posts link no neighbours
     assert update.before_read(rt, cid, menu, ctx, post=False, listing=False) is None
+
+
+def test_the_home_listings_next_pages_wait_for_the_chain_and_are_left_once_it_reaches_past_since(rt):
+    """A page of the home's listing past the first waits while the posts' chain is being read (the
+    posts are read anyway); once the chain reads down past since it adds no new post: left. Where
+    the chain breaks, it is read."""
+    home = "http://upd-chain-home.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    e, d, old = (f"{home}{s}/" for s in ("e", "d", "old"))
+    page2 = f"{home}page/2/"
+    update.links(rt, cid, home, ctx, [e, d], [page2], post=False, published=None)
+    assert update.before_read(rt, cid, page2, ctx, post=False, listing=True) is None  # no chain known yet
+    update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending"
+    assert update.before_read(rt, cid, page2, ctx, post=False, listing=True) == update.WAIT
+    update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
+    update.links(rt, cid, old, ctx, [d], [], post=True, published="2020-01-01", page=_Page(old, f"{home}older/", d))
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
+    assert update.before_read(rt, cid, page2, ctx, post=False, listing=True) == "covered"
+    # another crawl of the same blog whose chain breaks: its page 2 is read
+    cid2, ctx2 = _crawl(rt, home)
+    _main_series(rt, cid2, home)
+    update.links(rt, cid2, home, ctx2, [e, d], [page2], post=False, published=None)
+    rt.state.r.hset(Keys(cid2).crawl, update.chain.FIELD, "broken")
+    assert update.before_read(rt, cid2, page2, ctx2, post=False, listing=True) is None

@@ -155,6 +155,13 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
             # read (LATER: in flight no more, not done; `_read_in_series` puts it back)
             if _park(rt, crawl_id, url, s):
                 return LATER
+            # the posts' own chain read down past since proves every new post known: the listing's
+            # next pages can add none; while it is being read, they wait for it (the posts are read
+            # anyway, one after the other, and a host takes them one at a time all the same)
+            if crawl.get("covered") == proof.CHAIN_COVER:
+                return "covered"
+            if _chain_ahead(crawl) and _waits(rt, crawl_id, url, progress=True):
+                return WAIT
             # the page before it still judged by the days of its posts, being read: in a moment
             before = crawl.get(f"judging:{s[0]} {s[1] - 1}")
             if before and listed.judging(rt, crawl_id, before) and _waits(rt, crawl_id, url, MAX_HOLDS):
@@ -194,12 +201,17 @@ def _unresolved(crawl: dict) -> bool:
         return False
     if "home_posts" not in crawl:
         return True
-    if crawl.get(chain.FIELD) == chain.PENDING:
-        return True
-    if crawl.get(chain.FIELD) is None and crawl.get("new_entries"):
-        return True  # the feed's new posts, about to be read, may link a chain (no listing says more)
+    if _chain_ahead(crawl):
+        return True  # (the feed's new posts, about to be read, may link a chain: no listing says more)
     main = json.loads(crawl.get("main_series") or "[]")
     return bool(main) and not any(crawl.get("past:" + m) or crawl.get("ended:" + m) for m in main)
+
+
+def _chain_ahead(crawl: dict) -> bool:
+    """Is the posts' chain of previous/next links being read (chain.py), or not yet judged while
+    the feed's new posts are to be read (their pages may link one)?"""
+    state = crawl.get(chain.FIELD)
+    return state == chain.PENDING or (state is None and bool(crawl.get("new_entries")))
 
 
 def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS, progress: bool = False) -> bool:
