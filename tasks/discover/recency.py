@@ -207,8 +207,8 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
             continue
         if u in wanted:
             links.setdefault(a, u)
-    owner: dict = {}  # element -> the post links below it
-    for a, u in links.items():
+    owner: dict = {}  # element -> the post links below it (at the items' own place: `_item_links`)
+    for a, u in _item_links(links).items():
         el = a
         for _ in range(MAX_ITEM_LEVELS):
             el = el.getparent()
@@ -229,6 +229,30 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
         if day:
             out[u] = day
     return out
+
+
+def _item_links(links: dict) -> dict:
+    """The links that stand for the listing's items: those at the place most of its post links
+    share (the same tags and classes a few levels up: a card's title), not the links a post's
+    excerpt holds (which would make a card look like it held two posts, and show no day)."""
+    at: dict = {}
+    for a, u in links.items():
+        at.setdefault(_place(a), set()).add(u)
+    top = max(at.values(), key=len, default=set())
+    if len(top) < 2:
+        return links
+    key = next(k for k, us in at.items() if us is top)
+    return {a: u for a, u in links.items() if _place(a) == key}
+
+
+def _place(a, levels: int = 3) -> tuple:
+    out, el = [], a
+    for _ in range(levels):
+        if el is None:
+            break
+        out.append((el.tag, " ".join(sorted((el.get("class") or "").split()))))
+        el = el.getparent()
+    return tuple(out)
 
 
 def _item_day(item) -> str | None:

@@ -312,6 +312,28 @@ def test_pages_the_post_pattern_leaves_out_are_judged_with_the_posts(rt):
 
 
 
+def test_pages_the_post_pattern_leaves_out_that_the_listing_dates_before_since_are_left(rt):
+    """The same two schemes, the listing printing each item's day (a timeline card): its /slug/
+    links dated before since are older posts and are left without being read."""
+    from lxml import html
+
+    home = "http://upd-read-8.example/"
+    cid, ctx = _crawl(rt, home)
+    page2 = f"{home}p/2/"
+    card = "<div class='card'><span class='day'>{day}</span><h5><a href='{u}'>T</a></h5></div>"
+    new, old = f"{home}new-slug/", f"{home}old-slug/"
+    root = html.fromstring("<html><body>" + card.format(day="May 1, 2020", u=new) + card.format(day="Jan 2, 2020", u=old)
+                           + "</body></html>", base_url=page2)
+
+    class _Listing:
+        final_url, garbled = page2, False
+
+    _Listing.root = root
+    _, others, _ = update.links(rt, cid, page2, ctx, [], [new, old], post=False, published=None, page=_Listing())
+    assert new in others and old not in others
+    assert rt.state.r.sismember(f"{Keys(cid).crawl}:skipped", old)
+
+
 def _post_page(url: str, *neighbours: str):
     from lxml import html
 

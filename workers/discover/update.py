@@ -38,6 +38,7 @@ REASONS = {
     "pagination": "listing pages past the first one showing only posts older than since",
     "covered": "other listings (tags, categories...): the new posts were reached otherwise",
     "sitemap_guess": "usual sitemap paths not asked: the new posts were reached otherwise",
+    "printed_date": "pages a listing dates before since, outside the post pattern (older posts of another URL scheme)",
     "held_old": "posts held from an earlier crawl, published before since",
     "held": "posts held from an earlier crawl that nothing says changed",
     "unchanged": "pages unchanged since an earlier crawl (HTTP 304)",
@@ -364,6 +365,12 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     main = url == home or _in_main_series(rt, crawl_id, url)
     # where the days of its undated posts are learned by reading them, top first (listed.py)
     maybe_days = [d or printed.get(u) for u, d in zip(maybe, _days(rt, crawl_id, ctx, maybe))]
+    # those the listing dates before since are old posts as its post links would be (a series'
+    # older parts at /slug/ beside the pattern's /2021/05/18/slug/)
+    gone = {u for u, d in zip(maybe, maybe_days) if day_of(d) and older(d, since)}
+    if gone:
+        skip(rt, crawl_id, "printed_date", sorted(gone))
+        others = [u for u in others if u not in gone]
     scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days)) if url == home or u not in shared]
     if maybe and readable:
         order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))}

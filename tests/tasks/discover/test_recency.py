@@ -80,6 +80,24 @@ def test_the_day_a_listing_prints_beside_each_post_link():
     assert got == {"https://b.test/one/": "2020-09-24", "https://b.test/two/": "2020-05-27"}
 
 
+def test_a_card_whose_excerpt_links_another_post_still_shows_its_own_day():
+    """A timeline card: its day, its title's link, and an excerpt that links an older post of a
+    series. The card is the title's item (the excerpt's link is no item of the listing): its day
+    is the title's; the excerpt's link gets none from it."""
+    from tasks.discover.recency import printed_days
+    from tasks.fetch.html import parse_html
+
+    card = ("<div class='card'><div class='time'>{day}</div><div class='body'><h5 class='title'>"
+            "<a href='/{slug}/'>T</a></h5><p class='text'><p>Part of <a href='/{other}'>a series</a>.</p></p></div></div>")
+    html = ("<html><body><main>" + card.format(day="Jul 7, 2015", slug="case", other="intro")
+            + card.format(day="Jun 30, 2015", slug="loops", other="intro")
+            + card.format(day="Jun 2, 2015", slug="intro", other="start") + "</main></body></html>")
+    root = parse_html(html, "https://b.test/")
+    posts = [f"https://b.test/{s}/" for s in ("case", "loops", "intro")] + ["https://b.test/intro", "https://b.test/start"]
+    assert printed_days(root, "https://b.test/", posts) == {
+        "https://b.test/case/": "2015-07-07", "https://b.test/loops/": "2015-06-30", "https://b.test/intro/": "2015-06-02"}
+
+
 def test_a_persian_listing_prints_jalali_days():
     from tasks.discover.recency import printed_days
     from tasks.fetch.html import parse_html
