@@ -14,6 +14,7 @@ class Runtime:
         self.settings = s
         self.models = Recent()  # crawl id -> (samples seen, fitted priority model); a cache only
         self.max_pages = Recent(1024)  # crawl id -> its page budget; a cache only
+        self.updating = Recent(1024)  # crawl id -> whether it is an update crawl; a cache only
 
     @cached_property
     def state(self) -> State:

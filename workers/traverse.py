@@ -85,8 +85,22 @@ def max_pages(rt, crawl_id: str, options: dict | None = None) -> int:
 
 
 def hand_out(rt, crawl_id: str, options: dict | None = None) -> tuple[int, int]:
-    """(parallelism, page budget): what State.end_page needs to hand the next pages out."""
-    return rt.settings.crawl_parallelism, max_pages(rt, crawl_id, options)
+    """(parallelism, page budget): what State.end_page needs to hand the next pages out. An
+    update crawl's pages waiting in flight (update.waiting) take no slot of its parallelism."""
+    n = rt.settings.crawl_parallelism
+    if _updating(rt, crawl_id, options):
+        n += update.waiting(rt, crawl_id)
+    return n, max_pages(rt, crawl_id, options)
+
+
+def _updating(rt, crawl_id: str, options: dict | None) -> bool:
+    """Is it an update crawl (its options never change: read once per process)?"""
+    if options is not None:
+        return bool(options.get("update"))
+    got = rt.updating.get(crawl_id)
+    if got is None:
+        got = rt.updating[crawl_id] = bool(rt.state.options(crawl_id).get("update"))
+    return got
 
 
 def dispatch(rt, crawl_id: str, send: Send, keep: Callable[[str], bool] | None = None,

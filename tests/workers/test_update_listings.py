@@ -529,3 +529,26 @@ def test_the_home_listings_next_pages_wait_for_the_chain_and_are_left_once_it_re
     update.links(rt, cid2, home, ctx2, [e, d], [page2], post=False, published=None)
     rt.state.r.hset(Keys(cid2).crawl, update.chain.FIELD, "broken")
     assert update.before_read(rt, cid2, page2, ctx2, post=False, listing=True) is None
+
+
+def test_pages_waiting_take_no_hand_out_slot(rt):
+    """A listing told to wait is counted as waiting until it is told anything else; an update
+    crawl's hand-out room leaves the waiting pages out (they are in flight, doing nothing)."""
+    from workers import traverse
+
+    home = "http://upd-waiting.example/"
+    cid, ctx = _crawl(rt, home)
+    _home_read(rt, cid, ctx, home)
+    _main_series(rt, cid, home)  # the home's listing not yet read down past since: listings wait
+    tags = [f"{home}tag/{i}/" for i in range(3)]
+    base = traverse.hand_out(rt, cid)[0]
+    assert [update.before_read(rt, cid, t, ctx, post=False, listing=True) for t in tags] == [update.WAIT] * 3
+    assert update.before_read(rt, cid, tags[0], ctx, post=False, listing=True) == update.WAIT  # again: counted once
+    assert update.waiting(rt, cid) == 3 and traverse.hand_out(rt, cid)[0] == base + 3
+    rt.state.r.hset(Keys(cid).crawl, "past:" + home, 1)
+    update.cover(rt, cid, update.HOME_COVER)  # the listing read down past since: the tags are left
+    assert update.before_read(rt, cid, tags[1], ctx, post=False, listing=True) == "covered"
+    assert update.waiting(rt, cid) == 2 and traverse.hand_out(rt, cid)[0] == base + 2
+    # a full crawl's hand-out is its parallelism
+    full = rt.state.create_crawl(home, None, {})
+    assert traverse.hand_out(rt, full)[0] == rt.settings.crawl_parallelism

@@ -133,10 +133,28 @@ def seeds(rt, crawl_id: str, urls: list[str], since: str | None) -> list[str]:
 def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bool) -> str | None:
     """Why an update crawl does not read `url` (a reason of REASONS), or None: read it.
     `post`: a post by its URL; `listing`: a listing or a page below a post, never a post of
-    its own (tasks.discover.kinds)."""
-    since = since_of(ctx)
-    if not since:
+    its own (tasks.discover.kinds). A page told to wait (WAIT, SOON) is counted as waiting
+    (`waiting`: it takes no hand-out slot) until it is told anything else."""
+    if not since_of(ctx):
         return None
+    why = _before_read(rt, crawl_id, url, ctx, post, listing)
+    if why not in DEFER:
+        k = Keys(crawl_id)
+        rt.state.r.eval(_UNWAIT, 2, k.crawl, f"{k.crawl}:waits", url)
+    return why
+
+
+def waiting(rt, crawl_id: str) -> int:
+    """How many of the crawl's pages in flight are waiting now (deferred by WAIT or SOON): the
+    crawl's hand-out room leaves them out (workers/traverse.hand_out). Eight categories waiting for
+    the home's listing filled the eight pages in flight a crawl hands out, while the posts that
+    would prove the listing past since stood in the frontier: nothing was read for 20 s."""
+    n = rt.state.r.hget(Keys(crawl_id).crawl, WAITING)
+    return max(0, min(int(n or 0), MAX_WAITING))
+
+
+def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bool) -> str | None:
+    since = since_of(ctx)
     home = ctx["blog"]["home"]
     if post:
         return _post_left(rt, crawl_id, url, ctx, since)
@@ -229,21 +247,32 @@ PROGRESS = "progress"  # the crawl hash's count of pages of the home's listing r
 
 
 WAITS_IN_ALL = 3  # a page waits at most this many times its bound in all, however the crawl goes on
+WAITING = "waiting"  # the crawl hash's count of pages waiting now (`waiting`)
+MAX_WAITING = 10_000  # (a bound on what the count can add to the hand-out room)
+# a page's waits: "n all at w" (waits in a row, in all, the progress count at the last one, and
+# whether it waits now: counted in the crawl hash's `waiting`)
 _WAIT = """
 local pages = '0'
 if ARGV[4] ~= '' then pages = redis.call('HGET', KEYS[1], ARGV[4]) or '0' end
 local v = redis.call('HGET', KEYS[2], ARGV[1])
-local n, all, at = 0, 0, ''
-if v then
-  local i, j = string.find(v, ' ')
-  local rest = string.sub(v, j + 1)
-  local i2, j2 = string.find(rest, ' ')
-  n, all, at = tonumber(string.sub(v, 1, i - 1)), tonumber(string.sub(rest, 1, i2 - 1)), string.sub(rest, j2 + 1)
-end
+local f = {}
+if v then for x in string.gmatch(v, '%S+') do f[#f + 1] = x end end
+local n, all, at, w = tonumber(f[1] or '0'), tonumber(f[2] or '0'), f[3] or '', f[4] or '0'
 all = all + 1
 if at == pages then n = n + 1 else n = 1 end
-redis.call('HSET', KEYS[2], ARGV[1], n .. ' ' .. all .. ' ' .. pages)
-if n <= tonumber(ARGV[2]) and all <= tonumber(ARGV[3]) then return 1 end
+local now = '0'
+if n <= tonumber(ARGV[2]) and all <= tonumber(ARGV[3]) then now = '1' end
+if now ~= w then redis.call('HINCRBY', KEYS[1], 'waiting', tonumber(now) * 2 - 1) end
+redis.call('HSET', KEYS[2], ARGV[1], n .. ' ' .. all .. ' ' .. pages .. ' ' .. now)
+return tonumber(now)
+"""
+# a page told anything but to wait: no longer counted as waiting
+_UNWAIT = """
+local v = redis.call('HGET', KEYS[2], ARGV[1])
+if v and string.sub(v, -2) == ' 1' then
+  redis.call('HSET', KEYS[2], ARGV[1], string.sub(v, 1, -2) .. '0')
+  redis.call('HINCRBY', KEYS[1], 'waiting', -1)
+end
 return 0
 """
 
