@@ -55,6 +55,12 @@ def norm(s: str | None) -> str:
     return re.sub(r"\s+", " ", s or "").strip()
 
 
+def _settable(s: str) -> str:
+    """s as lxml lets it be set again: a page's C0 control characters (which lxml reads but
+    will not write back) are whitespace where they are separators, else left out."""
+    return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", lambda m: " " if m.group() >= "\x1c" else "", s)
+
+
 def text(node, drop: str | None = None) -> str:
     """Whitespace-normalised text of node (never its tail); drop: an XPath (relative to
     node) of descendants to leave out."""
@@ -73,9 +79,9 @@ def text(node, drop: str | None = None) -> str:
             bad.drop_tree()
     for el in n.iter():  # block elements: their words kept apart from their neighbours', as shown
         if isinstance(el.tag, str) and el.tag in BLOCKS:
-            el.tail = (" " + el.tail) if el.tail else " "
+            el.tail = (" " + _settable(el.tail)) if el.tail else " "
             if el.tag != "br":
-                el.text = (" " + el.text) if el.text else " "
+                el.text = (" " + _settable(el.text)) if el.text else " "
     return norm(n.text_content())
 
 
