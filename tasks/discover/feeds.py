@@ -20,7 +20,7 @@ from lxml import etree
 from tasks.text.dates import parse_date
 
 __all__ = ["FeedError", "discover_feeds", "parse_feed", "next_page_urls", "parse_comment_feed",
-           "FEED_TYPES", "USUAL_PATHS"]
+           "FEED_TYPES", "USUAL_PATHS", "twin"]
 
 
 class FeedError(ValueError):
@@ -64,13 +64,46 @@ def discover_feeds(html: str | bytes, base_url: str, guesses: bool = True) -> li
     """
     root = _page_root(html)
     out: list[str] = []
+    linked = None
     if root is not None:
         base = _document_base(root, base_url)
         out += _ranked_declared_feeds(_declared_feeds(root, base, base_url))
         out += _body_feed_links(root, base, base_url)
+        linked = _linked_sections(root, base, base_url)
     if guesses:
-        out += _usual_feed_urls(base_url)
+        out += _usual_feed_urls(base_url, linked)
     return list(dict.fromkeys(out))
+
+
+def _linked_sections(root, base: str, base_url: str) -> set[str]:
+    """The sections of its own site the page links into: every directory of its links' paths
+    (`/blog/`, `/blog/2014/`; a link to `/blog` counts as `/blog/`), lower case."""
+    out = set()
+    for el in root.iter("a", "link"):
+        href = (el.get("href") or "").strip()
+        if not href:
+            continue
+        try:
+            url = urllib.parse.urljoin(base, href)
+            path = urllib.parse.urlsplit(url).path.lower()
+        except ValueError:
+            continue
+        if _host(url) != _host(base_url):
+            continue
+        segments = [seg for seg in path.split("/") if seg]
+        for i in range(1, len(segments) + 1):
+            out.add("/" + "/".join(segments[:i]) + "/")
+    return out
+
+
+def twin(url: str) -> str:
+    """The same path with its trailing slash added or taken away (`/feed/` and `/feed`): a
+    server that has neither answers both alike."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.path in ("", "/"):
+        return url  # the root has no twin
+    path = parts.path[:-1] if parts.path.endswith("/") else parts.path + "/"
+    return urllib.parse.urlunsplit(parts._replace(path=path))
 
 
 def _page_root(html: str | bytes):
@@ -138,15 +171,35 @@ def _body_feed_links(root, base: str, base_url: str) -> list[str]:
     return out
 
 
-def _usual_feed_urls(base_url: str) -> list[str]:
-    """The platforms' usual feed paths under the blog's directory, then under the site root."""
+def _usual_feed_urls(base_url: str, linked: set[str] | None = None) -> list[str]:
+    """The platforms' usual feed paths under the blog's directory, then under the site root.
+    A path under a section (`blog/feed/`, `feeds/posts/default`) is guessed only where the
+    page links into that section (`linked`: tasks.discover.feeds._linked_sections; None: not
+    known), and a blog section's only at the site root: the page leads into any section its
+    site has, and a platform that keeps its feed in one of its own declares it."""
     parts = urllib.parse.urlsplit(base_url)
     origin = f"{parts.scheme or 'http'}://{parts.netloc}"
     directory = parts.path if parts.path.endswith("/") else parts.path.rsplit("/", 1)[0] + "/"
     directories = [directory] if directory not in ("", "/") else []
     directories.append("/")
-    return [origin + d + p for d in directories for p in USUAL_PATHS
-            if d == "/" or not p.startswith("blog")]
+
+    def guessed(d: str, p: str) -> bool:
+        section = _section(p)
+        if section is None:
+            return True
+        if section == "blog" and d != "/":
+            return False
+        return linked is None or (d + section + "/").lower() in linked
+
+    return [origin + d + p for d in directories for p in USUAL_PATHS if guessed(d, p)]
+
+
+def _section(path: str) -> str | None:
+    """The section a usual feed path lies in (`blog` of `blog/feed/` and `blog?format=rss`,
+    `feeds` of `feeds/posts/default`), or None for one at the top of its directory (`feed/`)."""
+    name, _, query = path.partition("?")
+    head, sep, _ = name.rstrip("/").partition("/")
+    return head.lower() if head and (sep or query) else None
 
 
 # ---------------------------------------------------------------- parsing

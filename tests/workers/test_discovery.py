@@ -203,3 +203,16 @@ def test_a_guessed_feed_listing_other_urls_ends_the_guessing_too(crawl):
     answers with that feed; no further path is guessed."""
     asked = _export_whose_feed_links_another_host(crawl, seed=6, declared=False)
     assert "/feed/" in asked and not asked & USUAL_FEEDS_PAST_THE_FIRST, sorted(asked)
+
+
+def test_a_blog_whose_feed_answers_404_is_asked_each_usual_path_once_at_most(crawl, farm_blog):
+    """The usual feed paths a blog answered 404 to are not asked again: not their twin with or
+    without the trailing slash (`/feed` after `/feed/`), not by the traversal where a page links
+    one (the blog's "Entries RSS" link), and no section's paths where no page leads into it."""
+    site = farm_blog("wordpress", seed=4, n_posts=30, faults={"/feed/": "404", "/?feed=rss2": "404"})
+    info, records = crawl(site.url, timeout=240)
+    assert info["state"] == "done", info
+    assert score(site.truth, records)["found"] >= 98
+    assert site.hits["/feed/"] == 1 and site.hits["/feed"] == 0, dict(site.hits)
+    assert not [t for t in site.hits if t.startswith(("/blog/", "/blog?", "/feeds/"))], sorted(site.hits)
+    assert not [t for t in site.hits if site.hits[t] > 1 and "feed" in t], dict(site.hits)

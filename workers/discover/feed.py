@@ -39,6 +39,7 @@ from workers.learn import training
 log = logging.getLogger("blogharvest")
 
 MAX_FEED_CANDIDATES = 15  # feed candidates of the home page tried at most
+GONE = (404, 410)  # the answers that say a candidate is not there (not a failure that may pass)
 MAX_FEED_PAGES = 5  # feed paging: more entries mean more training pairs and known posts
 MAX_TRAINING = 30  # training pages per blog (votes)
 UPDATE_TRAINING = 10  # an update crawl's training pages at least, older posts making up the new ones' number
@@ -70,6 +71,8 @@ def discover(rt, crawl_id: str, url: str, since: str | None) -> dict:
     # are not asked again (what the home page declares or links still is)
     guesses = not (stored.get("rules") and stored.get("home") and not stored.get("feed"))
     feed, feed_url, search = _find_feed(rt, home, home_url, guesses)
+    if search.missing:  # asked and not there: the traversal does not ask again where a page links one
+        st.r.sadd(rt.keys(crawl_id).seen, *{canonical(u) for u in search.missing})
     if not guesses:
         st.add_error(crawl_id, url, "feed", "the usual feed paths not tried again: the blog's last crawl found no feed")
     feed = _report_feed(st, crawl_id, url, feed, feed_url, search)
@@ -200,12 +203,17 @@ class _FeedSearch:
     tried: list = field(default_factory=list)  # "candidate: why not", every candidate passed over
     skipped: list = field(default_factory=list)  # (candidate, why) of the malformed (bozo) feeds
     fallback: tuple | None = None  # (feed, candidate, lists ours) to take when no clean feed is found
+    missing: list = field(default_factory=list)  # the candidates the site said are not there (404, 410)
 
     def read(self, rt, candidate: str) -> dict | None:
         """The candidate read as a feed, or None (why: in `tried`)."""
         try:
             return _read_feed(rt, candidate)
-        except (FetchError, feedlib.FeedError) as e:
+        except FetchError as e:
+            self.tried.append(f"{candidate}: {e}")
+            if e.kind == "http_status" and e.status in GONE:
+                self.missing.append(candidate)
+        except feedlib.FeedError as e:
             self.tried.append(f"{candidate}: {e}")
         except Exception as e:  # a feed no parser copes with is that candidate's error
             self.tried.append(f"{candidate}: {type(e).__name__}: {e}")
@@ -238,6 +246,8 @@ def _find_feed(rt, home: Page, home_url: str, guesses: bool = True) -> tuple[dic
     for candidate in feedlib.discover_feeds(home.html, home.final_url, guesses)[:MAX_FEED_CANDIDATES]:
         if candidate not in declared and search.fallback is not None and same_site(search.fallback[1], home_url):
             break  # a feed of the blog's own site was read: no (further) usual path guessed past it
+        if candidate not in declared and feedlib.twin(candidate) in search.missing:
+            continue  # a guess whose twin the site said is not there (`/feed` after `/feed/`)
         got = search.read(rt, candidate)
         if got is not None and search.chooses(candidate, got):
             return got, candidate, search

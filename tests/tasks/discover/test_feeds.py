@@ -5,7 +5,7 @@ import urllib.parse
 
 import pytest
 
-from tasks.discover.feeds import (USUAL_PATHS, FeedError, discover_feeds, next_page_urls, parse_comment_feed,
+from tasks.discover.feeds import (USUAL_PATHS, FeedError, discover_feeds, next_page_urls, parse_comment_feed, twin,
                          parse_feed)
 
 # ---------------------------------------------------------------- discovery
@@ -35,9 +35,30 @@ def test_usual_paths_when_nothing_is_declared():
     got = discover_feeds("<html><body>no feeds</body></html>", "http://blog.test/journal/")
     assert got[0] == "http://blog.test/journal/feed/"
     for p in USUAL_PATHS:
-        assert "http://blog.test/" + p in got
-    assert "http://blog.test/journal/feeds/posts/default" in got
+        if "/" not in p.rstrip("/") and "?" not in p[1:]:  # at the top of a directory: always guessed
+            assert "http://blog.test/" + p in got
+            assert "http://blog.test/journal/" + p in got
     assert len(got) == len(set(got))
+
+
+def test_a_section_is_guessed_only_where_the_page_links_into_it():
+    """A site whose pages lead into no /blog/ or /feeds/ section has no feed there: those guesses
+    are requests a blog without a feed answered with 404 on every crawl."""
+    bare = discover_feeds("<html><body><a href='/about/'>about</a></body></html>", "http://blog.test/")
+    assert not [u for u in bare if urllib.parse.urlsplit(u).path.startswith(("/blog", "/feeds/"))]
+    assert "http://blog.test/rss.xml" in bare
+    html = "<html><body><a href='/blog'>blog</a><a href='/feeds/x'>f</a><a href='//other.test/blog/'>o</a></body></html>"
+    linked = discover_feeds(html, "http://blog.test/")
+    assert {"http://blog.test/blog/feed/", "http://blog.test/blog?format=rss",
+            "http://blog.test/feeds/posts/default"} <= set(linked)
+    other = discover_feeds("<html><body><a href='//other.test/blog/x'>o</a></body></html>", "http://blog.test/")
+    assert not [u for u in other if urllib.parse.urlsplit(u).path.startswith("/blog")]
+
+
+def test_twin_adds_or_takes_away_the_trailing_slash():
+    assert twin("http://b.test/feed/") == "http://b.test/feed"
+    assert twin("http://b.test/rss") == "http://b.test/rss/"
+    assert twin("http://b.test/?feed=rss2") == "http://b.test/?feed=rss2"
 
 
 def test_without_guesses_only_what_the_page_declares_or_links():
