@@ -216,3 +216,14 @@ def test_a_blog_whose_feed_answers_404_is_asked_each_usual_path_once_at_most(cra
     assert site.hits["/feed/"] == 1 and site.hits["/feed"] == 0, dict(site.hits)
     assert not [t for t in site.hits if t.startswith(("/blog/", "/blog?", "/feeds/"))], sorted(site.hits)
     assert not [t for t in site.hits if site.hits[t] > 1 and "feed" in t], dict(site.hits)
+
+
+def test_a_sitemap_learning_read_is_not_asked_again_by_the_traversal(crawl, farm_blog):
+    """Without a feed, learning takes candidates from the sitemaps; the traversal reads the
+    same sitemaps for their pages from what learning kept: the blog is asked once for each."""
+    site = farm_blog("sitemapped", seed=5, n_posts=40, faults={"/index.xml": "404"})
+    info, records = crawl(site.url, timeout=240)
+    assert info["state"] == "done", info
+    assert score(site.truth, records)["found"] >= 95
+    maps = {t: n for t, n in site.hits.items() if "sitemap" in t}
+    assert maps.get("/sitemap_index.xml") == 1 and all(n == 1 for n in maps.values()), maps

@@ -75,6 +75,25 @@ def note_missing(rt, crawl_id: str, url: str) -> None:
         p.execute()
 
 
+KEPT = "sitemap:"  # prefix of a sitemap's parse kept in the crawl's page cache by learning
+
+
+def keep_sitemap(rt, crawl_id: str, url: str, data: dict) -> None:
+    """A sitemap learning read (its candidates), kept parsed for the traversal's reading of it:
+    the blog is asked once for it in a crawl."""
+    rt.state.cache_page(crawl_id, KEPT + canonical(url), {"url": url, "sitemap": data})
+
+
+def _kept(rt, crawl_id: str, url: str) -> dict | None:
+    """The parse of a sitemap learning read in this crawl (taken: kept for one reading), or None."""
+    key = KEPT + canonical(url)
+    got = rt.state.cached_page(crawl_id, key)
+    if got is None or not isinstance(got.get("sitemap"), dict):
+        return None
+    rt.state.r.hdel(rt.keys(crawl_id).pages, key)
+    return got["sitemap"]
+
+
 def _queue(rt, crawl_id: str, metas: dict[str, dict]) -> int:
     st = rt.state
     if st.r.hlen(rt.keys(crawl_id).sitemaps) >= MAX_SITEMAPS:
@@ -93,12 +112,14 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     since = update.since_of(ctx)
     changed_since = ctx.get("since") if ctx["options"].get("update") else None  # lastmod: changes, any update
     try:
-        resp = rt.downloader.get(url, conditional=bool(ctx["options"].get("update")))
-        if resp.status == 304:  # unchanged since an earlier crawl: what it lists was read then
-            update.skip(rt, crawl_id, "unchanged", [url])
-            st.mark_done(crawl_id, url)
-            return {"url": url, "sitemap": "unchanged"}
-        data = sm.parse_sitemap(resp.content, resp.url, max_bytes=max(rt.settings.max_page_bytes, 1))
+        data = _kept(rt, crawl_id, url)
+        if data is None:
+            resp = rt.downloader.get(url, conditional=bool(ctx["options"].get("update")))
+            if resp.status == 304:  # unchanged since an earlier crawl: what it lists was read then
+                update.skip(rt, crawl_id, "unchanged", [url])
+                st.mark_done(crawl_id, url)
+                return {"url": url, "sitemap": "unchanged"}
+            data = sm.parse_sitemap(resp.content, resp.url, max_bytes=max(rt.settings.max_page_bytes, 1))
     except (FetchError, sm.SitemapError) as e:
         transient = isinstance(e, FetchError) and e.transient
         if transient:

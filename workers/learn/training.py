@@ -103,10 +103,12 @@ def _robots_text(rt, home_url: str) -> str:
 
 def _read_sitemap(rt, crawl_id: str, url: str) -> dict | None:
     from tasks.discover import sitemaps as sm
-    from workers.discover.sources import note_missing
+    from workers.discover.sources import keep_sitemap, note_missing
 
     try:
-        return sm.parse_sitemap(rt.downloader.get(url).content, url)
+        data = sm.parse_sitemap(rt.downloader.get(url).content, url)
+        keep_sitemap(rt, crawl_id, url, data)  # the traversal reads it from there, not asking again
+        return data
     except (FetchError, sm.SitemapError) as e:  # a guess that is not there, or no sitemap: the next one
         if not (isinstance(e, FetchError) and e.transient):
             note_missing(rt, crawl_id, url)  # the traversal does not ask it again
