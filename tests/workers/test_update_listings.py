@@ -552,3 +552,49 @@ def test_pages_waiting_take_no_hand_out_slot(rt):
     # a full crawl's hand-out is its parallelism
     full = rt.state.create_crawl(home, None, {})
     assert traverse.hand_out(rt, full)[0] == rt.settings.crawl_parallelism
+
+
+def test_the_chain_goes_on_through_a_neighbour_outside_the_post_pattern_which_does_not_wait_for_it(rt):
+    """Two URL schemes (/projects/slug/ the pattern's, /posts/slug/ the older scheme's): the newest
+    posts' chain runs on into a /posts/ page. That page is the chain's next step: it is read at
+    once (a page waiting for the chain must not be the one the chain waits for), and read past
+    since it proves the chain."""
+    home = "http://upd-chain-schemes.example/"
+    cid, ctx = _crawl(rt, home)
+    e, old = f"{home}projects/e/", f"{home}posts/old/"
+    update.links(rt, cid, home, ctx, [e], [], post=False, published=None)  # no numbered listing
+    update.seeds(rt, cid, [e], SINCE)
+    update.links(rt, cid, e, ctx, [], [old], post=True, published="2020-05-05", page=_Page(e, old))
+    assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending"
+    assert update.before_read(rt, cid, old, ctx, post=False, listing=False) is None  # the chain's next step
+    assert update.before_read(rt, cid, f"{home}about/", ctx, post=False, listing=False) == update.WAIT
+    update.links(rt, cid, old, ctx, [], [e], post=True, published="2020-01-01", page=_Page(old, f"{home}posts/older/", e))
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
+
+
+def test_a_listing_page_of_older_posts_outside_the_post_pattern_bounds_its_listing_and_leaves_them(rt):
+    """A page of the home's listing whose every link is outside the post pattern, each dated by
+    the listing before since: the listing is past since there (its later pages are left), and its
+    links are left when popped, though another source (a sitemap) queued them before."""
+    from lxml import html
+
+    home = "http://upd-read-schemes.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    page6, page7 = f"{home}page/6/", f"{home}page/7/"
+    olds = [f"{home}posts/old-{i}/" for i in range(3)]
+    card = "<div class='card'><span class='day'>{day}</span><h5><a href='{u}'>T</a></h5></div>"
+    root = html.fromstring("<html><body>" + "".join(card.format(day=f"Jan {i + 2}, 2020", u=u)
+                                                   for i, u in enumerate(olds)) + "</body></html>", base_url=page6)
+
+    class _Listing:
+        final_url, garbled = page6, False
+
+    _Listing.root = root
+    posts, others, _ = update.links(rt, cid, page6, ctx, [], olds + [page7], post=False, published=None,
+                                    page=_Listing())
+    assert posts == [] and others == []
+    assert rt.state.r.hget(Keys(cid).crawl, f"past:{home}") == "6"
+    assert update.before_read(rt, cid, page7, ctx, post=False, listing=True) == "pagination"
+    assert update.before_read(rt, cid, olds[1], ctx, post=False, listing=False) == "printed_date"
+    assert update.before_read(rt, cid, olds[1], dict(ctx, entry={"url": olds[1]}), post=False, listing=False) is None

@@ -56,6 +56,12 @@ def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str, base:
     return state
 
 
+def named(rt, crawl_id: str, url: str) -> bool:
+    """Is `url` a neighbour a post read names (the chain goes on through it)? A page waiting for the
+    chain must not be the one the chain waits for."""
+    return any(url in json.loads(v) for v in rt.state.r.hvals(near_key(crawl_id)) or ())
+
+
 def judge(rt, crawl_id: str, since: str) -> str:
     """How the chain of the posts read stands (REACHED, PENDING, BROKEN, or NONE)."""
     k = Keys(crawl_id)

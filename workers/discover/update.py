@@ -189,11 +189,13 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
     if not listing:  # a page of another kind, which may be a post (listed.py judges it with the posts)
+        if ctx.get("entry") is None and rt.state.r.sismember(_dated_old_key(crawl_id), url):
+            return "printed_date"  # a listing dated it before since (it was queued before: a sitemap's)
         # (a sitemap's lastmod says the page changed, not that it is a post: a new post is proven
         # known by the home's listing or the chain; an attachment or menu page changed is left)
         why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"), changed=False)
         if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx, changed=False) \
-                and _waits(rt, crawl_id, url, progress=True):
+                and not chain.named(rt, crawl_id, url) and _waits(rt, crawl_id, url, progress=True):
             return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
         return why
     if listing and _unresolved(crawl) and _waits(rt, crawl_id, url, progress=True):
@@ -358,7 +360,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if post:
         _learned(rt, crawl_id, url, published, home)
         if page is not None and not page.garbled:  # its previous/next links: a chain down past since?
-            chain.noted(rt, crawl_id, url, page.root, posts, since, base=page.final_url)
+            # (a neighbour outside the post pattern is a post all the same: a blog with two URL schemes)
+            chain.noted(rt, crawl_id, url, page.root, posts + _maybe(others, home), since, base=page.final_url)
         if older(published, since):
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}
@@ -366,7 +369,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     _learned(rt, crawl_id, url, None, home)  # read, and no post: no day of its own for the listing it is in
     # pages the post pattern does not take in that may be posts all the same (a blog with two URL
     # schemes: its older posts at /slug/); judged with the posts, in document order
-    maybe = [u for u in others if not is_listing(u, home) and not series(u) and not archive_end(u, home)]
+    maybe = _maybe(others, home)
     # a listing's own dates beside its links (a card's <time>), where the URLs carry none
     readable = page is not None and not page.garbled
     printed = printed_days(page.root, page.final_url, posts + maybe) if readable else {}
@@ -374,9 +377,18 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
     # every page would make every listing look new)
     shared = set() if url == home else _home_posts(rt, crawl_id)
+    maybe_days = [d or printed.get(u) for u, d in zip(maybe, _days(rt, crawl_id, ctx, maybe))]
     # (a listing all of whose posts the home page shows too, as on a blog whose home lists every
-    # post, is judged by them all: nothing on it tells a widget from its own listing)
-    own = [(u, d) for u, d in zip(posts, days) if u not in shared] or list(zip(posts, days))
+    # post, is judged by them all: nothing on it tells a widget from its own listing); the pages
+    # it dates outside the post pattern count as its posts where it dates every post link too (a
+    # page of a blog's older posts at /slug/ beside the pattern's newer scheme: no post link at all)
+    shown = list(zip(posts, days))
+    if all(day_of(d) for d in days):
+        shown += [(u, d) for u, d in zip(maybe, maybe_days) if day_of(d)]
+    if len(shown) > len(posts) and readable:
+        order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))}
+        shown.sort(key=lambda p: order.get(p[0], len(order)))
+    own = [(u, d) for u, d in shown if u not in shared] or shown
     past, _ = listing_cut([d for _, d in own], since) if own else (False, [])
     # a listing running newest first down past `since`: its later pages show older posts only
     # (not judged on the home page, whose own links may hold a widget of older posts)
@@ -384,6 +396,11 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     _, old = listing_cut(days, since)
     if url == home:
         rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts + maybe))[:MAX_HOME_POSTS]))
+    # pages outside the post pattern the listing dates before since: older posts, left when
+    # popped (another source may have queued them: a sitemap)
+    gone = {u for u, d in zip(maybe, maybe_days) if day_of(d) and older(d, since)}
+    if gone:
+        _dated_old(rt, crawl_id, gone)
     if past:
         skip(rt, crawl_id, "past_since", posts + others)
         _past(rt, crawl_id, url, home)
@@ -393,10 +410,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     others = _others(rt, crawl_id, url, others, since, home)
     main = url == home or _in_main_series(rt, crawl_id, url)
     # where the days of its undated posts are learned by reading them, top first (listed.py)
-    maybe_days = [d or printed.get(u) for u, d in zip(maybe, _days(rt, crawl_id, ctx, maybe))]
     # those the listing dates before since are old posts as its post links would be (a series'
     # older parts at /slug/ beside the pattern's /2021/05/18/slug/)
-    gone = {u for u, d in zip(maybe, maybe_days) if day_of(d) and older(d, since)}
     if gone:
         skip(rt, crawl_id, "printed_date", sorted(gone))
         others = [u for u in others if u not in gone]
@@ -422,6 +437,12 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
             _read_in_series(rt, crawl_id, s)
         _last_page(rt, crawl_id, url, paging)
     return keep, others, priorities
+
+
+def _maybe(others: list[str], home: str) -> list[str]:
+    """Links the post pattern does not take in that may be posts all the same: no listing, no
+    numbered page, no date archive."""
+    return [u for u in others if not is_listing(u, home) and not series(u) and not archive_end(u, home)]
 
 
 def _learned(rt, crawl_id: str, url: str, published: str | None, home: str) -> None:
@@ -493,6 +514,20 @@ def _others(rt, crawl_id: str, url: str, others: list[str], since: str, home: st
     skip(rt, crawl_id, "archive", old)
     skip(rt, crawl_id, "url_date", dated)
     return keep
+
+
+def _dated_old_key(crawl_id: str) -> str:
+    return f"{Keys(crawl_id).crawl}:dated_old"  # set: pages outside the post pattern a listing dated before since
+
+
+def _dated_old(rt, crawl_id: str, urls: set[str]) -> None:
+    """Pages a listing dates before since that the post pattern does not take in: left when
+    popped (another source, a sitemap, may have queued them before the listing was read)."""
+    k = _dated_old_key(crawl_id)
+    with rt.state.r.pipeline(transaction=False) as p:
+        p.sadd(k, *urls)
+        p.expire(k, 7 * 86400)
+        p.execute()
 
 
 def _in_main_series(rt, crawl_id: str, url: str) -> bool:

@@ -225,9 +225,14 @@ def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], dea
             facts(u)
     if since:
         days = days or {}
-        new = [u for u in ranked if not older(url_latest_day(u) or days.get(u), since)]
-        old = [u for u in ranked if older(url_latest_day(u) or days.get(u), since)]
-        ranked = new[:MAX_CANDIDATES] + old[:max(0, MIN_ENTRIES - len(new))]
+        day = {u: url_latest_day(u) or days.get(u) for u in ranked}
+        new = [u for u in ranked if day[u] and not older(day[u], since)]
+        old = [u for u in ranked if older(day[u], since)]
+        # a page no source dates may be an older post: read only to make up MIN_ENTRIES with the
+        # feed's posts (read already) and the dated new ones (the traversal reads a new one anyway)
+        undated = [u for u in ranked if not day[u]]
+        room = max(0, MIN_ENTRIES - len(known[:MAX_CANDIDATES]) - len(new))
+        ranked = new[:MAX_CANDIDATES] + (undated + old)[:room]
     for u in ranked[:MAX_CANDIDATES]:
         if time.monotonic() > deadline:
             break
@@ -267,7 +272,12 @@ def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list
         return out
 
     known = [e["url"] for e in out]
-    ranked, inside, days = _candidate_urls(rt, crawl_id, home_url, home, known, deadline)
+    if since and len(known) >= MIN_ENTRIES:
+        # an update crawl whose feed lists enough posts trains on them (their pages read): the
+        # listings and sitemaps a search for more would read are the traversal's to judge
+        ranked, inside, days = [], [], {}
+    else:
+        ranked, inside, days = _candidate_urls(rt, crawl_id, home_url, home, known, deadline)
     _read_candidates(facts, known, ranked, deadline, since, days)
     pseudo = _pseudo(facts, known, inside, out)
     if pseudo:

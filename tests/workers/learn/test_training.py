@@ -62,7 +62,8 @@ def test_an_update_crawl_reads_the_candidates_that_may_be_new_first():
 
 def test_an_update_crawl_takes_a_sitemaps_lastmod_before_since_for_an_old_candidate():
     """Undated URLs (a Hugo blog's /posts/slug/) that a sitemap says last changed before `since`
-    are old: read only to make up MIN_ENTRIES, after the ones that may be new."""
+    are old: read only to make up MIN_ENTRIES, after the ones that may be new; those no source
+    dates, too (aboraz-ar's update read four older posts through them)."""
     import time
 
     from tasks.learn.pseudo_feed import MIN_ENTRIES
@@ -75,5 +76,10 @@ def test_an_update_crawl_takes_a_sitemaps_lastmod_before_since_for_an_old_candid
     _read_candidates(read.append, [], old + new, time.monotonic() + 60, since="2020-03-01", days=days)
     assert read[:3] == new and len(read) == MIN_ENTRIES and set(read[3:]) <= set(old)
     read.clear()
-    _read_candidates(read.append, [], old + new, time.monotonic() + 60, since="2020-03-01")  # no days known
-    assert read == (old + new)[:len(read)] and len(read) == len(old + new)
+    # no days known: any of them may be an older post, read only to make up MIN_ENTRIES, in rank order
+    _read_candidates(read.append, [], old + new, time.monotonic() + 60, since="2020-03-01")
+    assert read == (old + new)[:MIN_ENTRIES]
+    read.clear()
+    known = [f"http://b.example/posts/feed-{d}/" for d in range(1, 7)]  # the feed's posts, read first
+    _read_candidates(read.append, known, old + new, time.monotonic() + 60, since="2020-03-01")
+    assert read == known + (old + new)[:MIN_ENTRIES - len(known)]
