@@ -439,15 +439,21 @@ def test_a_page_a_stamped_sitemap_names_is_left_once_the_home_listing_proves_eve
 
 def test_a_usual_sitemap_path_is_left_once_the_new_posts_are_covered_and_a_named_one_read(rt):
     """An update crawl asks the usual sitemap paths (guesses, mostly 404s) only while nothing
-    covers the new posts; they never wait (a sitemap that is there may be what covers them)."""
+    covers the new posts; they wait for the home's numbered listing, read in page order, as
+    other listings do (blinkfox-zh asked three of them while its page 3 proved every new post
+    known), and are asked once it ended without covering them; a named sitemap is read."""
     home = "http://upd-sitemap-guess.example/"
     cid, ctx = _crawl(rt, home)
     guess = dict(ctx, sitemap={"guessed": True, "next": [f"{home}wp-sitemap.xml"]})
     named = dict(ctx, sitemap={"guessed": False, "next": []})
     _main_series(rt, cid, home)
     rt.state.r.hset(Keys(cid).crawl, "home_posts", "[]")
-    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) is None
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == update.WAIT
+    assert update.waiting(rt, cid) == 1
     assert update.before_sitemap(rt, cid, f"{home}named.xml", named) is None
+    rt.state.r.hset(Keys(cid).crawl, f"ended:{home}", 4)  # the listing ended, covering nothing
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) is None
+    assert update.waiting(rt, cid) == 0
     update.cover(rt, cid, "the feed, which reaches past since")
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == "sitemap_guess"
     full = dict(guess, options={})  # a full crawl asks every usual path

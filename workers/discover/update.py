@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import archive_end, day_of, entry_day, listing_cut, older, printed_days, reaches_past, series
+from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
@@ -206,11 +207,23 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
 def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
     """Why an update crawl does not ask a usual sitemap path (a guess, `ctx["sitemap"]`), or None:
     ask. Guesses are asked for posts nothing else leads to: once something covers the new posts
-    (the feed reaching past since, the home's listing, the chain) they are left. They never wait:
-    a sitemap that is there may be what covers them (its lastmods), sooner than any listing."""
+    (the feed reaching past since, the home's listing, the chain) they are left. Where the home
+    page has a numbered listing they wait for it (or the posts' chain) as other listings do: read
+    in page order, it says sooner than three guessed paths; else they never wait (a sitemap that
+    is there may be what covers the new posts, by its lastmods)."""
     if not since_of(ctx) or not (ctx.get("sitemap") or {}).get("guessed"):
         return None
-    return "sitemap_guess" if rt.state.r.hget(Keys(crawl_id).crawl, "covered") else None
+    crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
+    if crawl.get("covered"):
+        why = "sitemap_guess"
+    elif crawl.get("main_series") and _unresolved(crawl) and _waits(rt, crawl_id, url, progress=True):
+        why = WAIT  # the home's numbered listing, read in page order, will soon say (blinkfox-zh: 3 guesses)
+    else:
+        why = None
+    if why not in DEFER:
+        k = Keys(crawl_id)
+        rt.state.r.eval(_UNWAIT, 2, k.crawl, f"{k.crawl}:waits", url)
+    return why
 
 
 def _unresolved(crawl: dict) -> bool:
@@ -372,6 +385,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     maybe = _maybe(others, home)
     # a listing's own dates beside its links (a card's <time>), where the URLs carry none
     readable = page is not None and not page.garbled
+    if maybe and readable:  # the site's pages its menus name (about, friends) are no posts it lists
+        menu = navigation_links(page.root, page.final_url)
+        maybe = [u for u in maybe if u not in menu and u.rstrip("/") not in menu]
     printed = printed_days(page.root, page.final_url, posts + maybe) if readable else {}
     days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
