@@ -604,3 +604,17 @@ def test_a_listing_page_of_older_posts_outside_the_post_pattern_bounds_its_listi
     assert update.before_read(rt, cid, page7, ctx, post=False, listing=True) == "pagination"
     assert update.before_read(rt, cid, olds[1], ctx, post=False, listing=False) == "printed_date"
     assert update.before_read(rt, cid, olds[1], dict(ctx, entry={"url": olds[1]}), post=False, listing=False) is None
+
+
+def test_a_usual_sitemap_path_waits_for_the_posts_chain_where_the_home_has_no_numbered_listing(rt):
+    """A Blogger home pages on by date: the guesses wait while the feed's new posts' chain is read
+    (lafuite asked three of them before its chain proved every new post known), then are left."""
+    home = "http://upd-sitemap-chain.example/"
+    cid, ctx = _crawl(rt, home)
+    guess = dict(ctx, sitemap={"guessed": True, "next": []})
+    _home_read(rt, cid, ctx, home)
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) is None  # nothing to wait for
+    update.seeds(rt, cid, [f"{home}2020/05/01/new/"], SINCE)
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == update.WAIT
+    update.cover(rt, cid, update.chain.CHAIN_COVER)
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == "sitemap_guess"

@@ -208,16 +208,17 @@ def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
     """Why an update crawl does not ask a usual sitemap path (a guess, `ctx["sitemap"]`), or None:
     ask. Guesses are asked for posts nothing else leads to: once something covers the new posts
     (the feed reaching past since, the home's listing, the chain) they are left. Where the home
-    page has a numbered listing they wait for it (or the posts' chain) as other listings do: read
-    in page order, it says sooner than three guessed paths; else they never wait (a sitemap that
+    page has a numbered listing, or the posts' chain is being read, they wait for it as other
+    listings do: it says sooner than three guessed paths; else they never wait (a sitemap that
     is there may be what covers the new posts, by its lastmods)."""
     if not since_of(ctx) or not (ctx.get("sitemap") or {}).get("guessed"):
         return None
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
     if crawl.get("covered"):
         why = "sitemap_guess"
-    elif crawl.get("main_series") and _unresolved(crawl) and _waits(rt, crawl_id, url, progress=True):
-        why = WAIT  # the home's numbered listing, read in page order, will soon say (blinkfox-zh: 3 guesses)
+    elif (crawl.get("main_series") or _chain_ahead(crawl)) and _unresolved(crawl) \
+            and _waits(rt, crawl_id, url, progress=True):
+        why = WAIT  # the home's numbered listing or the posts' chain will soon say (blinkfox-zh: 3 guesses)
     else:
         why = None
     if why not in DEFER:
