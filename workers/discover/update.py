@@ -335,15 +335,8 @@ def _by_lastmod(rt, crawl_id: str, url: str, ctx: dict) -> bool:
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
     """Why a post by its URL is left: `_listed_left` (a day in its URL says it may be new), or
     held from an earlier crawl (`_held`)."""
-    crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
-    covered = None if url_day(url) else crawl.get("covered")
-    why = _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
-    if why is None and not url_day(url) and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) \
-            and not chain.named(rt, crawl_id, url) and _waits(rt, crawl_id, url, progress=True):
-        # a post only other posts link ("read next", related posts), undated: it waits for the
-        # home's listing or the chain to say whether it can be new (then it is left or read)
-        return WAIT
-    return why
+    covered = None if url_day(url) else rt.state.r.hget(Keys(crawl_id).crawl, "covered")
+    return _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
 
 
 def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
