@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import archive_end, day_of, entry_day, listing_cut, older, printed_days, reaches_past, series
-from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
@@ -386,9 +385,6 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     maybe = _maybe(others, home)
     # a listing's own dates beside its links (a card's <time>), where the URLs carry none
     readable = page is not None and not page.garbled
-    if maybe and readable:  # the site's pages its menus name (about, friends) are no posts it lists
-        menu = navigation_links(page.root, page.final_url)
-        maybe = [u for u in maybe if u not in menu and u.rstrip("/") not in menu]
     printed = printed_days(page.root, page.final_url, posts + maybe) if readable else {}
     days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
