@@ -398,8 +398,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     shown = list(zip(posts, days))
     if all(day_of(d) for d in days):
         shown += [(u, d) for u, d in zip(maybe, maybe_days) if day_of(d)]
+    # the page's links in document order, read once (the verdict's and the scope's sorting)
+    order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))} if maybe and readable else {}
     if len(shown) > len(posts) and readable:
-        order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))}
         shown.sort(key=lambda p: order.get(p[0], len(order)))
     own = [(u, d) for u, d in shown if u not in shared] or shown
     past, _ = listing_cut([d for _, d in own], since) if own else (False, [])
@@ -430,7 +431,6 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         others = [u for u in others if u not in gone]
     scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days)) if url == home or u not in shared]
     if maybe and readable:
-        order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))}
         scope.sort(key=lambda p: order.get(p[0], len(order)))
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
