@@ -17,6 +17,7 @@ import urllib.parse
 
 from lxml import etree
 
+from tasks.extract.comment_clock import read_in
 from tasks.learn.comment_nodes import (
     MIN_SIMILARITY, REST, clean_shown_author, date_value, depth, elements, first,
     in_region, is_ancestor, lines, match_comments, own_matches, said_text, shown_name, similarity)
@@ -28,7 +29,7 @@ from tasks.text.similarity import normalize_text
 
 __all__ = ["feed_comments", "learn_comment_rule", "extract_comments", "match_comments", "merge_comments",
            "comment_id", "reading_score", "comment_page_links", "comment_feed_links", "similarity", "MIN_SIMILARITY",
-           "group_rules", "relative_rules"]
+           "group_rules", "relative_rules", "paired_times"]
 
 SAME_COMMENT = 0.8  # a page comment and a feed comment merged into one from this similarity on
 
@@ -217,8 +218,9 @@ def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, 
     anchor = _anchor_id(c)
     cid = (comment_id(link, post_url) if link else None) or \
         (f"{post_url}#{anchor}" if anchor else None) or _content_id(post_url, author, published, text)
-    return {"id": cid, "url": link, "author": author or None, "published": published,
-            "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c,
+    # (the id from the time as printed: the same whatever clock the blog's rule learns)
+    return {"id": cid, "url": link, "author": author or None, "published": read_in(published, rule.get("clock")),
+            "content_text": text, "parent": None, "kind": comment_kind(c), "_el": c, "_printed": published,
             "_notes": lines(name_node)[1:] if name_node is not None else []}
 
 
@@ -229,7 +231,7 @@ def _unique_ids(out: list[dict], post_url: str) -> None:
         counts[c["id"]] = counts.get(c["id"], 0) + 1
     for c in out:
         if counts[c["id"]] > 1:
-            c["id"], c["url"] = _content_id(post_url, c["author"], c["published"], c["content_text"]), None
+            c["id"], c["url"] = _content_id(post_url, c["author"], c["_printed"], c["content_text"]), None
 
 
 THREAD_LEVELS = 4  # ancestors of a comment's element searched for its thread element
@@ -301,8 +303,20 @@ def extract_comments(root, rule: dict, base_url: str | None = None, post_url: st
     _unique_ids(out, post_url)
     _link_replies(out)
     for c in out:
-        del c["_el"], c["_notes"]
+        del c["_el"], c["_notes"], c["_printed"]
     return out
+
+
+def _pairs(page: list[dict], feed: list[dict]) -> dict[int, int]:
+    """page index -> feed index of the comments both sources hold (merge_comments' pairing)."""
+    pair = _paired_by_id(page, feed)
+    pair.update(_paired_by_text(page, feed, pair))
+    return pair
+
+
+def paired_times(page: list[dict], feed: list[dict]) -> list[tuple[str | None, str | None]]:
+    """(page time, feed time) of each comment both sources hold (tasks.extract.comment_clock)."""
+    return [(page[i].get("published"), feed[j].get("published")) for i, j in _pairs(page, feed).items()]
 
 
 def _paired_by_id(page: list[dict], feed: list[dict]) -> dict[int, int]:
@@ -426,8 +440,7 @@ def merge_comments(page: list[dict], feed: list[dict]) -> list[dict]:
     matching) their texts are alike (SAME_COMMENT, or MIN_SIMILARITY by the same author)."""
     if not feed:
         return [dict(c) for c in page]
-    pair = _paired_by_id(page, feed)
-    pair.update(_paired_by_text(page, feed, pair))
+    pair = _pairs(page, feed)
     out = []
     final = {}  # feed id -> id in the output
     for i, c in enumerate(page):

@@ -7,6 +7,7 @@ slash:comments) paged by ?paged=N, a comment feed per post, paginated comments
 """
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import PurePosixPath
 
 from tests.httpd import Reply
@@ -271,6 +272,14 @@ class WordPress(Blog):
         main = "\n".join([article, related, nav, self.comments(o, p, k, here)])
         return self.layout(o, p.title, main, head, body_class=f"post-template-default single postid-{p.id}", post=p)
 
+    def comment_time(self, c) -> dt.datetime:
+        """A comment's time as the page writes it: the blog's clock, unless the theme writes its
+        wall time labelled UTC (option comment_clock="utc") or with no zone ("naive")."""
+        clock = self.options.get("comment_clock")
+        if clock == "utc":
+            return c.published.replace(tzinfo=dt.timezone.utc)
+        return c.published.replace(tzinfo=None) if clock == "naive" else c.published
+
     def comments(self, o, p: Post, k: int, here: str) -> str:
         L = self.L
         cpp = self.comments_per_page
@@ -283,7 +292,7 @@ class WordPress(Blog):
                 f'<li id="comment-{c.id}" class="comment {parity} thread-{parity} depth-1">\n'
                 f'<article id="div-comment-{c.id}" class="comment-body">\n<footer class="comment-meta">'
                 f'<div class="comment-author vcard"><b class="fn">{name}</b> <span class="says">says:</span></div>'
-                f'<div class="comment-metadata"><a href="{o}{here}#comment-{c.id}"><time datetime="{T.iso(c.published)}">'
+                f'<div class="comment-metadata"><a href="{o}{here}#comment-{c.id}"><time datetime="{T.iso(self.comment_time(c))}">'
                 f'{esc(self.show_date(c.published, True))}</time></a></div></footer>\n'
                 f'<div class="comment-content">\n{c.html}\n</div>\n<div class="reply"><a rel="nofollow" '
                 f'class="comment-reply-link" href="{o}{here}?replytocom={c.id}#respond" '

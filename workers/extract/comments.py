@@ -30,7 +30,9 @@ still in the feed window (only then is its comment count known). So:
 - a blog whose sample post's page shows every comment of its feed, each with the name, date
   and text the feed gives (the feed adds nothing), reads no more comment feeds
   (`comment_feeds` false): one request less per post (issue 33); a post whose page says it
-  has more comments than it shows still reads its feed.
+  has more comments than it shows still reads its feed. Times the page prints in a local clock
+  (no zone, or labelled UTC) that the feed shows one offset from are read in that clock
+  (the rule's `clock`, tasks.extract.comment_clock) before they are compared.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ import json
 import logging
 import time
 
+from tasks.extract import comment_clock
 from tasks.extract import comments as C
 from tasks.extract.comment_signals import shown_count
 from tasks.discover.feeds import FeedError, parse_comment_feed
@@ -253,7 +256,7 @@ def _settle(rt, crawl_id: str, stored: dict | None, read: list[str]) -> tuple[di
         trial = _worked_out(rt, f"sample {e['url']} {stored_key}",
                             lambda: _try_sample(pages, feed, stored, e["url"], _known(e, page.root)))
         if trial["verdict"] == "stored":
-            return stored, e["url"], trial["adds"]
+            return trial["rule"] or stored, e["url"], trial["adds"]
         if trial["verdict"] == "learned":
             log.info("comment rule learned on %s: %s", e["url"], trial["rule"])
             return trial["rule"], e["url"], trial["adds"]
@@ -277,10 +280,12 @@ def _try_sample(pages, feed: list[dict], stored: dict | None, url: str, known: i
     the comments the post is known to have (a feed holding only the newest of them)."""
     read = _extract(pages, stored, url) if stored else []
     if stored and _share(read, feed) >= MIN_SHARE:
-        return {"verdict": "stored", "rule": None, "adds": feed_adds(read, feed)}
+        rule, read = _clocked(stored, pages, feed, url)
+        return {"verdict": "stored", "rule": rule, "adds": feed_adds(read, feed)}
     rule = C.learn_comment_rule([r for _, r in pages], feed)
     read = _extract(pages, rule, url) if rule else []
     if rule and _complete(rule, feed) and C.reading_score(read, feed, known) >= READS_WELL:
+        rule, read = _clocked(rule, pages, feed, url)
         return {"verdict": "learned", "rule": rule, "adds": feed_adds(read, feed)}
     return {"verdict": "weak", "rule": rule, "adds": True}
 
@@ -313,20 +318,36 @@ def _best_reading(rt, crawl_id: str, learned: list[tuple[dict, str]], trials: li
     rule, url = max(candidates, key=lambda c: agreement(c[0]))
     log.info("comment rule %s for the sample %s: %s", "of the blocks" if rule is blocks else "learned", url, rule)
     u, pages, feed = next(t for t in trials if t[0] == url)
-    return rule, url, feed_adds(_extract(pages, rule, u), feed)
+    rule, read = _clocked(rule, pages, feed, u)
+    return rule, url, feed_adds(read, feed)
+
+
+def _clocked(rule: dict, pages, feed: list[dict], url: str) -> tuple[dict, list[dict]]:
+    """The rule with the clock its sample post's page prints comment times in, where the post's
+    feed shows one (tasks.extract.comment_clock: a local time with no zone, or labelled UTC),
+    and its reading of the post: the pages then say what the feeds would (`feed_adds`)."""
+    bare = {k: v for k, v in rule.items() if k != "clock"}
+    read = _extract(pages, bare, url)
+    minutes = comment_clock.offset(C.paired_times(read, feed))
+    if minutes is None:
+        return bare, read
+    clocked = dict(bare, clock=minutes)
+    return clocked, _extract(pages, clocked, url)
 
 
 def feed_adds(found: list[dict], feed: list[dict]) -> bool:
     """Whether a post's comment feed adds to what its pages show: a comment the pages miss, or
-    a name, date or text the feed would complete (tasks.extract.comments.merge_comments). A
-    feed too short to judge by adds, as far as anyone knows."""
+    a name, date or text the feed would complete (tasks.extract.comments.merge_comments); dates
+    agree when they name the same instant within a minute (the page's time read in the clock the
+    rule learned). A feed too short to judge by adds, as far as anyone knows."""
     if len(feed) < MIN_FEED_TO_SKIP:
         return True
     merged = C.merge_comments(found, feed)
     if len(merged) != len(found):
         return True
-    fields = ("author", "published", "content_text")
-    return any(tuple(m.get(f) for f in fields) != tuple(c.get(f) for f in fields) for m, c in zip(merged, found))
+    fields = ("author", "content_text")
+    return any(tuple(m.get(f) for f in fields) != tuple(c.get(f) for f in fields)
+               or not comment_clock.same_time(m.get("published"), c.get("published")) for m, c in zip(merged, found))
 
 
 def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:

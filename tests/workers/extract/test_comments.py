@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from tasks.discover.feeds import parse_feed
 from tasks.fetch.page import Page
 from tasks.text.similarity import normalize_text
@@ -145,6 +147,27 @@ def test_the_sample_posts_comment_pages_are_fetched_once(crawl):
     assert info["state"] == "done", info
     assert score(blog.truth, records)["comments"] == 100
     assert paged and max(paged.values()) == 1, {p: n for p, n in paged.items() if n > 1}
+
+
+@pytest.mark.parametrize("clock", ["utc", "naive"])
+def test_comment_times_a_page_prints_in_a_local_clock_are_read_in_it_and_the_feeds_left(crawl, clock):
+    """A theme that writes each comment's local time labelled UTC, or with no zone: the sample's
+    feed shows the page's times one offset off, the rule learns that clock, and the other posts'
+    comment feeds are not read; every comment comes out at its own instant."""
+    blog = WordPress(seed=5, n_posts=24, comments_per_page=5, comment_clock=clock)
+    assert blog.tz.utcoffset(None) != dt.timedelta(0)  # (a clock the label misstates)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url, js="never")
+        feeds_read = [p for p in blog.posts if site.hits[p.path + "feed/"]]
+    assert info["state"] == "done", info
+    assert 1 <= len(feeds_read) <= comments.SAMPLE_TRIES, [p.path for p in feeds_read]
+    by_url = {r["url"]: r for r in records}
+    compared = 0
+    for p in blog.posts:
+        got = [dt.datetime.fromisoformat(c["published"]) for c in by_url[site.origin + p.path]["comments"]]
+        assert sorted(got) == sorted(c.published for c in p.comments), p.path
+        compared += len(got)
+    assert compared > 40
 
 
 def _comment(i, author="Ann", published="2020-01-0%dT10:00:00+00:00", text="a comment number %d that says enough"):
