@@ -23,6 +23,7 @@ from tasks.archive.records import content_hash, post_record
 from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.recognise import dated_blog, listing_like, title_holds
+from tasks.extract.comment_pages import own_comment_page
 from tasks.extract.content_comments import content_without_comments
 from tasks.extract.footer import without_footer
 from tasks.discover.traps import capped
@@ -419,6 +420,9 @@ def _end(rt, crawl_id: str, url: str, page: Page, ctx: dict, links: tuple[list[s
     final = canonical(page.final_url)  # (a redirect's target: read here, not to be fetched again)
 
     read = [canonical(u) for u in patience.read_along(rt, url)] if record is not None else None
+    own = own_comment_page(page.root, page.final_url) if record is not None else None
+    if own:  # the post page under its comment page number: another comment page links it, it is read here
+        read.append(canonical(own))
     # an image's own page below a post (an attachment page): classified, never read
     images = image_pages(page.root, page.final_url, list(links[0]) + ([url] if record is not None else []))
     if final != url:  # a redirect's target was read here: queued too (/about beside /about/), it is not read again

@@ -43,6 +43,7 @@ import time
 
 from tasks.extract import comment_clock
 from tasks.extract import comments as C
+from tasks.extract.comment_pages import own_comment_page
 from tasks.extract.comment_signals import shown_count
 from tasks.discover.feeds import FeedError, parse_comment_feed
 from tasks.fetch.http import FetchError
@@ -99,7 +100,7 @@ def _comment_pages(rt, crawl_id: str, url: str, page: Page, root, kept: bool = F
     `kept`: a sample post of the comment settling: its comment pages are kept in the crawl's
     page cache when fetched, and read from there by its own reading (one request each)."""
     pages = [(page.final_url, root)]
-    seen = {url, page.final_url}
+    seen = {url, page.final_url, own_comment_page(root, page.final_url)}  # (the post page under its number)
     queue = C.comment_page_links(root, page.final_url)
     while queue and len(pages) <= MAX_COMMENT_PAGES:
         u = queue.pop(0)
