@@ -20,7 +20,7 @@ from typing import Callable
 
 from tasks.discover.candidates import (comment_feeds, declared_permalink, feed_section, listing_links, navigation_links,
                                        page_links, rank_candidates, sitewide)
-from tasks.discover.canonical import is_listing
+from tasks.discover.canonical import is_listing, under_post
 from tasks.discover.recency import older
 from tasks.discover.traversal import feed_links, in_scope
 from tasks.discover.urls import canonical
@@ -57,9 +57,10 @@ def _html_page(rt, crawl_id: str, url: str) -> Page | None:
 
 
 def _candidate_links(rt, crawl_id: str, home_url: str, home: Page, deadline: float,
-                     section: str | None = None) -> list:
+                     section: str | None = None, enough: Callable[[list], bool] | None = None) -> list:
     """[[(url, anchor, rel=next)] per page] of the home page (and the blog's section, where its
-    declared feed names one) and of the listings they lead to."""
+    declared feed names one) and of the listings they lead to, until `enough` says the pages
+    read so far hold enough candidates."""
     links, queue, read = [], [home_url] + ([section] if section else []), set()
     while queue and len(read) < MAX_LISTINGS and time.monotonic() < deadline:
         url = queue.pop(0)
@@ -71,6 +72,8 @@ def _candidate_links(rt, crawl_id: str, home_url: str, home: Page, deadline: flo
             continue
         found = page_links(page.root, url, home_url)
         links.append(found)
+        if enough is not None and enough(links):
+            break
         queue.extend(u for u in listing_links(found) if u not in read)
     return links
 
@@ -195,21 +198,34 @@ def _enriched(entries: list[dict], need: str, facts: _PageFacts, deadline: float
 
 
 def _candidate_urls(rt, crawl_id: str, home_url: str, home: Page, known: list[str],
-                    deadline: float) -> tuple[list[str], list[str], dict[str, str]]:
+                    deadline: float, since: str | None = None) -> tuple[list[str], list[str], dict[str, str]]:
     """(candidate post URLs best first, those inside the blog's section, the day a source says
     each last changed): the links of the home page and listings and the extra sources' URLs,
     ranked; only the section's when it holds enough (the blog is a section of a larger site:
-    its posts are there)."""
+    its posts are there). An update crawl (`since`) reads no more listings once the links read
+    so far date MIN_ENTRIES candidates after since by their URLs, with the feed's own posts:
+    training reads those first, and they are the new posts the traversal reads anyway."""
     section = feed_section(feed_links(home.root, home_url, home_url), home_url)
-    per_page = _candidate_links(rt, crawl_id, home_url, home, deadline, section)
-    extra, days = _extra(rt, crawl_id, home_url, home.html)
-    ranked = rank_candidates([x for links in per_page for x in links], known=known,
-                             extra=extra, exclude=set(known),
-                             demote=sitewide(per_page), section=section)
     # a listing (a month's archive, page N) holding one post reads as that post, and a page the
     # menu links (about, projects) may share the posts' template: never candidates
     menu = navigation_links(home.root, home_url)
-    ranked = [u for u in ranked if not is_listing(u, home_url) and u not in menu and u.rstrip("/") not in menu]
+
+    def ranked_of(per_page: list, extra: list[str] = ()) -> list[str]:
+        ranked = rank_candidates([x for links in per_page for x in links], known=known,
+                                 extra=list(extra), exclude=set(known),
+                                 demote=sitewide(per_page), section=section)
+        ranked = [u for u in ranked if not is_listing(u, home_url) and u not in menu and u.rstrip("/") not in menu]
+        # a page below another candidate (an image's attachment page, /post/ss1/) is part of that post
+        posts = set(ranked) | set(known)
+        return [u for u in ranked if not under_post(u, posts.__contains__, home_url)]
+
+    def enough(per_page: list) -> bool:
+        dated_new = [u for u in ranked_of(per_page) if url_latest_day(u) and not older(url_latest_day(u), since)]
+        return len(dated_new) + len(known) >= MIN_ENTRIES
+
+    per_page = _candidate_links(rt, crawl_id, home_url, home, deadline, section, enough if since else None)
+    extra, days = _extra(rt, crawl_id, home_url, home.html)
+    ranked = ranked_of(per_page, extra)
     inside = [u for u in ranked if section and u.startswith(section)]
     return (inside if len(inside) >= MIN_ENTRIES else ranked), inside, days
 
@@ -277,7 +293,7 @@ def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list
         # listings and sitemaps a search for more would read are the traversal's to judge
         ranked, inside, days = [], [], {}
     else:
-        ranked, inside, days = _candidate_urls(rt, crawl_id, home_url, home, known, deadline)
+        ranked, inside, days = _candidate_urls(rt, crawl_id, home_url, home, known, deadline, since)
     _read_candidates(facts, known, ranked, deadline, since, days)
     pseudo = _pseudo(facts, known, inside, out)
     if pseudo:

@@ -83,3 +83,42 @@ def test_an_update_crawl_takes_a_sitemaps_lastmod_before_since_for_an_old_candid
     known = [f"http://b.example/posts/feed-{d}/" for d in range(1, 7)]  # the feed's posts, read first
     _read_candidates(read.append, known, old + new, time.monotonic() + 60, since="2020-03-01")
     assert read == known + (old + new)[:MIN_ENTRIES - len(known)]
+
+
+def _home_of(n_posts: int, day: int = 1):
+    from tasks.fetch.page import Page
+
+    items = "".join(f'<article><h2><a href="/2020/05/{d:02d}/post-number-{d}/">A post called {d}</a></h2>'
+                    f'<a href="/2020/05/{d:02d}/post-number-{d}/photo-{d}/"><img src="/p{d}.jpg"></a></article>'
+                    for d in range(day, day + n_posts))
+    html = (f"<html><body><main>{items}</main><a href='/page/2/'>Older posts</a>"
+            "<aside><a href='/2020/05/'>May 2020</a><a href='/2020/04/'>April 2020</a></aside></body></html>")
+    return Page.from_cached({"url": "http://b.example/", "html": html})
+
+
+def test_an_update_crawl_reads_no_listing_for_candidates_once_the_home_dates_enough_new_ones(monkeypatch):
+    """Training without a usable feed looks for candidate posts on the home page and the
+    listings it links (page 2, month archives). An update crawl whose home page already links
+    MIN_ENTRIES posts dated after since by their URLs reads no listing for more (those are its
+    new posts, read anyway); a full crawl reads the listings. An image's own page below a post
+    is never a candidate (it is part of that post)."""
+    import time
+
+    from tasks.learn.pseudo_feed import MIN_ENTRIES
+    from workers.learn import training
+
+    asked = []
+    monkeypatch.setattr(training, "_html_page", lambda rt, cid, url: asked.append(url))
+    monkeypatch.setattr(training, "_extra", lambda *a: ([], {}))
+    home = _home_of(MIN_ENTRIES)
+    ranked, _, _ = training._candidate_urls(None, "c", "http://b.example/", home, [], time.monotonic() + 60,
+                                            since="2020-03-01")
+    assert asked == []
+    assert len(ranked) >= MIN_ENTRIES and not [u for u in ranked if "/photo-" in u], ranked
+    training._candidate_urls(None, "c", "http://b.example/", home, [], time.monotonic() + 60)  # a full crawl
+    assert "http://b.example/page/2/" in asked and len(asked) >= 3, asked
+    asked.clear()
+    # too few new ones on the home page: the listings are read for more
+    training._candidate_urls(None, "c", "http://b.example/", _home_of(MIN_ENTRIES - 3), [], time.monotonic() + 60,
+                             since="2020-03-01")
+    assert "http://b.example/page/2/" in asked, asked
