@@ -59,10 +59,10 @@ _TZ_ABBR = {"utc": 0, "gmt": 0, "z": 0, "ut": 0, "est": -5, "edt": -4, "cst": -6
             "mez": 1, "mesz": 2, "bst": 1, "ist": 5.5, "jst": 9, "aest": 10, "aedt": 11}
 _TZ_RE = r"(?P<tz>[+-]\d{2}:?\d{2}|z\b|(?:" + "|".join(sorted(_TZ_ABBR, key=len, reverse=True)) + r")\b)"
 
-# A time following a date: "at 10:00 am", ", 10h30", "um 10:00 Uhr", "- 22:15:07 +0100".
+# A time following a date: "at 10:00 am", ", 10h30", "à 13 h 47", "um 10:00 Uhr", "- 22:15:07 +0100".
 _TIME_AFTER = re.compile(
     r"\s*(?:,|@|-|–|—|\||at|à|a las|a la|um|à partir de)?\s*"
-    r"(?P<h>\d{1,2})[:h](?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,]\d+)?)?"
+    r"(?P<h>\d{1,2})(?::|\s?h\s?)(?P<mi>\d{2})(?::(?P<s>\d{2})(?:[.,]\d+)?)?"
     r"\s*(?P<ampm>[ap]\.?\s?m\.?)?(?:\s*uhr)?\s*" + _TZ_RE + "?",
     re.I)
 
@@ -120,7 +120,7 @@ _REL = [
 _DAY_WORDS = {"today": 0, "aujourd'hui": 0, "aujourd’hui": 0, "hoy": 0, "heute": 0,
               "yesterday": 1, "hier": 1, "ayer": 1, "gestern": 1}
 _DAY_WORD_RE = re.compile(r"(?<!\w)(" + "|".join(re.escape(w) for w in _DAY_WORDS) + r")(?!\w)", re.I)
-_HAS_TIME = re.compile(r"\d{1,2}[:h]\d{2}")
+_HAS_TIME = re.compile(r"\d{1,2}(?::|\s?h\s?)\d{2}")
 
 
 # ---------------------------------------------------------------- helpers

@@ -32,7 +32,8 @@ still in the feed window (only then is its comment count known). So:
   (`comment_feeds` false): one request less per post (issue 33); a post whose page says it
   has more comments than it shows still reads its feed. Times the page prints in a local clock
   (no zone, or labelled UTC) that the feed shows one offset from are read in that clock
-  (the rule's `clock`, tasks.extract.comment_clock) before they are compared.
+  (the rule's `clock`, tasks.extract.comment_clock) before they are compared; a post whose
+  comments fall in a season the clock was not learned in (summer time) still reads its feed.
 """
 from __future__ import annotations
 
@@ -329,10 +330,10 @@ def _clocked(rule: dict, pages, feed: list[dict], url: str) -> tuple[dict, list[
     and its reading of the post: the pages then say what the feeds would (`feed_adds`)."""
     bare = {k: v for k, v in rule.items() if k != "clock"}
     read = _extract(pages, bare, url)
-    minutes = comment_clock.offset(C.paired_times(read, feed))
-    if minutes is None:
+    clock = comment_clock.learn(C.paired_times(read, feed))
+    if clock is None:
         return bare, read
-    clocked = dict(bare, clock=minutes)
+    clocked = dict(bare, clock=clock)
     return clocked, _extract(pages, clocked, url)
 
 
@@ -420,7 +421,9 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
     if rule is not None and blog.get("comment_feeds", True) is False:
         pages, followed = _comment_pages(rt, crawl_id, url, page, root, kept), True
         found = _extract(pages, rule, url)
-        if len(found) >= shown_count(root):
+        # (a comment time of a season the blog's clock was not learned in: its feed says it)
+        if len(found) >= shown_count(root) and all(comment_clock.holds(c["published"], rule.get("clock"))
+                                                   for c in found):
             return found
     feed = _post_feed(rt, crawl_id, url, entry, page, root)
     if rule is None and len(feed or ()) < MIN_FEED_TO_LEARN:  # the page's own blocks; a feed of one confirms them

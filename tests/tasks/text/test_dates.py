@@ -53,6 +53,7 @@ def test_every_rendering_parses_back_to_its_day(day):
     ("Mar 9, 2014", "2014-03-09"),
     ("9 mars 2014", "2014-03-09"),
     ("le 1er mars 2014 à 10h30", "2014-03-01T10:30:00"),
+    ("26 décembre 2011 à 13 h 47", "2011-12-26T13:47:00"),  # the French typographic time
     ("dimanche 9 février 2014", "2014-02-09"),
     ("9 de marzo de 2014", "2014-03-09"),
     ("9 diciembre 2014", "2014-12-09"),
