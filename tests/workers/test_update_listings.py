@@ -16,7 +16,13 @@ def _crawl(rt, home: str) -> tuple[str, dict]:
     cid = rt.state.create_crawl(home, SINCE, {"update": True})
     rt.state.set_state(cid, "running")
     ctx = {"options": {"update": True}, "since": SINCE, "blog": {"home": home}, "entry": None}
+    _busy(rt, cid, home)
     return cid, ctx
+
+
+def _busy(rt, cid: str, home: str) -> None:
+    """Pages of the crawl being read meanwhile: a crawl with nothing else to read waits for nothing."""
+    rt.state.r.hset(Keys(cid).inflight, mapping={f"{home}being-read/{i}/": "0" for i in range(10)})
 
 
 def _main_series(rt, cid: str, home: str) -> None:
@@ -474,6 +480,27 @@ def test_post_links_whose_url_month_ends_before_since_are_left(rt):
     assert int(rt.state.r.hget(Keys(cid).crawl, update.SKIP + "url_date")) == 2
 
 
+def test_a_page_does_not_wait_where_the_crawl_has_nothing_else_to_read(rt):
+    """A page waits while other pages are read or to be read; where every other page in flight
+    waits too and the frontier is empty, waiting reads nothing sooner: it is read (an update
+    crawl whose new posts only a sitemap names waited 20 s for a listing that never covers them)."""
+    home = "http://upd-idle.example/"
+    cid = rt.state.create_crawl(home, SINCE, {"update": True})
+    k = Keys(cid)
+    a, b, c = (f"{home}tag/{x}/" for x in "abc")
+    rt.state.r.hset(k.inflight, mapping={a: "0", b: "0", c: "0"})
+    assert update._waits(rt, cid, a, progress=True)  # b and c are being read
+    assert update._waits(rt, cid, b, progress=True)  # c is
+    assert update._waits(rt, cid, c, progress=True)  # a and b wait for it: its first wait (a moment)
+    rt.state.r.zadd(k.frontier, {f"{home}post/": 1})
+    assert update._waits(rt, cid, c, progress=True)  # a page to read: it waits
+    rt.state.r.zrem(k.frontier, f"{home}post/")
+    assert not update._waits(rt, cid, a, progress=True)  # all three wait, nothing read since: no longer
+    assert update.waiting(rt, cid) == 2
+    update._read_in_series(rt, cid, (home, 2))  # a page of the home's listing read: progress
+    assert update._waits(rt, cid, b, progress=True)  # its first wait since: it waits
+
+
 def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(rt):
     """On a loaded machine the home's listing is read slowly: a listing waiting for it counts
     only the waits with no page of it read meanwhile (nor a post's neighbours noted), up to
@@ -618,3 +645,74 @@ def test_a_usual_sitemap_path_waits_for_the_posts_chain_where_the_home_has_no_nu
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == update.WAIT
     update.cover(rt, cid, update.chain.CHAIN_COVER)
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == "sitemap_guess"
+
+
+def test_a_listing_page_reaching_past_since_vouches_only_for_the_links_above_its_first_old_post(rt):
+    """A page of the home's listing whose cards run newest first down past since vouches for
+    its new posts (they are read); a link below the first older card (in that card's excerpt: an
+    older post of a series) is no new post it lists, and once the listing covers the new posts
+    it is left."""
+    from lxml import html
+
+    home = "http://upd-vouch-above.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    page2 = f"{home}page/2/"
+    new, new2, old, part = (f"{home}{s}/" for s in ("new-slug", "new-two", "old-slug", "series-part-1"))
+    card = "<div class='card'><span class='day'>{day}</span><h5><a href='{u}'>T</a></h5><p>{x}</p></div>"
+    root = html.fromstring("<html><body>" + card.format(day="May 1, 2020", u=new, x="")
+                           + card.format(day="Apr 2, 2020", u=new2, x="")
+                           + card.format(day="Jan 2, 2020", u=old, x=f"<a href='{part}'>the first part</a>")
+                           + "</body></html>", base_url=page2)
+
+    class _Listing:
+        final_url, garbled = page2, False
+
+    _Listing.root = root
+    update.links(rt, cid, home, ctx, [], [page2], post=False, published=None)
+    update.links(rt, cid, page2, ctx, [], [new, new2, old, part], post=False, published=None, page=_Listing())
+    assert listed.vouched(rt, cid, new) and listed.vouched(rt, cid, new2)
+    assert not listed.vouched(rt, cid, part) and not listed.vouched(rt, cid, old)
+    update.cover(rt, cid, update.HOME_COVER)
+    assert update.before_read(rt, cid, part, ctx, post=False, listing=False) == "covered"
+
+
+def test_an_undated_post_only_other_posts_link_waits_for_the_listing_then_is_left(rt):
+    """A post whose URL carries no day, that no feed entry and no page of the home's listing
+    names (a "read next" link of a new post), waits while the home's listing is being read, and
+    is left once the listing covers the new posts; one the listing names is read."""
+    home = "http://upd-undated-post.example/"
+    cid, ctx = _crawl(rt, home)
+    _home_read(rt, cid, ctx, home)
+    _main_series(rt, cid, home)
+    nexts, listed_post = f"{home}read-next-post/", f"{home}listed-post/"
+    listed.vouch(rt, cid, [listed_post])
+    assert update.before_read(rt, cid, nexts, ctx, post=True, listing=False) == update.WAIT
+    assert update.before_read(rt, cid, listed_post, ctx, post=True, listing=False) is None
+    update.cover(rt, cid, update.HOME_COVER)
+    assert update.before_read(rt, cid, nexts, ctx, post=True, listing=False) == "covered"
+
+
+def test_the_pages_a_listings_menu_names_are_no_posts_it_vouches_for(rt):
+    """The home page's menu links the site's pages (about, friends) beside its listing: they are
+    no posts it lists; they wait for the listing, then are left."""
+    from lxml import html
+
+    home = "http://upd-menu.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    about, post = f"{home}about/", f"{home}2020/05/01/new/"
+    root = html.fromstring(f"<html><body><nav><a href='{home}'>Home</a><a href='{about}'>About</a>"
+                           f"<a href='{home}friends/'>Friends</a></nav><article><h2><a href='{post}'>New</a></h2>"
+                           f"</article><a href='{home}page/2/'>Older</a></body></html>", base_url=home)
+
+    class _Home:
+        final_url, garbled = home, False
+
+    _Home.root = root
+    update.links(rt, cid, home, ctx, [post], [about, f"{home}friends/", f"{home}page/2/"], post=False, published=None,
+                 page=_Home())
+    assert not listed.vouched(rt, cid, about)
+    assert update.before_read(rt, cid, about, ctx, post=False, listing=False) == update.WAIT
+    update.cover(rt, cid, update.HOME_COVER)
+    assert update.before_read(rt, cid, about, ctx, post=False, listing=False) == "covered"

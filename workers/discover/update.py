@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import archive_end, day_of, entry_day, listing_cut, older, printed_days, reaches_past, series
+from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
@@ -252,9 +253,11 @@ def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS, progress: bool = 
     """One more wait for `url`, unless it has waited `most` times (in a row with no PROGRESS
     meanwhile, where `progress`: what ends the wait, the home's listing or the chain, is read page
     by page, and on a loaded machine it takes longer: the page waits longer, it is not read for
-    nothing), and at most WAITS_IN_ALL times `most` in all."""
+    nothing), and at most WAITS_IN_ALL times `most` in all; no longer where nothing was read since
+    its last wait and the crawl has nothing else to read (its frontier empty, every other page in
+    flight waiting too): the wait would only make the crawl longer."""
     k = Keys(crawl_id)
-    return bool(rt.state.r.eval(_WAIT, 2, k.crawl, f"{k.crawl}:waits", url, most,
+    return bool(rt.state.r.eval(_WAIT, 4, k.crawl, f"{k.crawl}:waits", k.frontier, k.inflight, url, most,
                                 most * WAITS_IN_ALL if progress else most, PROGRESS if progress else ""))
 
 
@@ -277,6 +280,13 @@ all = all + 1
 if at == pages then n = n + 1 else n = 1 end
 local now = '0'
 if n <= tonumber(ARGV[2]) and all <= tonumber(ARGV[3]) then now = '1' end
+if now == '1' and n > 1 and redis.call('ZCARD', KEYS[3]) == 0 then
+  -- nothing read since its last wait, and nothing else to read: every other page in flight waits
+  -- too; waiting longer reads nothing sooner (a moment between two pages of a chain is no such)
+  local others = tonumber(redis.call('HGET', KEYS[1], 'waiting') or '0')
+  if w == '1' then others = others - 1 end
+  if redis.call('HLEN', KEYS[4]) - redis.call('HEXISTS', KEYS[4], ARGV[1]) <= others then now = '0' end
+end
 if now ~= w then redis.call('HINCRBY', KEYS[1], 'waiting', tonumber(now) * 2 - 1) end
 redis.call('HSET', KEYS[2], ARGV[1], n .. ' ' .. all .. ' ' .. pages .. ' ' .. now)
 return tonumber(now)
@@ -334,8 +344,15 @@ def _by_lastmod(rt, crawl_id: str, url: str, ctx: dict) -> bool:
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
     """Why a post by its URL is left: `_listed_left` (a day in its URL says it may be new), or
     held from an earlier crawl (`_held`)."""
-    covered = None if url_day(url) else rt.state.r.hget(Keys(crawl_id).crawl, "covered")
-    return _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
+    crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
+    covered = None if url_day(url) else crawl.get("covered")
+    why = _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
+    if why is None and not url_day(url) and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) \
+            and not chain.named(rt, crawl_id, url) and _waits(rt, crawl_id, url, progress=True):
+        # a post only other posts link ("read next", related posts), undated: it waits for the
+        # home's listing or the chain to say whether it can be new (then it is left or read)
+        return WAIT
+    return why
 
 
 def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
@@ -385,6 +402,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     maybe = _maybe(others, home)
     # a listing's own dates beside its links (a card's <time>), where the URLs carry none
     readable = page is not None and not page.garbled
+    if maybe and readable:  # the site's pages its menus name (about, friends) are no posts it lists
+        menu = navigation_links(page.root, page.final_url)
+        maybe = [u for u in maybe if u not in menu and u.rstrip("/") not in menu]
     printed = printed_days(page.root, page.final_url, posts + maybe) if readable else {}
     days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
@@ -435,7 +455,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
     if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
-        listed.vouch(rt, crawl_id, [u for u, _ in scope])
+        listed.vouch(rt, crawl_id, _above_old(scope, since))
     if reach:  # before the next page of the home's listing is put back (_read_in_series)
         _past(rt, crawl_id, url, home)
         others = _before_bound(rt, crawl_id, url, others)
@@ -531,6 +551,17 @@ def _others(rt, crawl_id: str, url: str, others: list[str], since: str, home: st
 
 def _dated_old_key(crawl_id: str) -> str:
     return f"{Keys(crawl_id).crawl}:dated_old"  # set: pages outside the post pattern a listing dated before since
+
+
+def _above_old(scope: list[tuple[str, str | None]], since: str) -> list[str]:
+    """The links of a listing page, in document order, above its first one dated before since:
+    the ones below (an older post's card, a link in its excerpt) are no new posts it lists."""
+    out = []
+    for u, d in scope:
+        if day_of(d) and older(d, since):
+            break
+        out.append(u)
+    return out
 
 
 def _dated_old(rt, crawl_id: str, urls: set[str]) -> None:
