@@ -18,6 +18,8 @@ import urllib.parse
 from lxml import etree
 
 from tasks.extract.comment_clock import read_in
+from tasks.fetch.html import node_text
+from tasks.learn.comment_lines import name_in
 from tasks.learn.comment_nodes import (
     MIN_SIMILARITY, REST, clean_shown_author, date_value, depth, elements, first,
     in_region, is_ancestor, lines, match_comments, own_matches, said_text, shown_name, similarity)
@@ -209,7 +211,8 @@ def _read(c, rule: dict, containers: list, base_url: str | None, post_url: str, 
     if not text:
         return None
     name_node = next(iter(own_matches(c, rule["author"], nested)), None) if rule.get("author") else None
-    author = clean_shown_author(shown_name(name_node), rule) if name_node is not None else ""
+    author = "" if name_node is None else name_in(node_text(name_node), rule["author_line"]) \
+        if rule.get("author_line") else clean_shown_author(shown_name(name_node), rule)
     if rule.get("source") == "blocks" and not author:
         return None  # a block with no name is no comment (the rule was learned on named ones)
     date_node = first(c, rule.get("date")) if rule.get("date") else None
@@ -263,6 +266,7 @@ def _link_replies(out: list[dict]) -> None:
     it at a smaller depth; else the one its name line notes."""
     depths = {id(c["_el"]): depth(c["_el"]) for c in out}
     threads = _threads(out, depths)
+    els = {c["_el"] for c in out}
     for k, c in enumerate(out):
         el = c["_el"]
         for j in range(k - 1, -1, -1):
@@ -270,8 +274,23 @@ def _link_replies(out: list[dict]) -> None:
             if depths[id(d)] < depths[id(el)] and any(is_ancestor(t, el) for t in threads[id(d)]):
                 c["parent"] = out[j]["id"]
                 break
+        if c["parent"] is None:
+            c["parent"] = _replied_after(out[:k], el, els)
         if c["parent"] is None and c["_notes"]:
             c["parent"] = _noted_parent(out[:k], c["_notes"])
+
+
+def _replied_after(earlier: list[dict], el, els: set) -> str | None:
+    """A reply printed in the element right after its comment's, no comment itself (a thread of
+    replies beside the comment, not inside it: `<div class=comment>` then `<div class=indented>`):
+    the nearest earlier comment whose next element encloses it."""
+    for d in reversed(earlier):
+        sib = d["_el"].getnext()
+        while sib is not None and not isinstance(sib.tag, str):
+            sib = sib.getnext()
+        if sib is not None and sib not in els and is_ancestor(sib, el):
+            return d["id"]
+    return None
 
 
 def _noted_parent(earlier: list[dict], notes: list[str]) -> str | None:

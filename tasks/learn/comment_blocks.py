@@ -38,6 +38,7 @@ from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import (
     elements, is_ancestor, is_date_child, names_page, own_matches, page_titles, said_text, shown_name, text_without, title_parts)
+from tasks.learn.comment_lines import name_in
 from tasks.learn.comment_rules import group_rules
 from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, run_of
 from tasks.learn.rules import apply_rule
@@ -264,7 +265,8 @@ def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, list, boo
     """(name, text, where the name links, not a comment) of one block as the extraction reads
     it: not one when its text is mostly links within the blog or printed on other posts."""
     name_node = next(iter(own_matches(c, slots["author"], nested)), None)
-    name = shown_name(name_node)
+    name = name_in(node_text(name_node), slots["author_line"]) if slots.get("author_line") and name_node is not None \
+        else shown_name(name_node)
     text, text_nodes = said_text(c, slots, nested)
     linked = sum(_linked(n, page) for n in text_nodes)
     away = linked > 0.5 * max(1, len(text))

@@ -21,6 +21,7 @@ from collections import Counter
 from tasks.fetch.html import node_text
 from tasks.learn.comment_nodes import (
     DATE_ATTRS, REST, is_date_child, date_value, is_ancestor, own_matches, rest_text, shown_name, text_without)
+from tasks.learn import comment_lines
 from tasks.learn.comment_rules import relative_rules
 
 __all__ = ["learn_slots", "is_name", "is_said", "words", "is_date_text", "own_nodes"]
@@ -180,7 +181,7 @@ def _affix_share(names: list[str]) -> float:
 def _name_score(containers: list, nested: set):
     def score(rule):
         nodes = [next(iter(own_matches(c, rule, nested)), None) for c in containers]
-        got = [n for n in nodes if n is not None]
+        got = [n for n in nodes if n is not None and not _permalink(n)]
         if len(got) < MIN_PRESENT * len(nodes):
             return 0.0
         names = [shown_name(n) for n in got]
@@ -271,11 +272,21 @@ def _affixes(names: list[str]) -> dict:
     return out
 
 
+def _permalink(d) -> bool:
+    """A node that is (or is all of) a link to an anchor, the comment's own permalink: its
+    title ("Tohle je divné,"), never whose it is."""
+    links = [a for a in (d, *d.iterancestors("a")) if a.tag == "a"]
+    if not links and len(d) == 1 and d[0].tag == "a" and node_text(d) == node_text(d[0]):
+        links = [d[0]]
+    return any("#" in (a.get("href") or "") for a in links)
+
+
 def _name_nodes(own: dict):
     """The nodes of a block that show a name; a node showing one only beside its date child
-    ("grobo<a>12.01.2008</a>") where no node inside it shows one (else that inner node is the name's)."""
+    ("grobo<a>12.01.2008</a>") where no node inside it shows one (else that inner node is the name's).
+    A permalink's words are no name."""
     def found(c):
-        named = [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d))]
+        named = [d for d in own[c] if d.tag not in CODE and is_name(shown_name(d)) and not _permalink(d)]
         inner = {a for d in named for a in d.iterancestors()}
         return [d for d in named if d not in inner or not any(is_date_child(k) for k in d)][:8]
     return found
@@ -323,16 +334,23 @@ def learn_slots(containers: list) -> dict | None:
     own = {c: own_nodes(c, nested) for c in containers}
     proposed = _votes(containers, _name_nodes(own)) + (["."] if any(len(run_of(c)) > 1 for c in containers[:12]) else [])
     name_rule = _paired_name(containers, nested, proposed, _best(proposed, _name_score(containers, nested)))
-    if name_rule is None:
-        return None
-    date_rule = _best(_votes(containers, lambda c: sorted(
-        (d for d in own[c] if date_value(d)), key=lambda d: len(node_text(d)))[:4]),
-        _date_score(containers, nested, name_rule))
+    dated = _votes(containers, lambda c: sorted((d for d in own[c] if date_value(d)), key=lambda d: len(node_text(d)))[:4])
+    line = None
+    if name_rule is None:  # no element of its own: the name may be a word of the date line
+        name_rule = _best(dated, _date_score(containers, nested, None))
+        line = comment_lines.learn([node_text(n) for c in containers
+                                    if (n := next(iter(own_matches(c, name_rule, nested)), None)) is not None]) \
+            if name_rule else None
+        if line is None:
+            return None
+    date_rule = name_rule if line else _best(dated, _date_score(containers, nested, name_rule))
     avoid = [[next(iter(own_matches(c, r, nested)), None) for r in (name_rule, date_rule) if r] for c in containers]
     text_rule = _best(_votes(containers, lambda c: sorted(
         (d for d in own[c] if len(node_text(d)) >= 2), key=lambda d: -len(node_text(d)))[:6]) + [REST],
         _text_score(containers, nested, avoid, name_rule, date_rule))
     if text_rule is None:
         return None
+    if line:
+        return {"author": name_rule, "author_line": line, "date": date_rule, "text": text_rule, "text_all": True}
     names = [shown_name(next(iter(own_matches(c, name_rule, nested)), None)) for c in containers]
     return {"author": name_rule, "date": date_rule, "text": text_rule, "text_all": True, **_affixes(names)}

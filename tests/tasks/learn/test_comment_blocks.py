@@ -259,3 +259,40 @@ def test_comments_in_a_page_laid_out_in_a_table_and_the_count_tells_them_from_tr
         f"<tr><td><span class='who'>{n}</span></td><td>says something rather long about the topic {n}</td></tr>"
         for n in ("Anna", "Bert", "Cleo", "Dora")) + "</table></body></html>", O)
     assert learn_comment_blocks([(data, None)]) is None
+
+
+_PEOPLE = ["Ann Lee", "Bob", "Carla (not verified)", "Dan77 (not verified)", "Eve", "Frank Moe"]
+
+
+def _line_page(k: int):
+    """A post whose comments print no element for the name: a title linking the comment's own
+    anchor, then "Submitted by NAME [(not verified)] on DAY - TIME", and replies in the element
+    right after their comment (a thread beside it, not inside it)."""
+    def comment(i: int, depth: int) -> str:
+        who = _PEOPLE[(i + k) % len(_PEOPLE)]
+        body = (f"<a id='comment-{k}{i}'></a><div class='comment'><h3><a href='/post-{k}#comment-{k}{i}'>"
+                f"Subject {k} {i} here</a></h3><div class='submitted'>Submitted by {who} on Mon, 0{1 + i % 8}/0{1 + k}/2009"
+                f" - 1{i % 10}:3{k}</div><div class='content'><p>What reader {i} of post {k} says at some length, "
+                f"words {i * 7} and {k * 3}.</p></div><ul class='links'><li><a href='/comment/reply/{k}/{i}'>reply</a>"
+                f"</li></ul></div>")
+        return body + (f"<div class='indented'>{comment(i + 1, depth + 1)}</div>" if depth == 0 and i % 2 == 0 else "")
+    comments = "".join(comment(i, 0) for i in range(0, 8, 2))
+    html = (f"<html><head><title>Post {k}</title></head><body><div class='node'><h2>Post {k}</h2><div class='content'>"
+            f"<p>The post number {k} says a great many things about its subject.</p></div></div>"
+            f"<div id='comments'><h2>Comments</h2>{comments}</div></body></html>")
+    root = parse_html(html, f"{O}/post-{k}")
+    return root, root.find(".//div[@class='node']")
+
+
+def test_a_name_printed_in_the_date_line_is_read_there_and_a_permalinks_title_is_no_name():
+    pages = [_line_page(k) for k in range(3)]
+    rule = learn_comment_blocks(pages)
+    assert rule and rule.get("author_line"), rule
+    root, _ = _line_page(4)
+    got = extract_comments(root, rule, f"{O}/post-4")
+    names = [c["author"] for c in got]
+    assert len(got) == 8 and names == [_PEOPLE[(i + 4) % len(_PEOPLE)].replace(" (not verified)", "") for i in range(8)]
+    by_id = {c["id"]: c for c in got}
+    replies = [c for c in got if c["parent"]]
+    assert len(replies) == 4 and all(by_id[c["parent"]]["author"] for c in replies)
+    assert [got.index(by_id[c["parent"]]) for c in replies] == [0, 2, 4, 6]

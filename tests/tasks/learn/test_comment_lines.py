@@ -1,0 +1,26 @@
+"""tasks.learn.comment_lines: a comment's name printed inside its date line."""
+from __future__ import annotations
+
+from tasks.learn.comment_lines import learn, name_in
+
+CZ = ["Napsal uživatel Mordemy (bez ověření) dne 29. Červen 2009 - 10:37.",
+      "Napsal uživatel Arthur Dent dne 29. Červen 2009 - 11:28.",
+      "Napsal uživatel Mirek055 (bez ověření) dne 3. Duben 2009 - 19:45.",
+      "Napsal uživatel Lei dne 30. Červen 2009 - 8:00."]
+
+
+def test_the_name_between_the_lines_lead_and_stop_words():
+    rule = learn(CZ)
+    assert rule["lead"] == ["Napsal", "uživatel"] and "dne" in rule["stops"]
+    assert [name_in(t, rule) for t in CZ] == ["Mordemy", "Arthur Dent", "Mirek055", "Lei"]
+    en = ["Submitted by Ann (not verified) on Mon, 03/02/2009 - 10:37", "Submitted by Bob on Tue, 03/03/2009 - 11:00",
+          "Submitted by Carl Smith on Tue, 03/03/2009 - 12:00"]
+    assert [name_in(t, learn(en)) for t in en] == ["Ann", "Bob", "Carl Smith"]
+
+
+def test_no_rule_where_the_lines_print_no_name():
+    assert learn(["June 5, 2009", "June 6, 2009", "June 7, 2009"]) is None  # dates alone
+    assert learn(["Posted by Ann at 5", "Posted by Ann at 6", "Posted by Ann at 7"]) is None  # one name: a label
+    assert learn(CZ[:2]) is None  # too few lines
+    assert name_in("Something else entirely on 3 June", learn(CZ)) == ""
+    assert name_in(None, learn(CZ)) == "" and name_in(CZ[0], None) == ""
