@@ -23,6 +23,7 @@ from tasks.archive.records import content_hash, post_record
 from tasks.discover.candidates import declared_permalink
 from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.recognise import dated_blog, listing_like, title_holds
+from tasks.discover.controls import item_controls
 from tasks.extract.comment_pages import own_comment_page
 from tasks.extract.content_comments import content_without_comments
 from tasks.extract.footer import without_footer
@@ -250,6 +251,9 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
     # a post link is the pattern's and no listing (`UrlKind.post`: /index2.html, a listing's second
     # page, is no post though a /slug.html pattern takes it in)
     posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)) and not is_listing(u, home))
+    # a control repeated under each comment ("Reply": a form a comment) is no page to read
+    controls = item_controls(page.root, page.final_url, lambda u: is_listing(u, home)) if others else set()
+    others = [u for u in others if u not in controls]
     # the feeds it declares, and the next page of a listing only its head names (<link rel="next">)
     declared = [canonical(u) for u in feed_links(page.root, page.final_url, home) + paging_links(page.root, page.final_url, home)]
     linked = set(links)
