@@ -16,7 +16,7 @@ from tasks.discover.priority import LinkEstimator
 from tasks.discover.traps import DEFAULT as TRAP_LIMITS, TrapLimits, family, family_pattern, trap_reason, variant_key
 from tasks.discover.traversal import ORDERED_PRIORITY, POST_PRIORITY, SEED_PRIORITY
 from workers.archive import post as archive
-from workers.discover import sources, update
+from workers.discover import sources, update, waits
 from workers.fetch import validators
 
 TIE = 1e-9  # discovery order breaks ties between equal estimates
@@ -86,10 +86,10 @@ def max_pages(rt, crawl_id: str, options: dict | None = None) -> int:
 
 def hand_out(rt, crawl_id: str, options: dict | None = None) -> tuple[int, int]:
     """(parallelism, page budget): what State.end_page needs to hand the next pages out. An
-    update crawl's pages waiting in flight (update.waiting) take no slot of its parallelism."""
+    update crawl's pages waiting in flight (waits.waiting) take no slot of its parallelism."""
     n = rt.settings.crawl_parallelism
     if _updating(rt, crawl_id, options):
-        n += update.waiting(rt, crawl_id)
+        n += waits.waiting(rt, crawl_id)
     return n, max_pages(rt, crawl_id, options)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from workers.discover import listed, update
+from workers.discover import listed, update, waits
 from workers.state import Keys
 
 SINCE = "2020-03-01"
@@ -139,8 +139,8 @@ def test_other_listings_wait_for_the_home_listing_then_are_left_or_read(rt):
     # no numbered listing on the home page: nothing to wait for
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
     _main_series(rt, cid, home)
-    waits = [update.before_read(rt, cid, tag, ctx, post=False, listing=True) for _ in range(update.MAX_WAITS + 1)]
-    assert waits == [update.WAIT] * update.MAX_WAITS + [None]  # never held for ever
+    told = [update.before_read(rt, cid, tag, ctx, post=False, listing=True) for _ in range(waits.MAX_WAITS + 1)]
+    assert told == [update.WAIT] * waits.MAX_WAITS + [None]  # never held for ever
     other = f"{home}category/c/"
     assert update.before_read(rt, cid, other, ctx, post=False, listing=True) == update.WAIT
     # a page that may be a post (a menu's about/) waits too, unless the home's listing links it
@@ -455,11 +455,11 @@ def test_a_usual_sitemap_path_is_left_once_the_new_posts_are_covered_and_a_named
     _main_series(rt, cid, home)
     rt.state.r.hset(Keys(cid).crawl, "home_posts", "[]")
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == update.WAIT
-    assert update.waiting(rt, cid) == 1
+    assert waits.waiting(rt, cid) == 1
     assert update.before_sitemap(rt, cid, f"{home}named.xml", named) is None
     rt.state.r.hset(Keys(cid).crawl, f"ended:{home}", 4)  # the listing ended, covering nothing
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) is None
-    assert update.waiting(rt, cid) == 0
+    assert waits.waiting(rt, cid) == 0
     update.cover(rt, cid, "the feed, which reaches past since")
     assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == "sitemap_guess"
     full = dict(guess, options={})  # a full crawl asks every usual path
@@ -478,49 +478,6 @@ def test_post_links_whose_url_month_ends_before_since_are_left(rt):
     keep, _, _ = update.links(rt, cid, post, ctx, old + [this_month], [], post=True, published="2020-03-05")
     assert keep == [this_month]
     assert int(rt.state.r.hget(Keys(cid).crawl, update.SKIP + "url_date")) == 2
-
-
-def test_a_page_does_not_wait_where_the_crawl_has_nothing_else_to_read(rt):
-    """A page waits while other pages are read or to be read; where every other page in flight
-    waits too and the frontier is empty, waiting reads nothing sooner: it is read (an update
-    crawl whose new posts only a sitemap names waited 20 s for a listing that never covers them)."""
-    home = "http://upd-idle.example/"
-    cid = rt.state.create_crawl(home, SINCE, {"update": True})
-    k = Keys(cid)
-    a, b, c = (f"{home}tag/{x}/" for x in "abc")
-    rt.state.r.hset(k.inflight, mapping={a: "0", b: "0", c: "0"})
-    assert update._waits(rt, cid, a, progress=True)  # b and c are being read
-    assert update._waits(rt, cid, b, progress=True)  # c is
-    assert update._waits(rt, cid, c, progress=True)  # a and b wait for it: its first wait (a moment)
-    rt.state.r.zadd(k.frontier, {f"{home}post/": 1})
-    assert update._waits(rt, cid, c, progress=True)  # a page to read: it waits
-    rt.state.r.zrem(k.frontier, f"{home}post/")
-    assert not update._waits(rt, cid, a, progress=True)  # all three wait, nothing read since: no longer
-    assert update.waiting(rt, cid) == 2
-    update._read_in_series(rt, cid, (home, 2))  # a page of the home's listing read: progress
-    assert update._waits(rt, cid, b, progress=True)  # its first wait since: it waits
-
-
-def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(rt):
-    """On a loaded machine the home's listing is read slowly: a listing waiting for it counts
-    only the waits with no page of it read meanwhile (nor a post's neighbours noted), up to
-    WAITS_IN_ALL times its bound in all."""
-    home = "http://upd-waits-progress.example/"
-    cid, ctx = _crawl(rt, home)
-    k = Keys(cid)
-    tag = f"{home}tag/slow/"
-    got = []
-    for i in range(update.MAX_WAITS * update.WAITS_IN_ALL + 5):
-        update._read_in_series(rt, cid, (home, i + 2))  # a page of the home's listing read between two waits
-        got.append(update._waits(rt, cid, tag, progress=True))
-    assert got == [True] * (update.MAX_WAITS * update.WAITS_IN_ALL) + [False] * 5
-    still = f"{home}tag/still/"  # nothing read between its waits: MAX_WAITS, as before
-    assert [update._waits(rt, cid, still, progress=True) for _ in range(update.MAX_WAITS + 1)] \
-        == [True] * update.MAX_WAITS + [False]
-    rt.state.r.hincrby(k.crawl, "pages", 50)  # other pages read (posts, all new) end no wait
-    held = f"{home}tag/held/"
-    assert [update._waits(rt, cid, held, progress=True) for _ in range(update.MAX_WAITS + 1)] \
-        == [True] * update.MAX_WAITS + [False]
 
 
 def test_a_menu_page_waits_for_the_chain_of_the_feeds_new_posts_where_the_home_has_no_numbered_listing(rt):
@@ -577,11 +534,11 @@ def test_pages_waiting_take_no_hand_out_slot(rt):
     base = traverse.hand_out(rt, cid)[0]
     assert [update.before_read(rt, cid, t, ctx, post=False, listing=True) for t in tags] == [update.WAIT] * 3
     assert update.before_read(rt, cid, tags[0], ctx, post=False, listing=True) == update.WAIT  # again: counted once
-    assert update.waiting(rt, cid) == 3 and traverse.hand_out(rt, cid)[0] == base + 3
+    assert waits.waiting(rt, cid) == 3 and traverse.hand_out(rt, cid)[0] == base + 3
     rt.state.r.hset(Keys(cid).crawl, "past:" + home, 1)
     update.cover(rt, cid, update.HOME_COVER)  # the listing read down past since: the tags are left
     assert update.before_read(rt, cid, tags[1], ctx, post=False, listing=True) == "covered"
-    assert update.waiting(rt, cid) == 2 and traverse.hand_out(rt, cid)[0] == base + 2
+    assert waits.waiting(rt, cid) == 2 and traverse.hand_out(rt, cid)[0] == base + 2
     # a full crawl's hand-out is its parallelism
     full = rt.state.create_crawl(home, None, {})
     assert traverse.hand_out(rt, full)[0] == rt.settings.crawl_parallelism

@@ -45,7 +45,7 @@ def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str, base:
     with r.pipeline(transaction=False) as p:
         p.hset(near_key(crawl_id), url, json.dumps(near))
         p.hlen(near_key(crawl_id))
-        p.hincrby(k.crawl, "progress", 1)  # pages waiting for the chain wait on (update._waits)
+        p.hincrby(k.crawl, "progress", 1)  # pages waiting for the chain wait on (waits.one_more)
         noted_posts = p.execute()[1]
     # judged on every post read: past MAX_CHAIN posts (since far back) the chain proves nothing
     # cheaply enough, and the listings are read as before

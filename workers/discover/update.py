@@ -24,7 +24,7 @@ from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
 from tasks.text.dates import url_day, url_latest_day
-from workers.discover import chain, listed, proof
+from workers.discover import chain, listed, proof, waits
 from workers.state import Keys, unpack
 
 SKIP = "skip:"  # crawl hash fields: pages an update crawl left unread, by reason
@@ -56,7 +56,6 @@ WAIT_SECONDS = 2.0  # ... this long at a time,
 SOON = "soon"  # before_read: a post deferred until fewer posts above it in its listing are unread,
 SOON_SECONDS = 0.5  # ... this long at a time
 DEFER = {WAIT: WAIT_SECONDS, SOON: SOON_SECONDS}  # before_read's answers that defer the page: seconds
-MAX_WAITS = 10  # ... this many times at most (then read: the home's listing may never get there)
 MAX_HOLDS = 20  # a page of the home's listing waits this many times at most for the page before it
 # to be judged by the days of its posts, read (workers/discover/listed.py)
 # what proves every new post known: a page that may be a post and that nothing names is left
@@ -140,18 +139,8 @@ def before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: boo
         return None
     why = _before_read(rt, crawl_id, url, ctx, post, listing)
     if why not in DEFER:
-        k = Keys(crawl_id)
-        rt.state.r.eval(_UNWAIT, 2, k.crawl, f"{k.crawl}:waits", url)
+        waits.unwait(rt, crawl_id, url)
     return why
-
-
-def waiting(rt, crawl_id: str) -> int:
-    """How many of the crawl's pages in flight are waiting now (deferred by WAIT or SOON): the
-    crawl's hand-out room leaves them out (workers/traverse.hand_out). Eight categories waiting for
-    the home's listing filled the eight pages in flight a crawl hands out, while the posts that
-    would prove the listing past since stood in the frontier: nothing was read for 20 s."""
-    n = rt.state.r.hget(Keys(crawl_id).crawl, WAITING)
-    return max(0, min(int(n or 0), MAX_WAITING))
 
 
 def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bool) -> str | None:
@@ -180,11 +169,11 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
             # anyway, one after the other, and a host takes them one at a time all the same)
             if crawl.get("covered") == proof.CHAIN_COVER:
                 return "covered"
-            if _chain_ahead(crawl) and _waits(rt, crawl_id, url, progress=True):
+            if _chain_ahead(crawl) and waits.one_more(rt, crawl_id, url, progress=True):
                 return WAIT
             # the page before it still judged by the days of its posts, being read: in a moment
             before = crawl.get(f"judging:{s[0]} {s[1] - 1}")
-            if before and listed.judging(rt, crawl_id, before) and _waits(rt, crawl_id, url, MAX_HOLDS):
+            if before and listed.judging(rt, crawl_id, before) and waits.one_more(rt, crawl_id, url, MAX_HOLDS):
                 return WAIT
             return None
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
@@ -196,10 +185,10 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
         # known by the home's listing or the chain; an attachment or menu page changed is left)
         why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"), changed=False)
         if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx, changed=False) \
-                and not chain.named(rt, crawl_id, url) and _waits(rt, crawl_id, url, progress=True):
+                and not chain.named(rt, crawl_id, url) and waits.one_more(rt, crawl_id, url, progress=True):
             return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
         return why
-    if listing and _unresolved(crawl) and _waits(rt, crawl_id, url, progress=True):
+    if listing and _unresolved(crawl) and waits.one_more(rt, crawl_id, url, progress=True):
         return WAIT  # the home's listing, read in page order, may soon say it is not needed
     return None
 
@@ -217,13 +206,12 @@ def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
     if crawl.get("covered"):
         why = "sitemap_guess"
     elif (crawl.get("main_series") or _chain_ahead(crawl)) and _unresolved(crawl) \
-            and _waits(rt, crawl_id, url, progress=True):
+            and waits.one_more(rt, crawl_id, url, progress=True):
         why = WAIT  # the home's numbered listing or the posts' chain will soon say (blinkfox-zh: 3 guesses)
     else:
         why = None
     if why not in DEFER:
-        k = Keys(crawl_id)
-        rt.state.r.eval(_UNWAIT, 2, k.crawl, f"{k.crawl}:waits", url)
+        waits.unwait(rt, crawl_id, url)
     return why
 
 
@@ -249,59 +237,6 @@ def _chain_ahead(crawl: dict) -> bool:
     return state == chain.PENDING or (state is None and bool(crawl.get("new_entries")))
 
 
-def _waits(rt, crawl_id: str, url: str, most: int = MAX_WAITS, progress: bool = False) -> bool:
-    """One more wait for `url`, unless it has waited `most` times (in a row with no PROGRESS
-    meanwhile, where `progress`: what ends the wait, the home's listing or the chain, is read page
-    by page, and on a loaded machine it takes longer: the page waits longer, it is not read for
-    nothing), and at most WAITS_IN_ALL times `most` in all; no longer where nothing was read since
-    its last wait and the crawl has nothing else to read (its frontier empty, every other page in
-    flight waiting too): the wait would only make the crawl longer."""
-    k = Keys(crawl_id)
-    return bool(rt.state.r.eval(_WAIT, 4, k.crawl, f"{k.crawl}:waits", k.frontier, k.inflight, url, most,
-                                most * WAITS_IN_ALL if progress else most, PROGRESS if progress else ""))
-
-
-PROGRESS = "progress"  # the crawl hash's count of pages of the home's listing read and posts' neighbours noted
-
-
-WAITS_IN_ALL = 3  # a page waits at most this many times its bound in all, however the crawl goes on
-WAITING = "waiting"  # the crawl hash's count of pages waiting now (`waiting`)
-MAX_WAITING = 10_000  # (a bound on what the count can add to the hand-out room)
-# a page's waits: "n all at w" (waits in a row, in all, the progress count at the last one, and
-# whether it waits now: counted in the crawl hash's `waiting`)
-_WAIT = """
-local pages = '0'
-if ARGV[4] ~= '' then pages = redis.call('HGET', KEYS[1], ARGV[4]) or '0' end
-local v = redis.call('HGET', KEYS[2], ARGV[1])
-local f = {}
-if v then for x in string.gmatch(v, '%S+') do f[#f + 1] = x end end
-local n, all, at, w = tonumber(f[1] or '0'), tonumber(f[2] or '0'), f[3] or '', f[4] or '0'
-all = all + 1
-if at == pages then n = n + 1 else n = 1 end
-local now = '0'
-if n <= tonumber(ARGV[2]) and all <= tonumber(ARGV[3]) then now = '1' end
-if now == '1' and n > 1 and redis.call('ZCARD', KEYS[3]) == 0 then
-  -- nothing read since its last wait, and nothing else to read: every other page in flight waits
-  -- too; waiting longer reads nothing sooner (a moment between two pages of a chain is no such)
-  local others = tonumber(redis.call('HGET', KEYS[1], 'waiting') or '0')
-  if w == '1' then others = others - 1 end
-  if redis.call('HLEN', KEYS[4]) - redis.call('HEXISTS', KEYS[4], ARGV[1]) <= others then now = '0' end
-end
-if now ~= w then redis.call('HINCRBY', KEYS[1], 'waiting', tonumber(now) * 2 - 1) end
-redis.call('HSET', KEYS[2], ARGV[1], n .. ' ' .. all .. ' ' .. pages .. ' ' .. now)
-return tonumber(now)
-"""
-# a page told anything but to wait: no longer counted as waiting
-_UNWAIT = """
-local v = redis.call('HGET', KEYS[2], ARGV[1])
-if v and string.sub(v, -2) == ' 1' then
-  redis.call('HSET', KEYS[2], ARGV[1], string.sub(v, 1, -2) .. '0')
-  redis.call('HINCRBY', KEYS[1], 'waiting', -1)
-end
-return 0
-"""
-
-
 def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None, changed: bool = True) -> str | None:
     """Why a page that may be a post is left (or SOON: read once fewer posts above it in its
     listing are unread): listed below its listing's cut (the posts read from the top ran newest
@@ -311,7 +246,7 @@ def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None, ch
     left, ahead = listed.place(rt, crawl_id, url)
     if left:
         return "listing_order"
-    if ahead >= listed.WINDOW and _waits(rt, crawl_id, url, MAX_HOLDS * 4):
+    if ahead >= listed.WINDOW and waits.one_more(rt, crawl_id, url, MAX_HOLDS * 4):
         return SOON  # the posts above it may prove it old: read a few at a time
     if covered in PROVEN and _unvouched(rt, crawl_id, url, ctx, changed):
         return "covered"
@@ -348,7 +283,7 @@ def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None
     covered = None if url_day(url) else crawl.get("covered")
     why = _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
     if why is None and not url_day(url) and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) \
-            and not chain.named(rt, crawl_id, url) and _waits(rt, crawl_id, url, progress=True):
+            and not chain.named(rt, crawl_id, url) and waits.one_more(rt, crawl_id, url, progress=True):
         # a post only other posts link ("read next", related posts), undated: it waits for the
         # home's listing or the chain to say whether it can be new (then it is left or read)
         return WAIT
