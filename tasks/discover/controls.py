@@ -29,22 +29,31 @@ def _shape(url: str) -> str:
 def item_controls(root, base_url: str, keep=lambda url: False) -> set[str]:
     """The canonical URLs the page links only as a control repeated per item; a group holding
     a URL `keep` says is a page to read (a listing: an archive widget's "July" under each year)
-    is none."""
+    is none. (Every page's links pass here: URLs are resolved only on pages where some short
+    anchor text links three places or more.)"""
     if root is None:
         return set()
-    by_text: dict[str, set[str]] = defaultdict(set)
-    texts_of: dict[str, set[str]] = defaultdict(set)
+    anchors = []  # (text, href) of every link
+    raw: dict[str, set[str]] = defaultdict(set)
     for a in root.iter("a"):
         href = (a.get("href") or "").strip()
         if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:")):
             continue
+        text = " ".join(node_text(a).split()).casefold()
+        anchors.append((text, href))
+        if text and len(text.split()) <= MAX_WORDS:
+            raw[text].add(href)
+    if not any(len(hrefs) >= MIN_REPEATS for hrefs in raw.values()):
+        return set()
+    by_text: dict[str, set[str]] = defaultdict(set)
+    texts_of: dict[str, set[str]] = defaultdict(set)
+    for text, href in anchors:
         try:
             url = canonical(urllib.parse.urljoin(base_url, href)).split("#")[0]
         except ValueError:
             continue
-        text = " ".join(node_text(a).split()).casefold()
         texts_of[url].add(text)
-        if text and len(text.split()) <= MAX_WORDS:
+        if text in raw:
             by_text[text].add(url)
     out: set[str] = set()
     for text, urls in by_text.items():
