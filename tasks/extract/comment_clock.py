@@ -3,27 +3,60 @@
 A theme may print a comment's local time with no zone ("3 mai 2018 à 14:22") or label its local
 time as UTC (a `datetime` attribute written with the server's clock and "+00:00"), while the
 post's comment feed gives each comment's instant. Where every comment that a sample post's page
-and feed both time is off by one offset (whole quarter hours, 14 hours at most), the pages'
-times are that offset's wall clock: read so, a page says what its feed would, and the blog's
-comment feeds need not be read beside every post (issues 33 and 35: one request a post).
+and feed both time is explained by one clock, the pages' times are read in it: a page then says
+what its feed would, and the blog's comment feeds need not be read beside every post (issues 33
+and 35: one request a post).
 
-Summer time moves a local clock by an hour for half the year, and one season's sample cannot
-tell whether the blog's zone has it. So a clock learned on comments of one season (northern
-winter, November to February, or summer, May to September) reads only times of that season; a
-sample spanning both with one offset shows a zone without summer time, and its clock reads all.
-A comment of another season keeps its time as printed, and its post reads its feed. Pure functions.
+A clock is the set of time zones (tz database names, and the one fixed offset where every pair
+shows the same) whose wall time at each sampled comment's instant is what the page prints. One
+season's sample cannot tell a zone with summer time from one without, and a sample spanning
+both seasons keeps only the zones whose rules explain both (-4 h in September, -5 h in December:
+the eastern North American zones). A printed time is read where every zone of the clock gives it
+the same offset (not in an hour the clocks skip or repeat); elsewhere it stays as printed, and
+its post reads its feed. Pure functions.
 """
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import re
+import zoneinfo
 from typing import Iterable
 
 MAX_OFFSET = 14 * 60  # minutes east or west of UTC a clock can be
-STEP = 15  # offsets are whole quarter hours
-MIN_TIMED = 3  # comments both sources time before an offset is believed
+STEP = 15  # a fixed offset is whole quarter hours
+MIN_TIMED = 3  # comments both sources time before a clock is believed
+MAX_ZONES = 250  # a clock naming more zones than this is no clock (bounds the rule's size)
 SAME_MINUTE = 60.0  # seconds two times of one comment may differ by (a page prints the minute, a feed the second)
-SEASONS = {"winter": {11, 12, 1, 2}, "summer": {5, 6, 7, 8, 9}}  # (March, April, October: clocks change)
-ALL = "all"
+_FIXED = re.compile(r"^UTC([+-])(\d\d):(\d\d)$")
+
+
+@functools.lru_cache(maxsize=1)
+def _zone_names() -> tuple[str, ...]:
+    """The tz database's zones (the system's, else the `tzdata` package's), links included."""
+    try:
+        names = zoneinfo.available_timezones()
+    except Exception:  # no tz database at all: fixed offsets only
+        return ()
+    return tuple(sorted(n for n in names if not n.startswith(("posix", "right")) and n not in ("Factory", "localtime")))
+
+
+@functools.lru_cache(maxsize=1024)
+def _zone(name: str) -> dt.tzinfo | None:
+    """A clock's zone by name: "UTC+02:00" a fixed offset, else a tz database zone."""
+    m = _FIXED.match(name) if isinstance(name, str) else None
+    if m:
+        minutes = int(m.group(2)) * 60 + int(m.group(3))
+        return dt.timezone(dt.timedelta(minutes=minutes if m.group(1) == "+" else -minutes)) \
+            if minutes <= MAX_OFFSET else None
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError, OSError):
+        return None
+
+
+def _fixed_name(minutes: int) -> str:
+    return f"UTC{'+' if minutes >= 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
 def _timed(iso: str | None) -> dt.datetime | None:
@@ -36,60 +69,81 @@ def _timed(iso: str | None) -> dt.datetime | None:
         return None
 
 
-def _season(month: int) -> str | None:
-    return next((name for name, months in SEASONS.items() if month in months), None)
+def _shows(zone: dt.tzinfo, wall: dt.datetime, instant: dt.datetime) -> bool:
+    """Does the zone's wall clock at `instant` read `wall` (within a minute)?"""
+    local = instant.astimezone(zone).replace(tzinfo=None)
+    return abs((local - wall).total_seconds()) < SAME_MINUTE
 
 
 def learn(pairs: Iterable[tuple[str | None, str | None]]) -> dict | None:
-    """{"minutes": east of UTC, "season": "winter" | "summer" | "all"}: the wall clock the page's
-    times are printed in, from (page time, feed time) pairs of the same comments, where every
-    pair both sources time agrees on one offset (MIN_TIMED at least) and their months lie in one
-    season, or in both; None otherwise. A page's own zone label is not read (it is what may be wrong)."""
-    offsets: set[int] = set()
-    seasons: set[str | None] = set()
-    n, right = 0, 0
+    """{"zones": [names]}: the zones whose wall clock the page's times are printed in, from
+    (page time, feed time) pairs of the same comments (MIN_TIMED at least, the feed's carrying
+    a zone); None where no zone explains every pair, where the page's own labels are right
+    (nothing to learn), or where too many zones would. A page's own zone label is not read (it is
+    what may be wrong)."""
+    timed: list[tuple[dt.datetime, dt.datetime]] = []
+    right = 0
     for page, feed in pairs:
         p, f = _timed(page), _timed(feed)
         if p is None or f is None or f.tzinfo is None:
             continue
         right += p.tzinfo is not None and same_time(page, feed)
-        wall = p.replace(tzinfo=None)
-        minutes = (wall - f.astimezone(dt.timezone.utc).replace(tzinfo=None)).total_seconds() / 60
-        step = round(minutes / STEP) * STEP
-        if abs(minutes - step) * 60 >= SAME_MINUTE or abs(step) > MAX_OFFSET:
-            return None
-        offsets.add(step)
-        seasons.add(_season(wall.month))
-        n += 1
-    if n < MIN_TIMED or right == n or len(offsets) != 1 or None in seasons:
+        timed.append((p.replace(tzinfo=None), f))
+    if len(timed) < MIN_TIMED or right == len(timed):
         return None  # (times the page labels right need no clock)
-    return {"minutes": offsets.pop(), "season": ALL if len(seasons) > 1 else seasons.pop()}
+    names = [n for n in _zone_names() if all(_shows(_zone(n), w, f) for w, f in timed)]
+    offsets = {round((w - f.astimezone(dt.timezone.utc).replace(tzinfo=None)).total_seconds() / 60 / STEP) * STEP
+               for w, f in timed}
+    if len(offsets) == 1:
+        fixed = _fixed_name(offsets.pop())
+        if _zone(fixed) is not None and all(_shows(_zone(fixed), w, f) for w, f in timed):
+            names.append(fixed)
+    if not names or len(names) > MAX_ZONES:
+        return None
+    return {"zones": names}
 
 
-def _valid(clock) -> bool:
-    if not isinstance(clock, dict):
-        return False
-    m = clock.get("minutes")
-    return isinstance(m, int) and not isinstance(m, bool) and abs(m) <= MAX_OFFSET and \
-        clock.get("season") in (ALL, *SEASONS)
+def _names(clock) -> tuple[str, ...] | None:
+    """The clock's zone names, or None for no valid clock (a rule from elsewhere is not trusted)."""
+    if not isinstance(clock, dict) or not isinstance(clock.get("zones"), list) or \
+            not 0 < len(clock["zones"]) <= MAX_ZONES or not all(isinstance(n, str) for n in clock["zones"]):
+        return None
+    return tuple(clock["zones"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _offset_at(wall: dt.datetime, names: tuple[str, ...]) -> dt.timedelta | None:
+    zones = [_zone(n) for n in names]
+    if any(z is None for z in zones):
+        return None
+    offsets = {wall.replace(tzinfo=z, fold=fold).utcoffset() for z in zones for fold in (0, 1)}
+    return offsets.pop() if len(offsets) == 1 else None
+
+
+def _offset(iso: str | None, clock) -> dt.timedelta | None:
+    """The one offset every zone of the clock gives this printed wall time; None where they
+    differ, where the time falls in an hour the clocks skip or repeat, or for no valid clock."""
+    p, names = _timed(iso), _names(clock)
+    if p is None or names is None:
+        return None
+    return _offset_at(p.replace(tzinfo=None), names)
 
 
 def holds(iso: str | None, clock) -> bool:
-    """Does the clock read this printed time (its season is the clock's)? A day alone, or no
-    clock: nothing to read, so yes."""
-    p = _timed(iso)
-    if p is None or clock is None:
+    """Does the clock read this printed time (every zone of it agrees on its offset)? A day
+    alone, or no clock: nothing to read, so yes."""
+    if _timed(iso) is None or clock is None:
         return True
-    return _valid(clock) and (clock["season"] == ALL or p.month in SEASONS[clock["season"]])
+    return _offset(iso, clock) is not None
 
 
 def read_in(iso: str | None, clock) -> str | None:
     """A page's comment time read in the blog's clock (its own zone label dropped), where the
     clock holds for it; otherwise as printed."""
-    p = _timed(iso)
-    if p is None or clock is None or not _valid(clock) or not holds(iso, clock):
+    offset = _offset(iso, clock)
+    if offset is None:
         return iso
-    return p.replace(tzinfo=dt.timezone(dt.timedelta(minutes=clock["minutes"]))).isoformat()
+    return _timed(iso).replace(tzinfo=dt.timezone(offset)).isoformat()
 
 
 def same_time(a: str | None, b: str | None) -> bool:

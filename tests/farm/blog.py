@@ -11,6 +11,7 @@ import json
 import math
 import re
 import urllib.parse
+import zoneinfo
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -131,6 +132,8 @@ class Blog:
         self.sidebar_first = r.random() < 0.3
         self.abs_links = r.random() < 0.7
         self.tz = dt.timezone(dt.timedelta(hours=r.choice([0, 1, 2, -5, -8, 9])))
+        if options.get("zone"):  # a zone with summer time (its offset moves over the year)
+            self.tz = zoneinfo.ZoneInfo(options["zone"])
         self.start = dt.datetime(r.randint(2006, 2016), r.randint(1, 12), r.randint(1, 28), 9, 0, tzinfo=self.tz)
         words = T.WORDS[self.lang]
         self.site_name = f"{r.choice(T.TITLE_ADJ)} {r.choice(T.TITLE_NOUNS)}"
