@@ -2,6 +2,7 @@
 
     python bench/polite.py                         # 20 WordPress farm blogs x 30 posts, 1 request/s/host
     python bench/polite.py --blogs 5 --posts 10 --repeat 2
+    python bench/polite.py --timeline T.json         # and each host's requests, in order, into T.json
     PYTHONPATH=/other/checkout python bench/polite.py   # the same bench on other code
 
 Each farm blog is served on a loopback address of its own (127.0.0.2, 127.0.0.3, ...), as
@@ -132,6 +133,9 @@ def one_round(a, cores: int) -> dict:
           f"{min(b for _, b, _ in spans) - t0:.1f}-{max(b for _, b, _ in spans) - t0:.1f} s; share of each host's "
           f"span its requests filled at the pace: median {100 * fill[len(fill) // 2]:.0f} %, lowest "
           f"{100 * fill[0]:.0f} %", flush=True)
+    if a.timeline:  # each host's requests in order, seconds from the command's start
+        Path(a.timeline).write_text(json.dumps([[(round(t - t0, 3), p) for t, p in sorted(zip(h["times"], h["paths"]))]
+                                                for h in served]))
     idle = idle_before(served, a.delay)
     if idle:
         print(f"  hosts idle past 1.5 x the delay, by the request that ended the wait (s, all hosts): "
@@ -165,6 +169,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--delay", type=float, default=1.0, help="BLOGHARVEST_LOCAL_DELAY: seconds between requests to a host")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--timeline", help="write each host's requests (seconds from the start, path) to this JSON file")
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[], help="more arguments to `blogharvest crawl`")
     a = ap.parse_args(argv)
     cores = os.cpu_count() or 1

@@ -255,8 +255,10 @@ def _with_template(rules: dict, roots: list, feed_texts: list) -> dict:
 
 
 def _loses(field: str, readings: list) -> str | None:
-    """Why the generic reading beats the rule against the entries' own values, or None."""
-    rule_ok = generic_ok = n = 0
+    """Why the generic reading beats the rule against the entries' own values, or None. The
+    generic reading (trafilatura's, for the content: tens of ms a page) is worked out only where
+    it could still win: a rule agreeing on all but a margin of the pages keeps its field."""
+    judged = []
     for (own, generic), entry in readings:
         if entry.get("pseudo"):  # read off the page by the generic reading itself: no evidence
             continue
@@ -264,12 +266,17 @@ def _loses(field: str, readings: list) -> str | None:
         if field == "content" and target is None:
             continue
         r = _agrees(field, own[field], entry, target)
-        if r is None:
-            continue
+        if r is not None:
+            judged.append((bool(r), generic, entry, target))
+    n, rule_ok = len(judged), sum(r for r, *_ in judged)
+    if n < MIN_PAGES or n <= rule_ok + MARGIN * n:
+        return None  # (the generic reading agreeing on every page would not be enough)
+    generic_ok = 0
+    for i, (_, generic, entry, target) in enumerate(judged):
+        if generic_ok + (n - i) <= rule_ok + MARGIN * n:
+            return None  # (nor would it now, on every page left)
         g = _agrees(field, generic["_content"]() if field == "content" else generic[field], entry, target)
-        n += 1
-        rule_ok += bool(r)
         generic_ok += bool(g)
-    if n < MIN_PAGES or generic_ok <= rule_ok + MARGIN * n:
+    if generic_ok <= rule_ok + MARGIN * n:
         return None
     return f"agrees with the feed on {rule_ok} of {n} training pages, the generic reading on {generic_ok}"
