@@ -13,7 +13,8 @@ season's sample cannot tell a zone with summer time from one without, and a samp
 both seasons keeps only the zones whose rules explain both (-4 h in September, -5 h in December:
 the eastern North American zones). A printed time is read where every zone of the clock gives it
 the same offset (not in an hour the clocks skip or repeat); elsewhere it stays as printed, and
-its post reads its feed. Pure functions.
+its post reads its feed, whose times then narrow the clock to the zones that explain them too
+(`narrow`: a blog sampled in summer learns its winter at its first winter post). Pure functions.
 """
 from __future__ import annotations
 
@@ -101,6 +102,22 @@ def learn(pairs: Iterable[tuple[str | None, str | None]]) -> dict | None:
     if not names or len(names) > MAX_ZONES:
         return None
     return {"zones": names}
+
+
+def narrow(clock, pairs: Iterable[tuple[str | None, str | None]]) -> dict | None:
+    """The clock's zones that also explain these (page time, feed time) pairs of another post,
+    where they are fewer (a post of another season read its feed: the zones that part there are
+    told apart); None where nothing changes, where no pair is timed, or where none of the zones
+    explains them (a pairing the clock cannot account for teaches nothing)."""
+    names = _names(clock)
+    if names is None:
+        return None
+    timed = [(p.replace(tzinfo=None), f) for p, f in ((_timed(a), _timed(b)) for a, b in pairs)
+             if p is not None and f is not None and f.tzinfo is not None]
+    if not timed:
+        return None
+    kept = [n for n in names if _zone(n) is not None and all(_shows(_zone(n), w, f) for w, f in timed)]
+    return {"zones": kept} if kept and len(kept) < len(names) else None
 
 
 def _names(clock) -> tuple[str, ...] | None:

@@ -500,17 +500,17 @@ class BrowserPool:
         drv = s.driver
         if document is not None and s.proxy is not None:
             s.proxy.serve_document(url, document)
-        try:
+        try:  # (the page's own scripts and frames may ask for it again: the same document, while it renders)
             self._load(s, url)
+            self._too_large(s, url)
+            self._settle_page(s, wait_selector)
+            self._too_large(s, url)
+            clicks = self._click_all(drv, selectors, max_clicks, deadline) if max_clicks > 0 else 0
+            frame_html, clicks = self._comment_frames(s, frames, selectors, max_clicks, clicks, deadline)
+            html, status, final = self._capture(s, url, frame_html)
         finally:
             if document is not None and s.proxy is not None:
-                s.proxy.serve_document(url, None)  # (a browser that asked for another URL: not kept)
-        self._too_large(s, url)
-        self._settle_page(s, wait_selector)
-        self._too_large(s, url)
-        clicks = self._click_all(drv, selectors, max_clicks, deadline) if max_clicks > 0 else 0
-        frame_html, clicks = self._comment_frames(s, frames, selectors, max_clicks, clicks, deadline)
-        html, status, final = self._capture(s, url, frame_html)
+                s.proxy.serve_document(url, None)
         fetched = s.proxy.take() if s.proxy is not None else {"resources": [], "refused": [], "dropped": 0}
         return {"url": final, "html": html, "clicks": clicks, "elapsed": round(time.monotonic() - t0, 3),
                 "status": status, "session": s.id, "resources": fetched["resources"],

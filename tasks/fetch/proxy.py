@@ -186,9 +186,9 @@ class GuardingProxy:
         return None
 
     def serve_document(self, url: str, html: str | None) -> None:
-        """The browser's next GET of exactly `url` is answered with `html` (a page the crawler
-        fetched through the guard already), not fetched from its server a second time; None
-        forgets it."""
+        """The browser's GETs of exactly `url` are answered with `html` (a page the crawler
+        fetched through the guard already), not fetched from its server again (the navigation,
+        and the page's own scripts or frames asking for it while it renders); None forgets it."""
         with self._lock:
             if html is None:
                 self._documents.pop(url, None)
@@ -197,7 +197,7 @@ class GuardingProxy:
 
     def _document(self, url: str) -> bytes | None:
         with self._lock:
-            return self._documents.pop(url, None)
+            return self._documents.get(url)
 
     def _note(self, resp: Response | None = None, error: FetchError | None = None,
               tunnel: str | None = None) -> None:

@@ -437,7 +437,26 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
     found = _extract(pages, rule, url) if rule else []
     if feed and len(feed) >= MIN_FEED_TO_LEARN and _share(found, feed) < MIN_SHARE:
         found = _read_by_own_rule(rt, crawl_id, url, pages, feed, found, adopt=not blog_has)
+    elif feed and rule is not None and rule.get("clock") and blog_has:
+        _narrow_clock(rt, crawl_id, found, feed)
     return C.merge_comments(found, feed or [])
+
+
+def _narrow_clock(rt, crawl_id: str, found: list[dict], feed: list[dict]) -> None:
+    """A post that read its feed (a comment time its blog's clock could not read) tells the
+    clock's zones apart by its own pairs (tasks.extract.comment_clock.narrow): the blog's rule
+    keeps the zones that explain them too, so the posts after it need not read theirs. Zones
+    are only ever taken out of the rule as stored now (two workers narrowing at once each keep
+    zones that explain what they saw)."""
+    key = rt.keys(crawl_id).blog
+    raw = rt.state.r.hget(key, "comment_rules")
+    stored = json.loads(raw) if raw else None
+    if not isinstance(stored, dict) or not stored.get("clock"):
+        return
+    narrowed = comment_clock.narrow(stored["clock"], C.paired_times(found, feed))
+    if narrowed is not None:
+        rt.state.save_blog(crawl_id, comment_rules=dict(stored, clock=narrowed))
+        log.info("comment clock of %s narrowed to %d zones", crawl_id, len(narrowed["zones"]))
 
 
 def _settled(rt, crawl_id: str, blog: dict | None) -> dict:

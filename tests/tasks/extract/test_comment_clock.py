@@ -1,7 +1,7 @@
 """tasks.extract.comment_clock: the clock a page prints comment times in, from its feed."""
 from __future__ import annotations
 
-from tasks.extract.comment_clock import MAX_ZONES, holds, learn, read_in, same_time
+from tasks.extract.comment_clock import MAX_ZONES, holds, learn, narrow, read_in, same_time
 
 FEED = ["2018-12-03T17:22:10+00:00", "2018-12-04T02:05:00+00:00", "2019-01-06T11:00:59+00:00"]
 LABELLED_UTC = ["2018-12-03T14:22:00+00:00", "2018-12-03T23:05:00+00:00", "2019-01-06T08:00:00+00:00"]
@@ -69,3 +69,20 @@ def test_same_time_is_the_instant_within_a_minute():
     assert not same_time("2018-05-03T14:22:00-03:00", "2018-05-03T17:23:30+00:00")
     assert not same_time("2018-05-03T14:22:00", "2018-05-03T14:22:00+00:00")  # the zone the page lacks
     assert same_time("2018-05-03", "2018-05-03") and not same_time(None, "2018-05-03")
+
+
+def test_a_post_of_another_season_narrows_the_clock_to_the_zones_that_explain_it_too():
+    """Sampled in a northern summer at -4 h: zones with and without summer time. A winter post
+    that read its feed shows -5 h: only the zones with summer time are left, and the next
+    winter post's times are read."""
+    summer = ["2019-07-01T10:00", "2019-07-02T11:30", "2019-08-03T09:00"]
+    clock = learn(zip(summer, ["2019-07-01T14:00:00+00:00", "2019-07-02T15:30:00+00:00", "2019-08-03T13:00:00+00:00"]))
+    assert "America/New_York" in clock["zones"] and "America/Santo_Domingo" in clock["zones"]
+    assert not holds("2019-12-10T10:00", clock)
+    winter = narrow(clock, [("2019-12-10T10:00", "2019-12-10T15:00:00+00:00")])
+    assert "America/New_York" in winter["zones"] and "America/Santo_Domingo" not in winter["zones"]
+    assert read_in("2020-01-15T08:00", winter) == "2020-01-15T08:00:00-05:00"
+    assert narrow(winter, [("2019-12-11T10:00", "2019-12-11T15:00:00+00:00")]) is None  # nothing new
+    assert narrow(winter, [("2019-12-11T10:00", "2019-12-11T19:00:00+00:00")]) is None  # no zone explains it
+    assert narrow(winter, [("2019-12-11", "2019-12-11T19:00:00+00:00")]) is None  # a day alone
+    assert narrow({"zones": "x"}, [("2019-12-11T10:00", "2019-12-11T15:00:00+00:00")]) is None

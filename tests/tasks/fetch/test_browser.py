@@ -60,6 +60,14 @@ btn.addEventListener('click', more);
 more();
 </script></body></html>"""
 
+SELF_READING = """<!DOCTYPE html><html><head><title>Sourdough at altitude</title></head><body>
+<main id="post">{text}</main><p id="again">not yet</p>
+<script>
+fetch(location.href).then(r => r.text()).then(t => {{
+  document.getElementById('again').textContent = t.includes('as read') ? 'the copy again' : 'the server again';
+}});
+</script></body></html>"""
+
 FRAMED = """<!DOCTYPE html><html><body><p>Post with an embedded comment service.</p>
 <iframe id="dsq-app1" src="/embed/comments/?t=post-1" width="600" height="400"></iframe></body></html>"""
 
@@ -70,6 +78,8 @@ def routes(req):
     path, query = req.split.path, urllib.parse.parse_qs(req.split.query)
     if path == "/js-post":
         return Reply(body=JS_POST)
+    if path == "/self-reading":  # a page whose own script asks for it again (a widget reading its page)
+        return Reply(body=SELF_READING.format(text="as served"))
     if path == "/static-post":
         return Reply(body=STATIC_POST)
     if path == "/api/post.json":
@@ -142,6 +152,14 @@ class TestRender:
         assert all(r["url"] != site.url + "js-post" for r in out["resources"])  # in the WARC already
         out = pool.render(site.url + "js-post")  # given once: the next render asks the blog
         assert site.hits["/js-post"] == before[0] + 1 and "Flour notes, as read" not in out["html"]
+
+    def test_a_page_asking_for_itself_while_it_renders_gets_the_crawlers_copy(self, pool, site):
+        """A script of the page asking for the page's own URL again is answered from the
+        crawler's copy too, while that render lasts: the blog is asked nothing more."""
+        before = site.hits["/self-reading"]
+        out = pool.render(site.url + "self-reading", document=SELF_READING.format(text="as read"))
+        assert "the copy again" in out["html"], out["html"]
+        assert site.hits["/self-reading"] == before
 
     def test_a_render_without_pictures_runs_the_scripts_and_fetches_no_image(self, pool, site):
         out = pool.render(site.url + "pictured", pictures=False)
