@@ -562,6 +562,36 @@ def test_the_chain_goes_on_through_a_neighbour_outside_the_post_pattern_which_do
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
 
 
+def test_the_neighbour_of_a_post_older_than_since_is_no_step_of_the_chain(rt):
+    """A post read older than since ends the chain an update crawl needs: the older post it
+    names is not the chain's next step (it waits for the chain, then is left, like any page
+    nothing new names); the neighbour a new post names still is."""
+    home = "http://upd-chain-past.example/"
+    cid, ctx = _crawl(rt, home)
+    e, f, old, older = (f"{home}{s}/" for s in ("e", "f", "old", "older"))
+    update.links(rt, cid, home, ctx, [e, f], [], post=False, published=None)  # no numbered listing
+    update.seeds(rt, cid, [e, f], SINCE)
+    update.links(rt, cid, e, ctx, [], [f], post=True, published="2020-05-05", page=_Page(e, f))
+    assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending" and update.chain.named(rt, cid, f, SINCE)
+    # an older post read meanwhile (a widget of a new post linked it) names its own neighbour
+    update.links(rt, cid, old, ctx, [], [older], post=True, published="2020-01-01", page=_Page(old, older))
+    assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending"
+    assert update.chain.named(rt, cid, older) and not update.chain.named(rt, cid, older, SINCE)
+    assert update.before_read(rt, cid, older, ctx, post=True, listing=False) == update.WAIT
+    assert update.before_read(rt, cid, f, ctx, post=True, listing=False) is None  # the chain's next step
+
+
+def test_a_post_linked_from_a_page_read_that_its_feed_entry_dates_before_since_is_left(rt):
+    """A widget or a neighbour links a post the feed lists as older than since: not read."""
+    home = "http://upd-feed-dated.example/"
+    cid, ctx = _crawl(rt, home)
+    post = f"{home}an-older-post/"
+    dated = dict(ctx, entry={"url": post, "published": "2020-01-10T10:00:00+00:00"})
+    assert update.before_read(rt, cid, post, dated, post=True, listing=False) == "feed_date"
+    fresh = dict(ctx, entry={"url": post, "published": "2020-02-29T10:00:00+00:00"})  # (a day's margin)
+    assert update.before_read(rt, cid, post, fresh, post=True, listing=False) != "feed_date"
+
+
 def test_a_listing_page_of_older_posts_outside_the_post_pattern_bounds_its_listing_and_leaves_them(rt):
     """A page of the home's listing whose every link is outside the post pattern, each dated by
     the listing before since: the listing is past since there (its later pages are left), and its

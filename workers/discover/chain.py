@@ -56,10 +56,16 @@ def noted(rt, crawl_id: str, url: str, root, posts: list[str], since: str, base:
     return state
 
 
-def named(rt, crawl_id: str, url: str) -> bool:
+def named(rt, crawl_id: str, url: str, since: str | None = None) -> bool:
     """Is `url` a neighbour a post read names (the chain goes on through it)? A page waiting for the
-    chain must not be the one the chain waits for."""
-    return any(url in json.loads(v) for v in rt.state.r.hvals(near_key(crawl_id)) or ())
+    chain must not be the one the chain waits for. A post read older than `since` continues no
+    chain an update crawl needs (the chain is past since there): its neighbours are not counted."""
+    near = rt.state.r.hgetall(near_key(crawl_id)) or {}
+    naming = [u for u, v in near.items() if url in json.loads(v)]
+    if not naming or not since:
+        return bool(naming)
+    days = rt.state.r.hmget(f"{Keys(crawl_id).crawl}:days", naming)
+    return any(not older(day_of(d), since) for d in days)
 
 
 def judge(rt, crawl_id: str, since: str) -> str:

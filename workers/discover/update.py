@@ -185,7 +185,7 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
         # known by the home's listing or the chain; an attachment or menu page changed is left)
         why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"), changed=False)
         if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx, changed=False) \
-                and not chain.named(rt, crawl_id, url) and waits.one_more(rt, crawl_id, url, progress=True):
+                and not chain.named(rt, crawl_id, url, since) and waits.one_more(rt, crawl_id, url, progress=True):
             return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
         return why
     if listing and _unresolved(crawl) and waits.one_more(rt, crawl_id, url, progress=True):
@@ -277,13 +277,18 @@ def _by_lastmod(rt, crawl_id: str, url: str, ctx: dict) -> bool:
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
-    """Why a post by its URL is left: `_listed_left` (a day in its URL says it may be new), or
+    """Why a post by its URL is left: its feed entry dates it before since (a link to it from a
+    page read: a neighbour, a widget), `_listed_left` (a day in its URL says it may be new), or
     held from an earlier crawl (`_held`)."""
+    entry = ctx.get("entry")
+    if entry and older_entry(entry, since):  # (queued by a link: the feed dates it before since)
+        _learned(rt, crawl_id, url, entry_day(entry), ctx["blog"]["home"])  # its listing judged as if read
+        return "feed_date"
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
     covered = None if url_day(url) else crawl.get("covered")
     why = _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
     if why is None and not url_day(url) and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) \
-            and not chain.named(rt, crawl_id, url) and waits.one_more(rt, crawl_id, url, progress=True):
+            and not chain.named(rt, crawl_id, url, since) and waits.one_more(rt, crawl_id, url, progress=True):
         # a post only other posts link ("read next", related posts), undated: it waits for the
         # home's listing or the chain to say whether it can be new (then it is left or read)
         return WAIT
