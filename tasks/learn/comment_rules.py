@@ -264,8 +264,20 @@ def _learn_date(pairs) -> str | None:
                     date_score(date_value(d), f.get("published")) > 0:
                 cands += relative_rules(c, d)
     return _best_relative([(c, f) for c, _, f in pairs],
-                          lambda node, f: date_score(date_value(node), f.get("published")),
+                          lambda node, f: date_score(date_value(node), f.get("published")) + _holds_date_itself(node),
                           list(dict.fromkeys(cands)))
+
+
+SELF_DATED = 0.01  # a rule's node that is the date itself, among rules reading it as well: preferred
+
+
+def _holds_date_itself(node) -> float:
+    """A little for a node that is the date (its own machine attribute, or no element inside),
+    not an element holding it: `.//a` reads the permalink wrapping a `<time>` on the sample, and
+    a commenter's name link on a page where a commenter left a site (the first `a`)."""
+    if node is None or isinstance(node, str):
+        return 0.0
+    return SELF_DATED if any(node.get(a) for a in DATE_ATTRS) or not len(node) else 0.0
 
 
 def _learn_text(pairs) -> str | None:
