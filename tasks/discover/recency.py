@@ -231,6 +231,34 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
     return out
 
 
+def at_items_place(root, base_url: str, posts: list[str], others: list[str]) -> set[str]:
+    """The links of `others` a listing shows where its post links sit (the place most of them
+    share, `_place`: a card's title), such as older posts at another URL scheme listed among
+    them; not a link inside an excerpt (a post citing an older one). Where fewer than two post
+    links share a place, nothing tells: every one of `others`."""
+    wanted, theirs = set(posts), set(others)
+    if root is None or not theirs:
+        return set()
+    at: dict = {}
+    mine: list = []
+    for a in root.iter("a"):
+        href = a.get("href")
+        if not href:
+            continue
+        try:
+            u = canonical(urljoin(base_url, href))
+        except ValueError:
+            continue
+        if u in wanted:
+            at.setdefault(_place(a), set()).add(u)
+        elif u in theirs:
+            mine.append((_place(a), u))
+    top = max(at.items(), key=lambda kv: len(kv[1]), default=(None, set()))
+    if len(top[1]) < 2:
+        return theirs
+    return {u for place, u in mine if place == top[0]}
+
+
 def _item_links(links: dict) -> dict:
     """The links that stand for the listing's items: those at the place most of its post links
     share (the same tags and classes a few levels up: a card's title), not the links a post's

@@ -620,6 +620,33 @@ def test_a_listing_page_of_older_posts_outside_the_post_pattern_bounds_its_listi
     assert update.before_read(rt, cid, olds[1], dict(ctx, entry={"url": olds[1]}), post=False, listing=False) is None
 
 
+def test_an_older_post_an_excerpt_links_does_not_bound_the_listing(rt):
+    """A page of the home's listing whose cards show new posts, one card's excerpt citing an older
+    post at the blog's old permalinks (/2012/03/slug/, outside the post pattern, dated by its URL):
+    that link is no item of the listing, which is not past since there; its next page is read."""
+    from lxml import html
+
+    home = "http://upd-excerpt-link.example/"
+    cid, ctx = _crawl(rt, home)
+    _main_series(rt, cid, home)
+    page7, page8 = f"{home}page/7/", f"{home}page/8/"
+    news = [f"{home}2020/0{m}/1{m}/new-{m}/" for m in (5, 4, 3)]
+    cited = f"{home}2012/03/an-older-post/"
+    card = "<article class='post'><h2 class='title'><a href='{u}'>T</a></h2><div class='entry'><p>{x}</p></div></article>"
+    body = "".join(card.format(u=u, x=f"see <a href='{cited}'>this</a>" if i == 2 else "text") for i, u in enumerate(news))
+    root = html.fromstring(f"<html><body>{body}</body></html>", base_url=page7)
+
+    class _Listing:
+        final_url, garbled = page7, False
+
+    _Listing.root = root
+    posts, others, _ = update.links(rt, cid, page7, ctx, news, [cited, page8], post=False, published=None,
+                                    page=_Listing())
+    assert set(news) <= set(posts) and page8 in others
+    assert rt.state.r.hget(Keys(cid).crawl, f"past:{home}") is None
+    assert update.before_read(rt, cid, cited, ctx, post=False, listing=False) == "printed_date"  # old all the same
+
+
 def test_a_usual_sitemap_path_waits_for_the_posts_chain_where_the_home_has_no_numbered_listing(rt):
     """A Blogger home pages on by date: the guesses wait while the feed's new posts' chain is read
     (lafuite asked three of them before its chain proved every new post known), then are left."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.recency import archive_end, day_of, entry_day, listing_cut, older, printed_days, reaches_past, series
+from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_day, listing_cut, older, printed_days,
+                                    reaches_past, series)
 from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
@@ -356,8 +357,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     # it dates outside the post pattern count as its posts where it dates every post link too (a
     # page of a blog's older posts at /slug/ beside the pattern's newer scheme: no post link at all)
     shown = list(zip(posts, days))
-    if all(day_of(d) for d in days):
-        shown += [(u, d) for u, d in zip(maybe, maybe_days) if day_of(d)]
+    if all(day_of(d) for d in days):  # (at the place its post links sit: not a link in an excerpt)
+        placed = at_items_place(page.root, page.final_url, posts, maybe) if maybe and readable else set()
+        shown += [(u, d) for u, d in zip(maybe, maybe_days) if day_of(d) and u in placed]
     # the page's links in document order, read once (the verdict's and the scope's sorting)
     order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))} if maybe and readable else {}
     if len(shown) > len(posts) and readable:

@@ -131,3 +131,19 @@ def test_a_listing_bounded_by_a_date_in_its_query_ends_there():
     # a static mirror's copy of such a page, its query saved in the file name
     assert archive_end("http://b/search%3Fupdated-max=2012-03-05T09:14:00-05:00&max-results=7.html") == "2012-03-05"
     assert archive_end("http://b/search?q=2012-03-05") is None and archive_end("http://b/x?max-results=7") is None
+
+
+def test_links_at_the_items_place_are_the_listings_not_those_in_an_excerpt():
+    from lxml import html
+
+    from tasks.discover.recency import at_items_place
+
+    base = "http://b.example/page/2/"
+    card = "<div class='card'><h3><a href='{u}'>T</a></h3><p>{x}</p></div>"
+    body = card.format(u="/2020/05/01/a/", x="<a href='/2012/03/cited/'>an older post</a>") + \
+        card.format(u="/2020/04/01/b/", x="") + card.format(u="/old-scheme-post/", x="")
+    root = html.fromstring(f"<html><body>{body}</body></html>", base_url=base)
+    posts = ["http://b.example/2020/05/01/a/", "http://b.example/2020/04/01/b/"]
+    others = ["http://b.example/2012/03/cited/", "http://b.example/old-scheme-post/"]
+    assert at_items_place(root, base, posts, others) == {"http://b.example/old-scheme-post/"}
+    assert at_items_place(root, base, posts[:1], others) == set(others)  # one post link: nothing tells
