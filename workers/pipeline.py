@@ -25,6 +25,7 @@ from tasks.discover.kinds import UrlKind, js_decision, url_kind
 from tasks.discover.recognise import dated_blog, listing_like, title_holds
 from tasks.discover.controls import item_controls
 from tasks.extract.comment_pages import own_comment_page
+from tasks.extract.comment_sites import author_links
 from tasks.extract.content_comments import content_without_comments
 from tasks.extract.footer import without_footer
 from tasks.discover.traps import capped
@@ -116,6 +117,8 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
+    if post and others:  # (the blog's comment rule is settled once a post is read)
+        others = _without_commenters(rt, crawl_id, page, ctx["blog"], others)
     sample = None if post else len(set(posts))
     # issue 30: what the blog lists, judged at the crawl's end
     listed = None if update.since_of(ctx) else discovered.listed_on(page) if not post else \
@@ -252,7 +255,8 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
     # page, is no post though a /slug.html pattern takes it in)
     posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)) and not is_listing(u, home))
     # a control repeated under each comment ("Reply": a form a comment) is no page to read
-    controls = item_controls(page.root, page.final_url, lambda u: is_listing(u, home)) if others else set()
+    controls = item_controls(page.root, page.final_url,
+                             lambda u: is_listing(u, home) or bool(link_rx and is_post(u, link_rx))) if others else set()
     others = [u for u in others if u not in controls]
     # the feeds it declares, and the next page of a listing only its head names (<link rel="next">)
     declared = [canonical(u) for u in feed_links(page.root, page.final_url, home) + paging_links(page.root, page.final_url, home)]
@@ -262,6 +266,14 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
                                                                discovered.site_comment_feeds(rt, crawl_id, home, blog.get("pattern")))):
         others.append(permalink)  # issue 18: a shortlink's page names its post's permalink
     return posts, others
+
+
+def _without_commenters(rt, crawl_id: str, page: Page, blog: dict, others: list[str]) -> list[str]:
+    """`others` without the links the post's comments name their authors by: a commenter's own
+    site, or the engine's redirect to it (tasks.extract.comment_sites), no page of the blog."""
+    rule = comments.settled_rule(rt, crawl_id, blog)
+    names = author_links(page.root, rule, page.final_url) if rule else set()
+    return [u for u in others if u not in names] if names else others
 
 
 def _from_feed(entry: dict | None) -> bool:

@@ -3,9 +3,11 @@
 A comment engine prints under each comment a link to a form for answering it (Drupal's
 /comment/reply/131/2453, one URL a comment): a blog of 2,500 comments has 2,500 such URLs,
 each a page with nothing of the blog's (one such blog: 2,340 of a crawl's 3,332 requests).
-They are told by what they share, with no word list: one anchor text on MIN_REPEATS links or
-more, each to another URL of one shape (digits aside), and no target that another link of the
-page names otherwise. A "Read more" under each listed post is no such group: the post's title
+They are told by what they share, with no word list: one anchor text (numbers aside: a
+listing's "Comments (3)" under each post opening its comments' own page, 184 requests of a
+Movable Type blog) on MIN_REPEATS links or more, each to another URL of one shape (digits
+aside), and no target that another link of the page names otherwise; an anchor of numbers
+alone is no control's. A "Read more" under each listed post is no such group: the post's title
 links its target too. The caller keeps the links its post pattern takes in. Pure functions.
 """
 from __future__ import annotations
@@ -26,6 +28,11 @@ def _shape(url: str) -> str:
     return re.sub(r"\d+", "N", f"{p.netloc}{p.path}?{'&'.join(sorted(k for k, _ in urllib.parse.parse_qsl(p.query)))}")
 
 
+def _key(text: str) -> str:
+    """An anchor text with its numbers as N: "Comments (3)" and "Comments (12)" are one control's."""
+    return re.sub(r"\d+", "N", " ".join(text.split()).casefold())
+
+
 def item_controls(root, base_url: str, keep=lambda url: False) -> set[str]:
     """The canonical URLs the page links only as a control repeated per item; a group holding
     a URL `keep` says is a page to read (a listing: an archive widget's "July" under each year)
@@ -39,9 +46,10 @@ def item_controls(root, base_url: str, keep=lambda url: False) -> set[str]:
         href = (a.get("href") or "").strip()
         if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:")):
             continue
-        text = " ".join(node_text(a).split()).casefold()
+        shown = node_text(a)
+        text = _key(shown)
         anchors.append((text, href))
-        if text and len(text.split()) <= MAX_WORDS:
+        if text and len(text.split()) <= MAX_WORDS and re.search(r"[^\W\d_]", shown):
             raw[text].add(href)
     if not any(len(hrefs) >= MIN_REPEATS for hrefs in raw.values()):
         return set()

@@ -352,6 +352,15 @@ def feed_adds(found: list[dict], feed: list[dict]) -> bool:
                or not comment_clock.same_time(m.get("published"), c.get("published")) for m, c in zip(merged, found))
 
 
+def settled_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
+    """The blog's comment rule where this crawl settled it already (never settles it: None
+    until then). `blog`: the blog's hash as the caller read it (no round trip when it says)."""
+    if blog is not None and blog.get("comment_rule_crawl") == crawl_id:
+        return blog.get("comment_rules")
+    rule, by = rt.state.r.hmget(rt.keys(crawl_id).blog, ["comment_rules", "comment_rule_crawl"])
+    return json.loads(rule) if rule and by is not None and json.loads(by) == crawl_id else None
+
+
 def blog_rule(rt, crawl_id: str, blog: dict | None = None) -> dict | None:
     """The blog's comment rule, settled once per crawl (by one worker; the others wait WAIT_HERE
     s, then raise RuleUnsettled: their page is deferred);
