@@ -197,16 +197,8 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
     if not wanted or root is None:
         return {}
     links: dict = {}
-    for a in root.iter("a"):
-        href = a.get("href")
-        if not href:
-            continue
-        try:
-            u = canonical(urljoin(base_url, href))
-        except ValueError:
-            continue
-        if u in wanted:
-            links.setdefault(a, u)
+    for a, u in _anchors(root, base_url, wanted):
+        links.setdefault(a, u)
     owner: dict = {}  # element -> the post links below it (at the items' own place: `_item_links`)
     for a, u in _item_links(links).items():
         el = a
@@ -241,6 +233,19 @@ def at_items_place(root, base_url: str, posts: list[str], others: list[str]) -> 
         return set()
     at: dict = {}
     mine: list = []
+    for a, u in _anchors(root, base_url, wanted | theirs):
+        if u in wanted:
+            at.setdefault(_place(a), set()).add(u)
+        else:
+            mine.append((_place(a), u))
+    top = max(at.items(), key=lambda kv: len(kv[1]), default=(None, set()))
+    if len(top[1]) < 2:
+        return theirs
+    return {u for place, u in mine if place == top[0]}
+
+
+def _anchors(root, base_url: str, wanted: set[str]):
+    """(a, canonical URL) of the page's links to one of `wanted`, in document order."""
     for a in root.iter("a"):
         href = a.get("href")
         if not href:
@@ -250,13 +255,7 @@ def at_items_place(root, base_url: str, posts: list[str], others: list[str]) -> 
         except ValueError:
             continue
         if u in wanted:
-            at.setdefault(_place(a), set()).add(u)
-        elif u in theirs:
-            mine.append((_place(a), u))
-    top = max(at.items(), key=lambda kv: len(kv[1]), default=(None, set()))
-    if len(top[1]) < 2:
-        return theirs
-    return {u for place, u in mine if place == top[0]}
+            yield a, u
 
 
 def _item_links(links: dict) -> dict:
