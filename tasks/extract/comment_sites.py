@@ -2,7 +2,7 @@
 
 A commenter's name links to the commenter's own site, on another host, or through the blog
 engine's redirect to it on the blog's own host (Movable Type's `mt-comments.cgi?__mode=red&id=N`,
-one per comment: 249 of billsblog's 608 requests, each answered with a redirect off the blog,
+one per comment: 249 of one such blog's 608 requests, each a redirect off the blog,
 issue 33). The blog's comment rule says where each comment's name is: the link that is the
 name, holds it, or sits inside it is the author's. Pure functions.
 """
