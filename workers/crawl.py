@@ -200,7 +200,9 @@ def process_url(self, crawl_id: str, url: str) -> dict:
     """One page of a crawl's traversal, then the next best ones while this task may:
     a page handed to ourselves skips the broker (publish, deliver, ack) for a Redis pop."""
     rt = runtime()
-    if not _known_crawl(rt, crawl_id, url):
+    # (a Redis outage at the first look is waited out as the page's own steps are: a task that
+    # ended here would leave its page in flight until the sweep finds it stale, minutes later)
+    if not _ride_out(rt, lambda again: _known_crawl(rt, crawl_id, url)):
         return {"url": str(url)[:200], "error": "invalid_task"}
     deadline = time.monotonic() + CHAIN_SECONDS
     chain = pipeline.Chain()
@@ -226,8 +228,8 @@ def process_url(self, crawl_id: str, url: str) -> dict:
             if time.monotonic() > deadline or "deferred" in out:
                 break
             # the pages the last page's writes handed out (State.end_page), else handed out now
-            url = pipeline.dispatch(rt, crawl_id, send=send_page, keep=keep,
-                                    handed=chain.handed_out(rt.state, crawl_id))
+            url = _ride_out(rt, lambda again: pipeline.dispatch(
+                rt, crawl_id, send=send_page, keep=keep, handed=None if again else chain.handed_out(rt.state, crawl_id)))
             if url is None:
                 return out
             # no message carries the page: the sweep must know (noted in the page's first round trip)
