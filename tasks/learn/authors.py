@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import re
 
+from lxml import etree
+
 from tasks.extract.metadata import site_names
 from tasks.fetch.html import json_ld, node_text
 from tasks.learn.rules import apply_rule
@@ -116,6 +118,7 @@ _FOOTERISH = re.compile(r"footer|credit|colophon|site-info|copyright|powered", r
 # a post's own footer ("post-footer", "entry-footer"): where its byline is printed
 _POST_PART = re.compile(r"post|entry|article|byline", re.I)
 MAX_BYLINE_CHARS = 160  # a byline is a short line, not a paragraph that says "by"
+RAW_LINE_CHARS = 8 * MAX_BYLINE_CHARS  # its text before whitespace is collapsed (an indented footer)
 
 
 def _in_comment_block(node) -> bool:
@@ -129,9 +132,11 @@ def _in_comment_block(node) -> bool:
 def byline_authors(root) -> list[str]:
     """The name a post's own byline prints ("Posted by X at DATE"), outside the comments: the first
     short line that reads so, in document order."""
+    texts = _short_texts(root, RAW_LINE_CHARS)
     for el in root.iter("span", "div", "p", "small", "footer", "header", "li", "td", "em", "address"):
-        text = normalize_text("".join(el.itertext()))
-        if len(text) > MAX_BYLINE_CHARS:  # a post's footer: the byline its first line ("Geschrieben von X in Y
+        raw = texts.get(el)
+        text = normalize_text(raw) if raw is not None else ""
+        if raw is None or len(text) > MAX_BYLINE_CHARS:  # a post's footer: the byline its first line ("Geschrieben von X in Y
             text = _first_line(el)        # um 08:08 | Kommentare (3)", tags and related posts below it)
         if not text or len(text) > MAX_BYLINE_CHARS or not (m := _BYLINE.search(text) or _AUTHOR_LABEL.search(text)):
             continue
@@ -170,12 +175,37 @@ _BODY_WORDS = re.compile(r"^(?:the|le|la|les|der|die|das|el|los)\s|\b(?:inc|ltd|
                          r"company|corp|foundation|project|news|studio|labs?)\b", re.I)
 
 
+def _short_texts(root, cap: int) -> dict:
+    """element -> its text (as itertext joins it), for the elements whose text is `cap`
+    characters at most, from one walk up the tree: each element's own text is never walked
+    again for its ancestors (an element's itertext each is quadratic on a deep page)."""
+    out: dict = {}
+    for _, el in etree.iterwalk(root, events=("end",)):
+        if not isinstance(el.tag, str):
+            continue
+        parts, n = [el.text or ""], len(el.text or "")
+        for ch in el:
+            if n > cap:
+                break
+            t = out.get(ch) if isinstance(ch.tag, str) else ""
+            if t is None:  # (a child over the cap: so is this element)
+                n = cap + 1
+                break
+            parts += [t, ch.tail or ""]
+            n += len(t) + len(ch.tail or "")
+        if n <= cap:
+            out[el] = "".join(parts)
+    return out
+
+
 def copyright_holder(root) -> list[str]:
     """The person a page's copyright line names ("© Romain Vimont |"): on a personal blog, its
     author. The last sign, after the metadata and the byline."""
     site = site_names(root)
+    texts = _short_texts(root, RAW_LINE_CHARS)
     for el in root.iter("footer", "p", "div", "span", "small", "li"):
-        text = normalize_text("".join(el.itertext()))
+        raw = texts.get(el)
+        text = normalize_text(raw) if raw is not None else None
         if not text or len(text) > MAX_BYLINE_CHARS or not (m := _COPYRIGHT.search(text)):
             continue
         name = clean_author(m.group(1))
