@@ -93,6 +93,8 @@ GUARANTEES = """## Guarantees
 - **Redis restarts (AOF) and outages of seconds are ridden out**: a task that meets one
   waits for Redis with backoff (0.2 s to 5 s, up to 2 minutes) and runs its step again
   (not counted as a delivery); the CLI's follower waits with backoff (up to 10 minutes).
+  A page task's first look at its crawl and the hand-out of its chain's next page are such
+  steps too (a task that ended there left its page in flight until the sweep found it stale).
 - **No worker sleeps for politeness**: a task waits at most 2 s in all for a host's turn;
   a turn farther away defers the step (a countdown message up to 60 s, else the delayed
   set `bh:delayed` that the sweep releases), and the step's next run reuses what it
