@@ -278,3 +278,30 @@ def test_a_discovery_that_meets_a_busy_host_is_its_own_task_sent_again(rt, monke
     assert result.successful(), result.traceback
     assert len(calls) == 2
     assert rt.state.r.hget(Keys(crawl_id).crawl, "state") == "done"
+
+
+def test_a_discovery_run_again_parses_each_feed_page_once(rt, monkeypatch):
+    """Discovery runs again from its start at each turn of its host, its fetches read back from
+    Redis: the feed pages it read are not parsed again (a blog whose training read thirty pages
+    parsed its feed thirty times); what each run gets is its own to change."""
+    from tasks.discover import feeds as feedlib
+    from tasks.fetch.http import Response
+    from workers.discover import feed as discovery
+
+    body = (b'<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://x.test/</link>'
+            b'<item><title>A</title><link>http://x.test/a/</link><description>hello</description></item>'
+            b'</channel></rss>')
+    monkeypatch.setattr(rt.downloader, "get", lambda url, **kw: Response(
+        url=url, status=200, reason="OK", headers=[], content=body, content_type="application/rss+xml", encoding=None))
+    parsed, parse = [], feedlib.parse_feed
+    monkeypatch.setattr(feedlib, "parse_feed", lambda *a, **kw: parsed.append(a[1]) or parse(*a, **kw))
+    first = discovery._read_feed(rt, "http://x.test/feed-once/")
+    first["entries"].clear()  # a run changing what it was given
+    again = discovery._read_feed(rt, "http://x.test/feed-once/")
+    assert parsed == ["http://x.test/feed-once/"]
+    assert [e["url"] for e in again["entries"]] == ["http://x.test/a/"]
+    changed = body.replace(b"/a/", b"/b/")  # other bytes at the same URL: parsed
+    monkeypatch.setattr(rt.downloader, "get", lambda url, **kw: Response(
+        url=url, status=200, reason="OK", headers=[], content=changed, content_type="application/rss+xml", encoding=None))
+    assert [e["url"] for e in discovery._read_feed(rt, "http://x.test/feed-once/")["entries"]] == ["http://x.test/b/"]
+    assert len(parsed) == 2

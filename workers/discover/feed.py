@@ -11,6 +11,8 @@ after a host's politeness delay (HostBusy) or a Redis outage.
 """
 from __future__ import annotations
 
+import copy
+import hashlib
 import logging
 from dataclasses import dataclass, field
 
@@ -28,6 +30,7 @@ from tasks.fetch.page import Page
 from tasks.text.dates import parse_date
 from tasks.text.similarity import normalize_text
 from tasks.learn.pseudo_feed import training_need
+from workers.cache import Recent
 from workers.fetch import rendering
 from workers.fetch.pages import fetched
 from workers.fetch.patience import HostBusy
@@ -186,9 +189,19 @@ def _announced(st, crawl_id: str, home: Page) -> None:
 
 # ------------------------------------------------------------------ the feed
 
+# (issue 33) discovery runs again from its start after each politeness wait (HostBusy), its
+# fetches answered from Redis (Remembering): a blog whose training reads thirty pages parsed its
+# feed pages thirty times over. The parse is pure: kept per process by the bytes parsed.
+_PARSED = Recent(32)
+
+
 def _read_feed(rt, url: str) -> dict:
     resp = rt.downloader.get(url)
-    return feedlib.parse_feed(resp.content, resp.url, resp.content_type)
+    key = (resp.url, resp.content_type, hashlib.sha1(resp.content).hexdigest())
+    feed = _PARSED.get(key)
+    if feed is None:  # a FeedError is raised again on each run (rare: the search moves on)
+        feed = _PARSED[key] = feedlib.parse_feed(resp.content, resp.url, resp.content_type)
+    return copy.deepcopy(feed)  # the caller's to change
 
 
 def _lists_ours(feed: dict, home_url: str) -> bool:
