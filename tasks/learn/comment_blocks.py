@@ -37,10 +37,12 @@ from tasks.extract.comment_count import shown_count
 from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import (
-    elements, is_ancestor, is_date_child, names_page, own_matches, page_titles, said_text, shown_name, text_without, title_parts)
+    date_value, elements, is_ancestor, is_date_child, names_page, own_matches, page_titles, said_text, shown_name, text_without,
+    title_parts)
+from tasks.learn import comment_lines
 from tasks.learn.comment_lines import name_in
 from tasks.learn.comment_rules import group_rules
-from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, run_of
+from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, name_line, own_nodes, run_of
 from tasks.learn.rules import apply_rule
 
 __all__ = ["learn_comment_blocks", "looks_like_comment", "theme_texts", "fingerprint", "COMMENT_MARK"]
@@ -178,6 +180,39 @@ def _one_kind(nodes: list) -> bool:
 
 # ---------------------------------------------------------------- candidates
 
+def _holds_form(el) -> bool:
+    """Is `el` (or does it hold) a form or a text box: the box to write a comment in?"""
+    return el.tag in ("form", "textarea") or next(el.iter("form", "textarea"), None) is not None
+
+
+MAX_LINED = 200  # blocks of one rule on one page whose date lines are read for names
+
+
+def _date_line(el):
+    """The shortest element of `el` that shows a date (its date line), or None."""
+    dated = (d for d in el.iter() if isinstance(d.tag, str) and len(node_text(d)) <= 120 and date_value(d))
+    return min(dated, key=lambda d: len(node_text(d)), default=None)
+
+
+def _named_in_lines(nodes: list, like) -> bool:
+    """Blocks whose name is a word of their date line where no element holds it ("Posted by: Ann
+    at ...", Ann linked to her site on some comments and not on others): the lines' constant
+    words (tasks.learn.comment_lines) give a name on enough of the blocks that have no name
+    element of their own."""
+    if not 3 <= len(nodes) <= MAX_LINED:
+        return False
+    lines = [_date_line(n) for n in nodes]
+    rule = comment_lines.learn([node_text(x) for x in lines if x is not None])
+    if rule is None:  # a line of its own ("Comment from: Ann [Visitor]")
+        nested = set(nodes)
+        line_rule, rule = name_line(nodes, nested, {n: own_nodes(n, nested) for n in nodes})
+        lines = [next(iter(own_matches(n, line_rule, nested)), None) if line_rule else None for n in nodes]
+    if rule is None:
+        return False
+    named = sum(1 for n, x in zip(nodes, lines) if like(n) or (x is not None and name_in(node_text(x), rule)))
+    return named >= COMMENT_LIKE * len(nodes)
+
+
 def _candidates(pages) -> list[tuple[str, list, int]]:
     """(rule, nodes per page, blocks that are one comment each) of the rules worth judging,
     best structure first."""
@@ -200,8 +235,10 @@ def _candidates(pages) -> list[tuple[str, list, int]]:
         holds_post = False
         for root, after in pages:
             found = elements(apply_rule(root, rule))
-            nodes = [n for n in found if after(n)]
-            if nodes and sum(map(like, nodes)) < COMMENT_LIKE * len(nodes):
+            # (the reply box may share the comments' class: a block holding a form that holds no
+            # comment is left out, not counted against the blocks that are comments)
+            nodes = [n for n in found if after(n) and (like(n) or not _holds_form(n))]
+            if nodes and sum(map(like, nodes)) < COMMENT_LIKE * len(nodes) and not _named_in_lines(nodes, like):
                 nodes = []
             per_page.append(nodes)
             total += len(nodes)
@@ -236,7 +273,8 @@ def _stem(path: str) -> str:
 def _target(a, page) -> str | None:
     """Where a link leads when that is not a comment's business: "#" for an anchor in this
     page (a table of contents), the address of another page of the blog (a post, a listing);
-    None for this page, its comment pages, the blog's home and other sites."""
+    None for this page, its comment pages, the blog's home (a folder the page is in: the blog's
+    owner signs a comment with it) and other sites."""
     href = (a.get("href") or "").strip()
     if href.startswith("#") and len(href) > 1:
         return "#"
@@ -246,7 +284,7 @@ def _target(a, page) -> str | None:
     if u.netloc != page.netloc:
         return None
     path, here = _stem(urllib.parse.unquote(u.path)), _stem(urllib.parse.unquote(page.path))
-    if not path or path == here or (here and path.startswith(here)):
+    if not path or path == here or (here and path.startswith(here)) or here.startswith(path + "/"):
         return None
     return path
 
@@ -273,7 +311,13 @@ def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, list, boo
     # the theme's when all it says is printed on other posts too ("Reply" under a text is not all)
     printed = bool(theme) and bool(text_nodes) and all(
         fingerprint(text_without(n, nested)) in theme for n in text_nodes if text_without(n, nested))
-    return name, text, _links(name_node, page), bool(away or printed)
+    if slots.get("author_line") and name_node is not None:  # the line's links other than the name's are not its
+        said = " ".join(name.split()).casefold()
+        targets = [t for a in name_node.iter("a") if " ".join(node_text(a).split()).casefold() == said
+                   and (t := _target(a, page))]
+    else:
+        targets = _links(name_node, page)
+    return name, text, targets, bool(away or printed)
 
 
 def _linked(node, page) -> int:

@@ -51,7 +51,8 @@ def learn(lines: list[str]) -> dict | None:
     stops = sorted(word for word, n in seen.items() if n >= SHARE * len(rest) and not _NOTE.match(word))
     rule = {"lead": lead, "stops": stops}
     names = [name_in(" ".join(w), rule) for w in split]
-    if not stops or sum(1 for n in names if n) < SHARE * len(split) or len(set(names)) < 2:
+    # (no stop word: a note after every name ends it, "Comment from: Ann [Visitor] ...")
+    if sum(1 for n in names if n) < SHARE * len(split) or len(set(names)) < 2:
         return None
     return rule
 
@@ -69,6 +70,8 @@ def name_in(line: str | None, rule: dict | None) -> str:
         if word in stops or _NOTE.match(word) or _NUMBER.fullmatch(word):
             break
         name.append(word)
-    if not 0 < len(name) <= MAX_NAME_WORDS or not any(word in stops for word in words[len(lead) + len(name):]):
+    after = words[len(lead) + len(name):]
+    # the name ends at a stop word of the lines, or at a note right after it ("(not verified)", "[Member]")
+    if not 0 < len(name) <= MAX_NAME_WORDS or not (any(word in stops for word in after) or (after and _NOTE.match(after[0]))):
         return ""
     return " ".join(name).strip(" ,;:")

@@ -24,7 +24,7 @@ from tasks.learn.comment_nodes import (
 from tasks.learn import comment_lines
 from tasks.learn.comment_rules import relative_rules
 
-__all__ = ["learn_slots", "is_name", "is_said", "words", "is_date_text", "own_nodes"]
+__all__ = ["learn_slots", "is_name", "is_said", "words", "is_date_text", "own_nodes", "name_line"]
 
 MIN_PRESENT = 0.6  # share of blocks in which a slot must be found
 NAME_CHARS, NAME_WORDS = 60, 6
@@ -327,6 +327,59 @@ def _paired_name(containers: list, nested: set, rules: list[str], best: str | No
     return top
 
 
+def _names_all(containers: list, nested: set, rule: str) -> bool:
+    """Does `rule` find a name in every block?"""
+    return all((n := next(iter(own_matches(c, rule, nested)), None)) is not None and is_name(shown_name(n))
+               for c in containers)
+
+
+def _date_line(containers: list, nested: set, dated: list[str], name_rule: str | None) -> tuple[str | None, dict | None]:
+    """(the date line's rule, its comment_lines reading) where every block's date line prints
+    its name between the lines' constant words, and says the name the element `name_rule`
+    shows wherever it shows one; else (None, None)."""
+    rule = _best(dated, _date_score(containers, nested, None))
+    nodes = [next(iter(own_matches(c, rule, nested)), None) for c in containers] if rule else []
+    if name_rule is None:  # (as before: the lines of the blocks that have one)
+        line = comment_lines.learn([node_text(n) for n in nodes if n is not None]) if rule else None
+        return (rule, line) if line else (None, None)
+    if not nodes or any(n is None for n in nodes):
+        return None, None
+    line = comment_lines.learn([node_text(n) for n in nodes])
+    if line is None:
+        return None, None
+    said_any = shown_any = agreed = 0
+    for c, n in zip(containers, nodes):
+        said = comment_lines.name_in(node_text(n), line)
+        shown = next(iter(own_matches(c, name_rule, nested)), None)
+        named = shown is not None and is_name(shown_name(shown))
+        shown_any += named
+        if named and (shown is n or is_ancestor(n, shown)):  # the line's own name element (not a link in the text)
+            if " ".join(shown_name(shown).split()).casefold() != " ".join((said or "").split()).casefold():
+                return None, None
+            agreed += 1
+        said_any += bool(said)  # (a comment signed by no one says no name either way)
+    if said_any < comment_lines.SHARE * len(containers) or agreed < shown_any / 2:
+        return None, None  # the name elements are mostly elsewhere: the line's words are no name
+    return rule, line
+
+
+LINE_CHARS = 160  # a line that names its comment's author is short
+
+
+def name_line(containers: list, nested: set, own: dict) -> tuple[str | None, dict | None]:
+    """(the rule of a line every block prints its name in between constant words, its
+    comment_lines reading), the line no date: "Comment from: Ann [Visitor] · site"; else (None, None)."""
+    for rule in _votes(containers, lambda c: [d for d in own[c] if 2 < len(node_text(d)) <= LINE_CHARS][:8]):
+        nodes = [next(iter(own_matches(c, rule, nested)), None) for c in containers]
+        if sum(n is not None for n in nodes) < comment_lines.SHARE * len(containers):
+            continue
+        lines = [node_text(n) for n in nodes if n is not None]
+        line = comment_lines.learn(lines)
+        if line and sum(1 for t in lines if comment_lines.name_in(t, line)) >= comment_lines.SHARE * len(containers):
+            return rule, line
+    return None, None
+
+
 def learn_slots(containers: list) -> dict | None:
     """{"author", "date", "text", "text_all": True, affixes} of these blocks (every block of
     the sample posts), or None when they show no name or no text."""
@@ -335,15 +388,19 @@ def learn_slots(containers: list) -> dict | None:
     proposed = _votes(containers, _name_nodes(own)) + (["."] if any(len(run_of(c)) > 1 for c in containers[:12]) else [])
     name_rule = _paired_name(containers, nested, proposed, _best(proposed, _name_score(containers, nested)))
     dated = _votes(containers, lambda c: sorted((d for d in own[c] if date_value(d)), key=lambda d: len(node_text(d)))[:4])
-    line = None
-    if name_rule is None:  # no element of its own: the name may be a word of the date line
-        name_rule = _best(dated, _date_score(containers, nested, None))
-        line = comment_lines.learn([node_text(n) for c in containers
-                                    if (n := next(iter(own_matches(c, name_rule, nested)), None)) is not None]) \
-            if name_rule else None
-        if line is None:
+    line, dated_line = None, False
+    if name_rule is None or not _names_all(containers, nested, name_rule):
+        # no element of its own, or one only some commenters have (a link to a site): the name
+        # may be a word of the date line ("Posted by: NAME at ..."), linked or not
+        line_rule, line = _date_line(containers, nested, dated, name_rule)
+        dated_line = line is not None
+        if line is None and name_rule is None:  # or of a line of its own ("Comment from: NAME [Visitor]")
+            line_rule, line = name_line(containers, nested, own)
+        if line is not None:
+            name_rule = line_rule
+        elif name_rule is None:
             return None
-    date_rule = name_rule if line else _best(dated, _date_score(containers, nested, name_rule))
+    date_rule = name_rule if dated_line else _best(dated, _date_score(containers, nested, name_rule))
     avoid = [[next(iter(own_matches(c, r, nested)), None) for r in (name_rule, date_rule) if r] for c in containers]
     text_rule = _best(_votes(containers, lambda c: sorted(
         (d for d in own[c] if len(node_text(d)) >= 2), key=lambda d: -len(node_text(d)))[:6]) + [REST],

@@ -102,16 +102,19 @@ def _in_comments(rule: str, roots: list) -> str | None:
     rule names a comment block, or the first node it selects lies in one on most training pages."""
     if _COMMENTISH.search(rule or ""):
         return "reads inside the comments"
-    inside = 0  # (the page's body and html aside: their classes describe the whole page)
+    inside = selecting = 0  # (the page's body and html aside: their classes describe the whole page)
     for root in roots:
         try:
             first = next((n for n in apply_rule(root, rule) if not isinstance(n, str)), None)
         except Exception:  # a rule that does not apply here: no evidence
             continue
-        inside += first is not None and any(
-            _COMMENT_MARKS.search(f"{a.get('class') or ''} {a.get('id') or ''}") for a in first.iterancestors() if a.tag not in ("body", "html"))
-    if len(roots) >= MIN_PAGES and inside > len(roots) / 2:
-        return f"selects a node inside the comments on {inside} of {len(roots)} training pages"
+        if first is None:  # (a rule naming the first comment's name selects nothing where none is)
+            continue
+        selecting += 1
+        inside += any(_COMMENT_MARKS.search(f"{a.get('class') or ''} {a.get('id') or ''}")
+                      for a in first.iterancestors() if a.tag not in ("body", "html"))
+    if selecting >= MIN_PAGES and inside > selecting / 2:
+        return f"selects a node inside the comments on {inside} of the {selecting} training pages it selects one on"
     return None
 
 

@@ -296,3 +296,51 @@ def test_a_name_printed_in_the_date_line_is_read_there_and_a_permalinks_title_is
     replies = [c for c in got if c["parent"]]
     assert len(replies) == 4 and all(by_id[c["parent"]]["author"] for c in replies)
     assert [got.index(by_id[c["parent"]]) for c in replies] == [0, 2, 4, 6]
+
+
+def _posted_by_page(people: list[tuple[str, str]], k: int = 0):
+    """A post read alone whose comments print "Posted by: NAME at DATE", the name linked where the
+    commenter left a site (another site, or the blog's own folder for its owner) and plain where
+    not, the comment form last in a block of the comments' own class."""
+    def block(i: int, name: str, site: str) -> str:
+        who = {"": name, "own": f"<a href='index.htm'>{name}</a>"}.get(site, f"<a href='{site}'>{name}</a>")
+        return (f"<div class='comments-body'><p>What {name} says about post {k} here, reader {i}.</p>"
+                f"<span class='comments-post'>Posted by: {who} at January {12 - i}, 2004 0{i + 1}:18 PM</span></div>")
+    html = ("<html><body><div class='blog'><h2 class='date'>January 8, 2004</h2><div class='blogbody'>"
+            f"<h3 class='title'>Post {k}</h3><p>" + f"The post's own words {k}. " * 30 + "</p>"
+            "<span class='posted'>Posted by Owner at January 8, 2004 07:47 AM</span></div>"
+            "<div class='comments-head'>Comments</div>"
+            + "".join(block(i, n, s) for i, (n, s) in enumerate(people))
+            + "<div class='comments-head'>Post a comment</div><div class='comments-body'><form action='/mt-comments.cgi'>"
+              "<label>Name:</label><input name='author'><label>Comments:</label><textarea name='text'></textarea>"
+              "<input type='submit' value='Post'></form></div></div></body></html>")
+    root = parse_html(html, f"{O}/archives/00043{k}.html")
+    return root, root.xpath("//div[@class='blogbody']")[0]
+
+
+def test_names_in_the_date_line_linked_on_some_comments_and_the_form_beside_them():
+    """Three comments on a post read alone: one name plain, the owner's linked to the blog's own
+    folder, one linked to the commenter's site; the form to comment in a block of the same class
+    (a held-out blog: each post with fewer than four comments read none). The form is no
+    comment and dilutes nothing; the names are read off the date line, linked or not."""
+    people = [("ryan", ""), ("Owner", "own"), ("yyl", "http://yyl.example/")]
+    root, content = _posted_by_page(people)
+    rule = learn_comment_blocks([(root, content)])
+    assert rule is not None and rule.get("author_line"), rule
+    got = extract_comments(root, rule, f"{O}/archives/000430.html")
+    assert [c["author"] for c in got] == ["ryan", "Owner", "yyl"]
+    assert all(c["published"].startswith("2004-01-") for c in got)
+
+
+def test_a_line_reading_must_agree_with_the_name_elements():
+    """Where the date line's words between lead and stop are not what the name element shows,
+    the element stays the name (the line reading is no guess over it), also where one block
+    shows no name element."""
+    from tasks.learn.comment_slots import learn_slots
+
+    blocks = "".join(f"<div class='c'>{f'<b class=n>{n}</b>' if n else ''}<p>Comment number {i} says a thing or two.</p>"
+                     f"<span class='d'>Posted by: user{i} at January {i + 2}, 2004 01:0{i} PM</span></div>"
+                     for i, n in enumerate(["Ann", "Bob", "Cid", "Dee", ""]))
+    root = parse_html(f"<html><body>{blocks}</body></html>", f"{O}/p.html")
+    slots = learn_slots(root.xpath("//div[@class='c']"))
+    assert slots and not slots.get("author_line"), slots

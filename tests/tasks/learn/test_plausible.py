@@ -62,6 +62,24 @@ def test_a_rule_selecting_a_node_inside_the_comments_is_read_generically():
     assert generic_fields(out) == {"author"} and any("inside the comments" in n for n in notes)
 
 
+def test_a_rule_reading_the_first_comments_name_is_judged_where_it_selects_one():
+    """A positional rule (`div[2]/span/a`) reaches the first comment's name on the pages that
+    have comments and nothing on the others: judged on the pages it selects a node on, it reads
+    inside the comments (a blog's owner answering first made it the elected author rule)."""
+    def with_comments(i: int, n: int) -> str:
+        html = page(i).replace("<div id='comments'><span class='who'>Bob</span></div>", "")
+        block = "".join(f"<div class='comments-body'><p>hi</p><span class='comments-post'>Posted by: "
+                        f"<a href='http://spam.test/'>Guest {k}</a></span></div>" for k in range(n))
+        return html.replace("</body>", f"<div class='blog'><div>x</div>{block}</div></body>")
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "content": {"rule": "//article", "share": 1.0},
+             "author": {"rule": "//*[@class='blog']/div[2]/span/a", "share": 1.0}}
+    training = [(with_comments(i, 2 if i < 3 else 0), url, entry) for i, (_, url, entry) in enumerate(pages(6))]
+    out, notes = checked_rules(rules, training, extract_root, content)
+    assert generic_fields(out) == {"author"} and any("3 training pages it selects one on" in n for n in notes)
+    few = [(with_comments(i, 2 if i < 2 else 0), url, entry) for i, (_, url, entry) in enumerate(pages(6))]
+    assert not any("inside the comments" in n for n in checked_rules(rules, few, extract_root, content)[1])  # two: no evidence
+
+
 def test_a_title_rewording_the_feeds_seo_title_agrees_with_it():
     from tasks.learn.plausible import _same_title
 
