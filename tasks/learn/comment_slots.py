@@ -363,6 +363,16 @@ def _date_line(containers: list, nested: set, dated: list[str], name_rule: str |
     return rule, line
 
 
+def _own_line(containers: list, nested: set, name_rule: str) -> dict | None:
+    """The comment_lines reading of the name element's own text, where every block's opens with
+    the same lead words and the name ends at a stop word or a note; None where it is the name."""
+    texts = [node_text(n) for c in containers if (n := next(iter(own_matches(c, name_rule, nested)), None)) is not None]
+    line = comment_lines.learn(texts) if len(texts) >= comment_lines.SHARE * len(containers) else None
+    if line and sum(1 for t in texts if comment_lines.name_in(t, line)) >= comment_lines.SHARE * len(containers):
+        return line
+    return None
+
+
 LINE_CHARS = 160  # a line that names its comment's author is short
 
 
@@ -400,6 +410,8 @@ def learn_slots(containers: list) -> dict | None:
             name_rule = line_rule
         elif name_rule is None:
             return None
+    if line is None:  # the name element is itself a line with words around the name ("Comment from: Ann [Visitor]")
+        line = _own_line(containers, nested, name_rule)
     date_rule = name_rule if dated_line else _best(dated, _date_score(containers, nested, name_rule))
     avoid = [[next(iter(own_matches(c, r, nested)), None) for r in (name_rule, date_rule) if r] for c in containers]
     text_rule = _best(_votes(containers, lambda c: sorted(

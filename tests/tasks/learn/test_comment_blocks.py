@@ -344,3 +344,30 @@ def test_a_line_reading_must_agree_with_the_name_elements():
     root = parse_html(f"<html><body>{blocks}</body></html>", f"{O}/p.html")
     slots = learn_slots(root.xpath("//div[@class='c']"))
     assert slots and not slots.get("author_line"), slots
+
+
+def test_names_in_a_title_line_of_their_own_on_a_post_read_alone():
+    """b2evolution-like blocks: "Comment from: NAME [Visitor] <a>email form</a> · <a>site</a>", the
+    text, then "Permalink MM/DD/YY @ HH:MM" (a new blog: every comment was lost, no element
+    holds a name). The line's lead and note frame the name; the line's other links are not the
+    name's (the email form of the blog's own host)."""
+    people = ["Daniele Medri", "Ikke", "John Drinkwater", "Ikke", "dhon", "Giacomo"]
+
+    def block(i: int, name: str) -> str:
+        site = f" &middot; <a href='http://site{i}.example/'>http://site{i}.example</a>" if i % 2 else ""
+        return (f"<a name='c{i}'></a><div class='bComment'><div class='bCommentTitle'>Comment from: {name} "
+                f"[{'Member' if name == 'Ikke' else 'Visitor'}] <a href='/index.php/ikke?disp=msgform&amp;c={i}'>"
+                f"<img alt='Email'></a>{site}</div><div class='bCommentText'>What {name} says here, number {i} of them.</div>"
+                f"<div class='bCommentSmallPrint'><a href='#c{i}'>Permalink</a> 09/0{2 + i}/07 @ 12:5{i}</div></div>")
+    html = ("<html><body><div class='bPost'><h2>Post details: Seam carving</h2><div class='bText'>"
+            + "<p>The post's words about image resizing. </p>" * 20 + "</div></div><h4>Comments:</h4>"
+            + "".join(block(i, n) for i, n in enumerate(people))
+            + "<div class='bComment'><form action='/htsrv/comment_post.php'><fieldset><textarea name='c'></textarea>"
+              "</fieldset></form></div></body></html>")
+    url = f"{O}/index.php/ikke/2007/09/02/seam_carving.html"
+    root = parse_html(html, url)
+    rule = learn_comment_blocks([(root, root.xpath("//div[@class='bText']")[0])])
+    assert rule is not None, rule
+    got = extract_comments(root, rule, url, url)
+    assert [c["author"] for c in got] == people
+    assert [c["published"][:10] for c in got] == [f"2007-09-0{2 + i}" for i in range(6)]

@@ -24,3 +24,14 @@ def test_no_rule_where_the_lines_print_no_name():
     assert learn(CZ[:2]) is None  # too few lines
     assert name_in("Something else entirely on 3 June", learn(CZ)) == ""
     assert name_in(None, learn(CZ)) == "" and name_in(CZ[0], None) == ""
+
+
+def test_a_note_after_every_name_ends_it_where_no_stop_word_does():
+    """"Comment from: NAME [Visitor] · site": a line of its own, no word after every name but the
+    note, which says what the commenter is; a line that runs on after the name says none."""
+    lines = ["Comment from: Daniele Medri [Visitor] · http://daniele.example", "Comment from: Ikke [Member] · http://e.example",
+             "Comment from: John Drinkwater [Visitor]", "Comment from: dhon [Visitor] · http://d.example"]
+    rule = learn(lines)
+    assert rule and rule["lead"] == ["Comment", "from:"]
+    assert [name_in(t, rule) for t in lines] == ["Daniele Medri", "Ikke", "John Drinkwater", "dhon"]
+    assert name_in("Comment from: someone who wrote a long line", rule) == ""  # no note, no stop: no name
