@@ -136,3 +136,18 @@ def test_post_pattern_of_slugs_in_another_script_takes_a_slug_of_ascii_too():
     for slug in ("sns" + quote("とそれまでのメディアの違い").lower(), "amazon-echo" + quote("と家電").lower()):
         assert is_post(f"https://330k.example/2018/06/02/{slug}/", pattern), (slug, pattern)
     assert not is_post("https://330k.example/page/2/", pattern)
+
+
+def test_a_link_carrying_an_address_in_its_query_is_an_action_not_a_page():
+    """A log-in link on every page (`?redirect_to=<this page>`), an email form under every
+    comment, a share link: each carries an address in a parameter and leads to no page of the
+    blog (a new blog: about a third of its requests); dates and ids in a query stay pages."""
+    from tasks.discover.traversal import in_scope
+
+    home = "http://b.test/"
+    assert not in_scope("http://b.test/htsrv/login.php?redirect_to=http%3A%2F%2Fb.test%2F2007%2F09%2Fp.html", home)
+    assert not in_scope("http://b.test/index.php?disp=msgform&post_id=4&redirect_to=https%3a%2f%2fb.test%2fx", home)
+    assert not in_scope("http://b.test/share?u=1&url=https://b.test/p/", home)
+    assert in_scope("http://b.test/?p=12", home)
+    assert in_scope("http://b.test/search?updated-max=2012-03-05T09:14:00-05:00&max-results=7", home)
+    assert in_scope("http://b.test/2012/03/post.html?showComment=1331&m=1", home)
