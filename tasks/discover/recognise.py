@@ -8,6 +8,8 @@ no date reliably has no template recognition: its pages would pass for posts. Li
 """
 from __future__ import annotations
 
+from urllib.parse import urljoin, urlsplit
+
 from tasks.extract.post import rule_of
 from tasks.fetch.html import node_text
 from tasks.learn.rules import apply_rule
@@ -74,7 +76,7 @@ def template_post(root, extracted: dict | None, rules: dict | None, url: str | N
     if not extracted or not rules:
         return False
     return (_reads_as_dated_post(extracted, rules, bool(url_day(url))) and _template_fields_hold(root, rules)
-            and _one_content_block(root, rules) and _not_a_title_list(root, rules))
+            and _one_content_block(root, rules) and _not_a_title_list(root, rules) and not _teaser(root, rules, url))
 
 
 def _reads_as_dated_post(extracted: dict, rules: dict, url_dated: bool = False) -> bool:
@@ -118,6 +120,42 @@ def _one_content_block(root, rules: dict) -> bool:
     except Exception:
         return False
     return len(hits) == 1
+
+
+TEASER_LEVELS = 2  # ancestors of the content block looked in for the heading of a listed post
+
+
+def _teaser(root, rules: dict, url: str | None) -> bool:
+    """Is the one content block a listed post's (a tag's listing of one post): beside it, in its
+    own item, a heading that links to another page of the blog (the post's title, linked to the
+    post); a post's own heading links nowhere, or to the post itself."""
+    content = rule_of(rules, "content")
+    if not content or not url:
+        return False
+    try:
+        node = next((n for n in apply_rule(root, content) if not isinstance(n, str)), None)
+    except Exception:
+        return False
+    here = urlsplit(url)
+    up = node
+    for _ in range(TEASER_LEVELS):
+        up = up.getparent() if up is not None else None
+        if up is None or up.tag in ("body", "html"):
+            return False
+        for h in up.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+            if any(x is node for x in h.iterancestors()):
+                continue
+            for a in h.iter("a"):
+                href = (a.get("href") or "").strip()
+                if not href or href.startswith("#"):
+                    continue
+                try:
+                    there = urlsplit(urljoin(url, href))
+                except ValueError:
+                    continue
+                if there.netloc == here.netloc and there.path.rstrip("/") != here.path.rstrip("/"):
+                    return True
+    return False
 
 
 def _not_a_title_list(root, rules: dict) -> bool:

@@ -84,7 +84,8 @@ _MDY = re.compile(
 # "2014/03/09", "2014.03.09", "2014年3月9日"
 _YMD_NUM = re.compile(r"(?<![\d])(?P<y>\d{4})[/.年](?P<m>\d{1,2})[/.月](?P<d>\d{1,2})日?(?![\d])")
 # "03/09/2014", "09.03.2014", "9-3-2014", "23/10-2019" (separators may differ)
-_NUM_Y = re.compile(r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})[/.-](?P<y>\d{4})(?![\d])")
+# (a dot may be followed by a space: "07. 03. 2010", as Czech, Slovak and German print it)
+_NUM_Y = re.compile(r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/-]|\. ?)(?P<b>\d{1,2})(?:[/-]|\. ?)(?P<y>\d{4})(?![\d])")
 # 12/14/07, 14.12.07: a two-digit year, read only in a short line that is mostly the date (a
 # comment's "Permalink 12/14/07 @ 02:50"), never in prose ("version 1.2.10")
 _NUM_YY = re.compile(r"(?<![\w./-])(?:(?P<a>\d{1,2})(?P<sep>/)(?P<b>\d{1,2})/|(?P<a2>\d\d)(?P<sep2>\.)(?P<b2>\d\d)\.)"
@@ -347,7 +348,7 @@ def _numeric_date(text: str, m: re.Match, lang: str | None) -> str | None:
     a, b, y = int(g["a"] or g.get("a2")), int(g["b"] or g.get("b2")), int(g["y"])
     if y < 100:  # two digits: the century that puts it in the past (07 -> 2007, 98 -> 1998)
         y += 2000 if 2000 + y <= dt.date.today().year else 1900
-    day, month = (a, b) if _day_first(a, b, g["sep"] or g.get("sep2"), lang) else (b, a)
+    day, month = (a, b) if _day_first(a, b, (g["sep"] or g.get("sep2") or "").strip(), lang) else (b, a)
     time, tz = _time_after(text, m.end())
     return _fmt(y, month, day, time, tz)
 

@@ -159,3 +159,17 @@ def test_a_date_that_is_the_site_s_build_time_is_none_of_the_page_s_own():
     assert built_at("2018-02-06T02:43:37+01:00", built)
     assert not built_at("2018-02-06T02:43:38+01:00", built) and not built_at("2018-02-06", built)
     assert not built_at("2018-02-06T02:43:37+01:00", [])
+
+
+def test_a_listing_of_one_post_is_no_post():
+    """A tag's page listing one post shows the template once (title, date, one content block),
+    but the item's own heading links to the post (a new blog: 375 tag pages became posts once
+    its dates read); a post's heading links nowhere or to itself."""
+    teaser = ("<html><body><h1 class='post-title'>Tag: disco</h1><div class='node'><h2><a href='/k-tanci/'>K tanci</a>"
+              "</h2><span class='post-date'>March 9, 2014</span><span class='post-author'>Jo</span>"
+              f"<div class='post-content'>{BODY}</div></div></body></html>")
+    root = parse_html(teaser, "https://b.test/stitky/disco")
+    assert not template_post(root, extract_root(root, teaser, RULES), RULES, "https://b.test/stitky/disco")
+    own = teaser.replace("href='/k-tanci/'", "href='/stitky/disco'")  # a heading linking the page itself
+    root = parse_html(own, "https://b.test/stitky/disco")
+    assert template_post(root, extract_root(root, own, RULES), RULES, "https://b.test/stitky/disco")

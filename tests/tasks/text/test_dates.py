@@ -176,3 +176,15 @@ def test_a_two_digit_year_is_read_in_a_short_date_line_only():
     for text in ("Version 1.2.10", "v1.2.10", "1/2/3", "01.02.03.04",
                  "10/10/10 was a fine day for a long walk by the sea"):
         assert parse_date(text, slow=False) is None, text
+
+
+def test_a_numeric_date_with_a_space_after_each_dot():
+    """"07. 03. 2010": Czech, Slovak and German print a day and month this way (a new blog's
+    every post date; its date rule fell to a comment's date line)."""
+    from tasks.text.dates import parse_date
+
+    assert parse_date("07. 03. 2010") == "2010-03-07"
+    assert parse_date("7. 3. 2010") == "2010-03-07"
+    assert parse_date("Vloženo 1. 2. 2010 v 10:30")[:10] == "2010-02-01"
+    assert parse_date("07.03.2010") == "2010-03-07"
+    assert parse_date("7 . 3 . 2010") is None  # a space before the dot is no date's
