@@ -188,7 +188,7 @@ def _holds_form(el) -> bool:
 MAX_LINED = 200  # blocks of one rule on one page whose date lines are read for names
 
 
-def _date_line(el):
+def _date_line_of(el):
     """The shortest element of `el` that shows a date (its date line), or None."""
     dated = (d for d in el.iter() if isinstance(d.tag, str) and len(node_text(d)) <= 120 and date_value(d))
     return min(dated, key=lambda d: len(node_text(d)), default=None)
@@ -201,7 +201,7 @@ def _named_in_lines(nodes: list, like) -> bool:
     element of their own."""
     if not 3 <= len(nodes) <= MAX_LINED:
         return False
-    lines = [_date_line(n) for n in nodes]
+    lines = [_date_line_of(n) for n in nodes]
     rule = comment_lines.learn([node_text(x) for x in lines if x is not None])
     if rule is None:  # a line of its own ("Comment from: Ann [Visitor]")
         nested = set(nodes)

@@ -363,14 +363,19 @@ def _date_line(containers: list, nested: set, dated: list[str], name_rule: str |
     return rule, line
 
 
+def _line_reading(containers: list, nested: set, rule: str) -> dict | None:
+    """The comment_lines reading of the text `rule` selects in the blocks, where enough blocks
+    have it, open it with the same lead words and print a name there; else None."""
+    texts = [node_text(n) for c in containers if (n := next(iter(own_matches(c, rule, nested)), None)) is not None]
+    enough = comment_lines.SHARE * len(containers)
+    line = comment_lines.learn(texts) if len(texts) >= enough else None
+    return line if line and sum(1 for t in texts if comment_lines.name_in(t, line)) >= enough else None
+
+
 def _own_line(containers: list, nested: set, name_rule: str) -> dict | None:
-    """The comment_lines reading of the name element's own text, where every block's opens with
-    the same lead words and the name ends at a stop word or a note; None where it is the name."""
-    texts = [node_text(n) for c in containers if (n := next(iter(own_matches(c, name_rule, nested)), None)) is not None]
-    line = comment_lines.learn(texts) if len(texts) >= comment_lines.SHARE * len(containers) else None
-    if line and sum(1 for t in texts if comment_lines.name_in(t, line)) >= comment_lines.SHARE * len(containers):
-        return line
-    return None
+    """The name element's own text read as a line ("Comment from: Ann [Visitor]"); None where it
+    is the name alone."""
+    return _line_reading(containers, nested, name_rule)
 
 
 LINE_CHARS = 160  # a line that names its comment's author is short
@@ -380,12 +385,7 @@ def name_line(containers: list, nested: set, own: dict) -> tuple[str | None, dic
     """(the rule of a line every block prints its name in between constant words, its
     comment_lines reading), the line no date: "Comment from: Ann [Visitor] · site"; else (None, None)."""
     for rule in _votes(containers, lambda c: [d for d in own[c] if 2 < len(node_text(d)) <= LINE_CHARS][:8]):
-        nodes = [next(iter(own_matches(c, rule, nested)), None) for c in containers]
-        if sum(n is not None for n in nodes) < comment_lines.SHARE * len(containers):
-            continue
-        lines = [node_text(n) for n in nodes if n is not None]
-        line = comment_lines.learn(lines)
-        if line and sum(1 for t in lines if comment_lines.name_in(t, line)) >= comment_lines.SHARE * len(containers):
+        if (line := _line_reading(containers, nested, rule)) is not None:
             return rule, line
     return None, None
 
