@@ -385,8 +385,8 @@ class BrowserPool:
         how many were served but not kept (over the pool's `record_bytes`). HTTPS resources
         pass through CONNECT tunnels and are not recorded. `document`: the page's HTML as the
         crawler read it (through the guard), served to the browser for `url` in place of a
-        second request to the blog (not recorded again). `pictures=False`: images, fonts and
-        media are not fetched (a render that only reads what scripts write).
+        second request to the blog (not recorded again). `pictures=False`: images, fonts,
+        media and stylesheets are not fetched (a render that only reads what scripts write).
 
         Raises RenderTimeout when the page or its scripts exceed the pool's timeouts and
         RenderError otherwise; the pool stays usable either way. A crash (the browser or

@@ -46,6 +46,7 @@ _FORWARD = {"accept", "accept-language", "cookie", "referer", "x-requested-with"
 # what a page shows, not what its scripts do: left unfetched while `pictures` is off
 _PICTURE = re.compile(r"\.(?:png|jpe?g|gif|webp|avif|bmp|ico|svg|woff2?|ttf|otf|eot|mp4|webm|mov|mp3|ogg|wav|m4a)$",
                       re.I)
+_STYLE = re.compile(r"\.css$", re.I)  # a stylesheet: how the text looks (answered empty while `pictures` is off)
 _DROP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "content-encoding",
          "content-length", "proxy-authenticate", "trailer", "upgrade", "te"}
 _REFUSED_KINDS = ("private_address", "bad_url", "bad_scheme")
@@ -120,7 +121,7 @@ class GuardingProxy:
         self.record = record
         self._rec = _Record()
         self._documents: dict[str, bytes] = {}  # url -> a page the crawler read already (serve_document)
-        self.pictures = True  # False: images, fonts and media answered 204 unfetched (a render that reads text only)
+        self.pictures = True  # False: images, fonts, media and stylesheets answered unfetched (a render that reads text only)
         self._lock = threading.Lock()
         self._local = threading.local()
         self._server: _Server | None = None
@@ -275,6 +276,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not p.pictures and _is_picture(url, self.headers.get("Accept") or ""):
             self._reply(204, b"", [])
             return
+        if not p.pictures and _is_style(url, self.headers.get("Accept") or ""):
+            self._reply(200, b"", [("Content-Type", "text/css")])  # empty: its load events still fire
+            return
         document = None if head_only else p._document(url)
         if document is not None:  # read by the crawler already (in its WARC): not asked of the server again
             self._reply(200, document, [("Content-Type", "text/html; charset=utf-8")])
@@ -352,6 +356,16 @@ def _relay(a: socket.socket, b: socket.socket, deadline: float) -> None:
         pass
     finally:
         b.close()
+
+
+def _is_style(url: str, accept: str) -> bool:
+    """A stylesheet, by what the browser accepts (Chromium asks `text/css,*/*;q=0.1`) or the URL's extension."""
+    if accept.lower().startswith("text/css"):
+        return True
+    try:
+        return bool(_STYLE.search(urlsplit(url).path))
+    except ValueError:
+        return False
 
 
 def _is_picture(url: str, accept: str) -> bool:

@@ -368,7 +368,7 @@ def _render(rt, crawl_id: str, url: str, fresh: bool = False, served: Page | Non
     """Render `url` (a training page's rendering is cached, learning and traversal share it),
     clicking the known "load more" controls and those learned for this blog. `served`: the
     page as the crawler read it, given to the browser for `url` (not asked of the blog twice);
-    `pictures=False`: a render that only decides (the --js sample) fetches no images, fonts, media."""
+    `pictures=False`: a render that only decides (the --js sample) fetches no images, fonts, media, styles."""
     st = rt.state
     cached = None if fresh else cached_rendering(rt, crawl_id, url)
     if cached is not None:

@@ -94,7 +94,10 @@ def routes(req):
         return Reply(body=json.dumps({"comments": chunk, "next": nxt}), content_type="application/json",
                      delay=0.1)
     if path == "/pictured":
-        return Reply(body=JS_POST.replace("<main", '<img src="/pic.png" alt="a loaf"><main'))
+        return Reply(body=JS_POST.replace("<main", '<img src="/pic.png" alt="a loaf"><main')
+                     .replace("</head>", '<link rel="stylesheet" href="/look.css"></head>'))
+    if path == "/look.css":
+        return Reply(body="main { color: brown }", content_type="text/css")
     if path == "/pic.png":
         return Reply(body=b"\x89PNG\r\n\x1a\n", content_type="image/png")
     if path == "/framed":
@@ -161,11 +164,12 @@ class TestRender:
         assert "the copy again" in out["html"], out["html"]
         assert site.hits["/self-reading"] == before
 
-    def test_a_render_without_pictures_runs_the_scripts_and_fetches_no_image(self, pool, site):
+    def test_a_render_without_pictures_runs_the_scripts_and_fetches_no_image_or_style(self, pool, site):
         out = pool.render(site.url + "pictured", pictures=False)
-        assert "two thousand metres" in out["html"] and site.hits["/pic.png"] == 0
+        assert "two thousand metres" in out["html"]
+        assert site.hits["/pic.png"] == 0 and site.hits["/look.css"] == 0
         pool.render(site.url + "pictured")
-        assert site.hits["/pic.png"] == 1  # the next render fetches them again
+        assert site.hits["/pic.png"] == 1 and site.hits["/look.css"] == 1  # the next render fetches them again
 
     def test_load_more_until_exhausted(self, pool, site):
         out = pool.render(site.url + "comments")
