@@ -6,6 +6,8 @@ sitemap give, the year/month of a date archive, and the order of its listings (n
 once a listing shows only posts older than `since`, its next pages show older ones still).
 
     older(day, since)                   a day before `since` (one day's margin: time zones)
+    days_exact(pairs)                   do a blog's URLs and feed give the days its pages print?
+    since_cut(since, exact)             the `since` older() is given (no margin for such a blog)
     entry_day(entry)                    the day a feed entry is of (published, updated, its URL's)
     archive_end(url, home)              the last day a date archive (/2019/, /2019/05/) covers
     series(url)                         (the listing a page number belongs to, the number)
@@ -27,9 +29,10 @@ from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "days_exact", "since_cut", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
+EXACT_MIN = 5  # training pages whose given and printed days must all agree before the margin is left
 
 _ARCHIVE = re.compile(r"^(?P<pre>/(?:[^/]+/)?)(?P<y>(?:19|20)\d\d)(?:/(?P<m>0?[1-9]|1[0-2])(?:/(?P<d>0?[1-9]|[12]\d|3[01]))?)?"
                       r"(?:/(?:page/\d+/?)?)?$")
@@ -69,6 +72,29 @@ def older(day: str | None, since: str | None, margin: int = MARGIN_DAYS) -> bool
     d = day_of(day)
     s = day_of(since)
     return bool(d and s and d < _minus(s, margin))
+
+
+def days_exact(pairs: list[tuple[str | None, str | None]]) -> bool:
+    """Are the days a blog's URLs and feed give (`pairs`: (given, printed) for each training page
+    whose date rule read a day) the days its post pages print, on every page compared and on at
+    least EXACT_MIN different days? Then a day they give before `since` is a post older than `since`: the
+    time zones' margin (a URL written in UTC, a feed in another zone than the page) is not needed."""
+    pairs = [(day_of(g), day_of(p)) for g, p in pairs]
+    pairs = [(g, p) for g, p in pairs if g and p]
+    return len({p for _, p in pairs}) >= EXACT_MIN and all(g == p for g, p in pairs)
+
+
+def since_cut(since: str | None, exact: bool) -> str | None:
+    """The `since` that older() is given: `since`'s day, or, where the blog's days are exact
+    (days_exact), the day after it: older() keeps MARGIN_DAYS for time zones, which such a blog
+    does not need (a post of the day before `since` is old)."""
+    s = day_of(since)
+    if not s or not exact:
+        return s
+    try:
+        return (dt.date.fromisoformat(s) + dt.timedelta(days=MARGIN_DAYS)).isoformat()
+    except ValueError:
+        return s
 
 
 def future(since: str | None, today: str | None = None) -> bool:

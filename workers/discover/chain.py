@@ -18,7 +18,7 @@ import json
 
 from tasks.discover.neighbours import BROKEN, MAX_CHAIN, PENDING, REACHED, neighbour_links, walk
 from tasks.discover.recency import day_of, entry_day, older
-from tasks.text.dates import url_day
+from tasks.text.dates import url_day, url_latest_day
 from workers.discover import proof
 from workers.discover.proof import CHAIN_COVER  # noqa: F401 (the chain's proof)
 from workers.keys import Keys
@@ -78,7 +78,7 @@ def judge(rt, crawl_id: str, since: str) -> str:
     read_days = r.hgetall(f"{k.crawl}:days") or {}  # posts read: their days (listed.learned)
     days = {u: day_of(d) for u, d in read_days.items()}
     unread = {n for ns in near.values() for n in ns if n not in days}
-    days.update(_known_days(rt, crawl_id, sorted(unread)))
+    days.update(_known_days(rt, crawl_id, sorted(unread), bound=True))
     state, path = walk(near, days, since)
     if state != REACHED:
         return state
@@ -86,14 +86,18 @@ def judge(rt, crawl_id: str, since: str) -> str:
     return REACHED if all(u in on for u in _known_new(rt, crawl_id, read_days, since)) else BROKEN
 
 
-def _known_days(rt, crawl_id: str, urls: list[str]) -> dict[str, str | None]:
-    """The day known of posts not read: their URL's, else their feed entry's."""
+def _known_days(rt, crawl_id: str, urls: list[str], bound: bool = False) -> dict[str, str | None]:
+    """The day known of posts not read: their URL's, else their feed entry's; `bound`: else the
+    latest day their URL's month allows (/2008/02/slug.html: 2008-02-29), enough to tell the
+    unread neighbour that ends the chain older than since (an update crawl leaves it unread)."""
     out = {u: url_day(u) for u in urls}
     rest = [u for u, d in out.items() if not d]
     if rest:
         for u, e in zip(rest, rt.state.r.hmget(Keys(crawl_id).entries, rest)):
             if e:
                 out[u] = entry_day(json.loads(e))
+    if bound:
+        out = {u: d or url_latest_day(u) for u, d in out.items()}
     return out
 
 

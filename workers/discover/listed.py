@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.recency import day_of, read_cut
+from tasks.discover.recency import day_of, read_cut, since_cut
 from tasks.discover.traversal import POST_PRIORITY
 from workers.keys import Keys
 
@@ -101,7 +101,13 @@ def judge(rt, crawl_id: str, listing: str, *, home: str) -> int | None:
 
 
 def _since(rt, crawl_id: str) -> str:
-    return day_of(rt.state.r.hget(Keys(crawl_id).crawl, "since")) or ""
+    """The crawl's `since` as older() is given it (update.since_of: the blog's days exact or not)."""
+    k = Keys(crawl_id)
+    with rt.state.r.pipeline(transaction=False) as p:
+        p.hget(k.crawl, "since")
+        p.hget(k.blog, "days_exact")
+        since, exact = p.execute()
+    return since_cut(since, bool(exact and json.loads(exact))) or ""
 
 
 def judging(rt, crawl_id: str, listing: str) -> bool:

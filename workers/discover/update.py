@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_day, listing_cut, older, printed_days,
-                                    reaches_past, series)
+                                    reaches_past, series, since_cut)
 from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
@@ -64,11 +64,13 @@ HOME_COVER, PROVEN = proof.HOME_COVER, proof.PROVEN
 
 
 def since_of(ctx: dict) -> str | None:
-    """The crawl's `since` where it is an update crawl that reads by date, else None."""
+    """The crawl's `since` where it is an update crawl that reads by date, else None; as older()
+    is to be given it: without the time zones' margin where the blog's days are exact (the
+    blog's `days_exact`, learned with its rules: recency.since_cut)."""
     options = ctx.get("options") or {}
     if not options.get("update") or options.get("scheduled"):
         return None  # a scheduled update's since is the last crawl's time, no publication date
-    return day_of(ctx.get("since"))
+    return since_cut(ctx.get("since"), bool((ctx.get("blog") or {}).get("days_exact")))
 
 
 def skip(rt, crawl_id: str, reason: str, urls: list[str]) -> int:
@@ -199,14 +201,15 @@ def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
     ask. Guesses are asked for posts nothing else leads to: once something covers the new posts
     (the feed reaching past since, the home's listing, the chain) they are left. Where the home
     page has a numbered listing, or the posts' chain is being read, they wait for it as other
-    listings do: it says sooner than three guessed paths; else they never wait (a sitemap that
-    is there may be what covers the new posts, by its lastmods)."""
+    listings do: it says sooner than three guessed paths, and so until the home page is read
+    (it says whether it has one); else they never wait (a sitemap that is there may be what
+    covers the new posts, by its lastmods)."""
     if not since_of(ctx) or not (ctx.get("sitemap") or {}).get("guessed"):
         return None
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
     if crawl.get("covered"):
         why = "sitemap_guess"
-    elif (crawl.get("main_series") or _chain_ahead(crawl)) and _unresolved(crawl) \
+    elif ("home_posts" not in crawl or crawl.get("main_series") or _chain_ahead(crawl)) and _unresolved(crawl) \
             and waits.one_more(rt, crawl_id, url, progress=True):
         why = WAIT  # the home's numbered listing or the posts' chain will soon say (blinkfox-zh: 3 guesses)
     else:

@@ -84,16 +84,28 @@ class RuleUnsettled(HostBusy):
         self.host, self.wait = "", float(wait)
 
 
-def _feed(rt, crawl_id: str, url: str, feed_url: str) -> list[dict] | None:
+FEED_CACHE = "comment-feed:"  # prefix of the sample posts' comment feeds, as read, in the crawl's page cache
+
+
+def _feed(rt, crawl_id: str, url: str, feed_url: str, kept: bool = False) -> list[dict] | None:
+    """The comments of the post's feed at `feed_url`, or None. `kept`: a sample post of the
+    settling: its feed's reading is kept in the crawl's page cache and read from there by the
+    post's own reading (one request, as its comment pages)."""
+    if kept and (held := rt.state.cached_page(crawl_id, FEED_CACHE + feed_url)) is not None:
+        return held.get("comments")
+    comments = None
     try:
         resp = rt.downloader.get(feed_url)
-        return C.feed_comments(parse_comment_feed(resp.content, resp.url, resp.content_type), url)
+        comments = C.feed_comments(parse_comment_feed(resp.content, resp.url, resp.content_type), url)
     except FetchError as e:
         if e.status != 404:
             rt.state.add_error(crawl_id, feed_url, "comments", f"comment feed of {url}: {e}")
+            return None  # (not kept: it may answer later)
     except FeedError as e:
         rt.state.add_error(crawl_id, feed_url, "comments", f"comment feed of {url} unreadable: {e}")
-    return None
+    if kept:
+        rt.state.cache_page(crawl_id, FEED_CACHE + feed_url, {"url": feed_url, "comments": comments})
+    return comments
 
 
 def _comment_pages(rt, crawl_id: str, url: str, page: Page, root, kept: bool = False) -> list[tuple[str, object]]:
@@ -248,11 +260,11 @@ def _settle(rt, crawl_id: str, stored: dict | None, read: list[str]) -> tuple[di
         page = _sample_page(rt, crawl_id, e["url"])
         if page is None:
             continue
-        feed = _post_feed(rt, crawl_id, e["url"], e, page, page.root)
+        feed = _post_feed(rt, crawl_id, e["url"], e, page, page.root, kept=True)
+        read.append(e["url"])  # (its feed and comment pages kept for its own reading)
         if not feed or len(feed) < MIN_FEED_TO_LEARN:
             continue
         pages = _comment_pages(rt, crawl_id, e["url"], page, page.root, kept=True)
-        read.append(e["url"])
         trials.append((e["url"], pages, feed))
         stored_key = hashlib.sha1(json.dumps(stored, sort_keys=True).encode()).hexdigest()[:16]
         trial = _worked_out(rt, f"sample {e['url']} {stored_key}",
@@ -434,7 +446,7 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
         if len(found) >= shown_count(root) and all(comment_clock.holds(c["published"], rule.get("clock"))
                                                    for c in found):
             return found
-    feed = _post_feed(rt, crawl_id, url, entry, page, root)
+    feed = _post_feed(rt, crawl_id, url, entry, page, root, kept)
     if rule is None and len(feed or ()) < MIN_FEED_TO_LEARN:  # the page's own blocks; a feed of one confirms them
         rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
         if rule is None and not feed:
@@ -476,10 +488,12 @@ def _settled(rt, crawl_id: str, blog: dict | None) -> dict:
     return blog
 
 
-def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root) -> list[dict] | None:
-    """The post's comment feed (its entry's, else the one its page links to) read, or None."""
+def _post_feed(rt, crawl_id: str, url: str, entry: dict | None, page: Page, root,
+               kept: bool = False) -> list[dict] | None:
+    """The post's comment feed (its entry's, else the one its page links to) read, or None
+    (`kept`: a sample post's, kept for its own reading: _feed)."""
     feed_url = (entry or {}).get("comments_feed") or next(iter(C.comment_feed_links(root, page.final_url)), None)
-    return _feed(rt, crawl_id, url, feed_url) if feed_url else None
+    return _feed(rt, crawl_id, url, feed_url, kept) if feed_url else None
 
 
 def _rule_of_page(rt, crawl_id: str, url: str, pages, root, blog: dict | None) -> dict | None:

@@ -2,13 +2,16 @@
 page), then reduced by vote (its callback) with the post URL pattern (tasks.learn.fields)."""
 from __future__ import annotations
 
+from tasks.discover.recency import days_exact, entry_day
 from tasks.discover.urls import learn_post_pattern
 from tasks.extract.fallback import GENERIC_NOTE
 from tasks.extract.generic import page_content
 from tasks.extract.post import extract_root
+from tasks.fetch.html import parse_html
 from tasks.fetch.http import FetchError
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.plausible import checked_rules
+from tasks.text.dates import url_day
 from workers import limits
 from workers.fetch import rendering
 from workers.fetch.pages import cached, page_at
@@ -51,26 +54,45 @@ def reduce(rt, crawl_id: str, results: list) -> dict:
         return {}
     rules = reduce_rules(page_rules)
     blog = st.blog(crawl_id)
-    rules = _checked(rt, crawl_id, rules, [r["url"] for r in results if isinstance(r, dict) and r.get("rules")],
-                     blog.get("home") or "")
+    pages = _pages(rt, crawl_id, [r["url"] for r in results if isinstance(r, dict) and r.get("rules")])
+    rules = _checked(rt, crawl_id, rules, pages, blog.get("home") or "")
     others = [blog.get("home"), blog.get("feed")]
     pattern = learn_post_pattern(blog.get("entry_urls") or [], [o for o in others if o])
-    st.save_blog(crawl_id, rules=rules, pattern=pattern, trained_on=len(page_rules))
+    exact = bool(st.options(crawl_id).get("update")) and _days_exact(rules, pages)
+    st.save_blog(crawl_id, rules=rules, pattern=pattern, trained_on=len(page_rules), days_exact=exact)
     return rules
 
 
 MAX_CHECKED = 20  # training pages the elected rules are checked on
 
 
-def _checked(rt, crawl_id: str, rules: dict, urls: list[str], home: str) -> dict:
-    """The elected rules checked on the training pages (tasks.learn.plausible): a field whose rule
-    is implausible or loses to the generic reading is read generically; each decision reported."""
-    st = rt.state
-    pages = []
+def _pages(rt, crawl_id: str, urls: list[str]) -> list[tuple[str, str, dict]]:
+    """[(html, url, feed entry)] of the training pages the rules are checked on."""
+    st, pages = rt.state, []
     for url in urls[:MAX_CHECKED]:
         page = cached(rt, crawl_id, url)
         if page is not None and not page.garbled:
             pages.append((page.html, page.final_url, st.entry(crawl_id, url) or {"url": url}))
+    return pages
+
+
+def _days_exact(rules: dict, pages: list[tuple[str, str, dict]]) -> bool:
+    """Do the blog's URLs and feed give the days its pages print (recency.days_exact), as the
+    elected date rule reads them on the training pages? An update crawl then leaves a post they
+    date the day before `since` (only an update crawl asks: the readings cost CPU a page)."""
+    pairs = []
+    for html, url, entry in pages:
+        rec = extract_root(parse_html(html, url), html, rules, url=url)
+        if (rec.get("sources") or {}).get("published") != "rule":
+            continue  # no day of the page's own to compare with
+        pairs += [(given, rec.get("published")) for given in (url_day(url), entry_day(entry)) if given]
+    return days_exact(pairs)
+
+
+def _checked(rt, crawl_id: str, rules: dict, pages: list, home: str) -> dict:
+    """The elected rules checked on the training pages (tasks.learn.plausible): a field whose rule
+    is implausible or loses to the generic reading is read generically; each decision reported."""
+    st = rt.state
     try:
         rules, notes = checked_rules(rules, pages, extract_root, lambda html, url: page_content(html, url)["content_text"])
     except Exception as e:  # a check that fails leaves the rules as elected
