@@ -2,6 +2,7 @@
 real Redis, real worker processes."""
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 
 from tests.farm.server import FarmServer
@@ -151,3 +152,22 @@ def test_a_second_update_of_a_feedless_blog_without_validators(crawl):
     assert sum(hits.values()) <= 0.05 * full, (sum(hits.values()), full, sorted(hits))
     # the full crawl found no feed: the usual feed paths are not asked again
     assert not {"/rss.xml", "/atom.xml", "/index.xml", "/feed.xml"} & set(hits), sorted(hits)
+
+
+def test_a_post_of_the_day_before_since_is_left_where_the_blogs_days_are_exact(crawl, state):
+    """The farm's URLs and feed give each post the day its page prints (its own zone, +09:00):
+    learned with the rules (`days_exact`), the time zones' day of margin is not needed, and the
+    post of the day before since is left unread, where a blog whose days may be a day off reads it."""
+    blog = WordPress(seed=11, n_posts=60)
+    since = _since(blog, 41)  # (more new posts than the training pages: the day before read by none)
+    before = next(p for p in blog.posts if p.published.date().isoformat() < since
+                  and (p.published.date() + dt.timedelta(days=1)).isoformat() == since)
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url, since=since)
+        asked = site.hits[before.path]
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records} == {site.origin + p.path for p in blog.posts
+                                           if p.published.date().isoformat() >= since}
+    blog_hash = state.r.hgetall(f"bh:{{{info['crawl_id'].split('-')[0]}}}:blog")
+    assert blog_hash.get("days_exact") == "true", blog_hash.get("days_exact")
+    assert asked == 0, before.path

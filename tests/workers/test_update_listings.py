@@ -730,3 +730,31 @@ def test_the_pages_a_listings_menu_names_are_no_posts_it_vouches_for(rt):
     assert update.before_read(rt, cid, about, ctx, post=False, listing=False) == update.WAIT
     update.cover(rt, cid, update.HOME_COVER)
     assert update.before_read(rt, cid, about, ctx, post=False, listing=False) == "covered"
+
+
+def test_a_usual_sitemap_path_waits_until_the_home_page_is_read(rt):
+    """The home page says whether it has a numbered listing or a feed whose posts link a chain:
+    until it is read a guess waits (danzel asked three guesses its home's page 2 made needless)."""
+    home = "http://upd-sitemap-home.example/"
+    cid, ctx = _crawl(rt, home)
+    guess = dict(ctx, sitemap={"guessed": True, "next": []})
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) == update.WAIT
+    _home_read(rt, cid, ctx, home)  # no numbered listing, no chain ahead: nothing to wait for
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", guess) is None
+
+
+def test_the_chain_ends_at_an_unread_neighbour_whose_url_month_ends_before_since(rt):
+    """Month permalinks (Movable Type: /2020/01/slug.html): the neighbour past the last new post
+    is left unread as old by its URL's month; that month ends before since, so the chain reached
+    past since there (whitesrv read eleven month archives, its chain pending for good)."""
+    home = "http://upd-chain-month.example/"
+    cid, ctx = _crawl(rt, home)
+    e, d = f"{home}2020/05/e.html", f"{home}2020/03/d.html"
+    old = f"{home}2020/01/old.html"  # (its month ends before since by more than the day's margin)
+    update.links(rt, cid, home, ctx, [e], [f"{home}2020/04/"], post=False, published=None)
+    update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") is None
+    update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-03-03", page=_Page(d, old, e))
+    assert rt.state.r.hget(Keys(cid).crawl, "chain") == "reached", rt.state.r.hgetall(Keys(cid).crawl)
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
+    assert update.before_read(rt, cid, f"{home}2020/04/", ctx, post=False, listing=True) == "covered"

@@ -1,5 +1,6 @@
 """What an update crawl may leave unread, by the blog's own dates (tasks/discover/recency.py)."""
 from tasks.discover.recency import archive_end, future, listing_cut, older, reaches_past, read_cut, series
+from tasks.discover import recency
 
 
 def test_older_keeps_a_day_of_margin():
@@ -147,3 +148,21 @@ def test_links_at_the_items_place_are_the_listings_not_those_in_an_excerpt():
     others = ["http://b.example/2012/03/cited/", "http://b.example/old-scheme-post/"]
     assert at_items_place(root, base, posts, others) == {"http://b.example/old-scheme-post/"}
     assert at_items_place(root, base, posts[:1], others) == set(others)  # one post link: nothing tells
+
+
+def test_days_exact_where_every_given_day_is_the_printed_one_on_enough_days():
+    agree = [(f"2020-05-{d:02d}", f"2020-05-{d:02d}T10:00:00+02:00") for d in range(1, recency.EXACT_MIN + 1)]
+    assert recency.days_exact(agree)
+    assert not recency.days_exact(agree[:-1])  # too few days to tell
+    # one URL written a day off the page (a post near midnight in another zone): the margin stays
+    assert not recency.days_exact(agree + [("2020-05-09", "2020-05-10")])
+    assert recency.days_exact(agree + [(None, "2020-05-10")])  # (nothing given: nothing compared)
+
+
+def test_since_cut_leaves_the_margin_only_for_exact_days():
+    assert recency.since_cut("2020-03-01T12:00:00Z", False) == "2020-03-01"
+    assert recency.since_cut("2020-03-01", True) == "2020-03-02"
+    assert recency.older("2020-02-29", recency.since_cut("2020-03-01", True))  # the day before since: old
+    assert not recency.older("2020-02-29", recency.since_cut("2020-03-01", False))  # (kept: time zones)
+    assert not recency.older("2020-03-01", recency.since_cut("2020-03-01", True))
+    assert recency.since_cut(None, True) is None

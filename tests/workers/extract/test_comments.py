@@ -137,19 +137,37 @@ def test_a_blog_whose_pages_show_what_its_comment_feeds_give_reads_no_more_of_th
     assert 1 <= len(feeds_read) <= comments.SAMPLE_TRIES, [p.path for p in feeds_read]
 
 
-def test_the_sample_posts_comment_pages_are_fetched_once(crawl):
-    """The settling reads its sample posts' comment pages; each sample post's own reading takes
-    them from the crawl's page cache: no page of the blog is asked twice (each was, issue 33), and
-    the post page is not asked again as its own comment page."""
+def test_the_sample_posts_comment_pages_and_feeds_are_fetched_once(crawl):
+    """The settling reads its sample posts' comment pages and comment feeds; each sample post's
+    own reading takes them from the crawl's page cache: no page of the blog is asked twice (each
+    was, issue 33), and the post page is not asked again as its own comment page."""
     blog = WordPress(seed=5, n_posts=24, comments_per_page=5)
     with FarmServer(blog) as site:
         info, records = crawl(site.url, js="never")
         paged = {p: n for p, n in site.hits.items() if "comment-page-" in p}
+        feeds = {p.path + "feed/": site.hits[p.path + "feed/"] for p in blog.posts}
     assert info["state"] == "done", info
     assert score(blog.truth, records)["comments"] == 100
     assert paged and max(paged.values()) == 1, {p: n for p, n in paged.items() if n > 1}
+    assert max(feeds.values()) == 1, {p: n for p, n in feeds.items() if n > 1}
     # the post page is its first comment page (its pagination says so): never asked under that number
     assert not [p for p in paged if p.endswith("/comment-page-1/")]
+
+
+def test_a_sample_posts_comment_feed_read_by_the_settling_is_not_asked_again(rt, farm):
+    """A blog whose posts read their comment feeds (the feed times what the page dates by day):
+    the settling's sample post reads its feed once, for the settling and for its own reading
+    (whizzy asked three twice, issue 35); a post outside the sample reads its own."""
+    cid = rt.state.create_crawl(farm.url, None, {"js": "never"})
+    post, other = farm.blog.posts[-1], farm.blog.posts[-2]
+    for p in (post, other):
+        page = Page.from_response(rt.downloader.get(farm.origin + p.path), farm.origin + p.path)
+        kept = p is post
+        first = comments._post_feed(rt, cid, farm.origin + p.path, None, page, page.root, kept=kept)
+        again = comments._post_feed(rt, cid, farm.origin + p.path, None, page, page.root, kept=kept)
+        assert first == again and first, p.path
+    assert farm.hits[post.path + "feed/"] == 1
+    assert farm.hits[other.path + "feed/"] == 2
 
 
 SUMMER_SEED = 9
