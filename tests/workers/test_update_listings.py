@@ -758,3 +758,19 @@ def test_the_chain_ends_at_an_unread_neighbour_whose_url_month_ends_before_since
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "reached", rt.state.r.hgetall(Keys(cid).crawl)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
     assert update.before_read(rt, cid, f"{home}2020/04/", ctx, post=False, listing=True) == "covered"
+
+
+def test_a_post_s_comment_page_the_home_lists_is_on_the_chain_with_its_post(rt):
+    """A listing's "3 comments" links a post's comment page (/slug/comment-page-1/, dated by the
+    post's URL): it is the post's page, no new post off the chain (kamfjord-nb's chain was judged
+    broken for it, and its 100 tag and category pages read)."""
+    home = "http://upd-chain-comment-page.example/"
+    cid, ctx = _crawl(rt, home)
+    e, d = f"{home}2020/05/05/e/", f"{home}2020/04/04/d/"
+    old = f"{home}2020/01/01/old/"
+    tag = f"{home}tag/x/"
+    update.links(rt, cid, home, ctx, [e, f"{e}comment-page-1/", d], [tag], post=False, published=None)
+    update.links(rt, cid, e, ctx, [d], [tag], post=True, published="2020-05-05", page=_Page(e, d))
+    update.links(rt, cid, d, ctx, [e, old], [tag], post=True, published="2020-04-04", page=_Page(d, old, e))
+    assert rt.state.r.hget(Keys(cid).crawl, "chain") == "reached"
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == "covered"

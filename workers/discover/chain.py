@@ -83,7 +83,13 @@ def judge(rt, crawl_id: str, since: str) -> str:
     if state != REACHED:
         return state
     on = set(path)
-    return REACHED if all(u in on for u in _known_new(rt, crawl_id, read_days, since)) else BROKEN
+    return REACHED if all(u in on or _below(u, on) for u in _known_new(rt, crawl_id, read_days, since)) else BROKEN
+
+
+def _below(url: str, posts: set[str]) -> bool:
+    """Is `url` a page below one of `posts` (a post's comment page, /slug/comment-page-1/, that
+    a listing's "3 comments" links): that post's, not a post off the chain."""
+    return any(url.startswith(p.rstrip("/") + "/") for p in posts if p.endswith("/"))
 
 
 def _known_days(rt, crawl_id: str, urls: list[str], bound: bool = False) -> dict[str, str | None]:
