@@ -774,3 +774,20 @@ def test_a_post_s_comment_page_the_home_lists_is_on_the_chain_with_its_post(rt):
     update.links(rt, cid, d, ctx, [e, old], [tag], post=True, published="2020-04-04", page=_Page(d, old, e))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "reached"
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == "covered"
+
+
+def test_a_sitemap_an_index_names_is_left_once_the_new_posts_are_covered(rt):
+    """A sitemap index naming a sitemap a month and one a taxonomy (kamfjord-nb: thirty): an
+    update crawl reads the index, and the sitemaps it names wait as guesses do, then are left
+    once something covers the new posts; a full crawl reads them all."""
+    home = "http://upd-sitemap-nested.example/"
+    cid, ctx = _crawl(rt, home)
+    child = dict(ctx, sitemap={"guessed": False, "next": [], "nested": True})
+    index = dict(ctx, sitemap={"guessed": False, "next": []})
+    assert update.before_sitemap(rt, cid, f"{home}sitemap-pt-post-2019-02.xml", child) == update.WAIT
+    assert update.before_sitemap(rt, cid, f"{home}sitemap.xml", index) is None
+    _home_read(rt, cid, ctx, home)  # no numbered listing, no chain ahead: nothing to wait for
+    assert update.before_sitemap(rt, cid, f"{home}sitemap-pt-post-2019-02.xml", child) is None
+    update.cover(rt, cid, update.chain.CHAIN_COVER)
+    assert update.before_sitemap(rt, cid, f"{home}sitemap-pt-post-2019-02.xml", child) == "sitemap_nested"
+    assert update.before_sitemap(rt, cid, f"{home}sitemap-pt-post-2019-02.xml", dict(child, options={})) is None

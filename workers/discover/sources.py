@@ -142,7 +142,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
             if changed_since and sm.older_than(e.get("lastmod"), changed_since):
                 left.append(u)
             else:
-                nested[u] = {"guessed": False, "next": []}
+                nested[u] = {"guessed": False, "next": [], "nested": True}
     update.skip(rt, crawl_id, "sitemap_lastmod", left)
     if nested:
         _queue(rt, crawl_id, nested)

@@ -40,6 +40,7 @@ REASONS = {
     "pagination": "listing pages past the first one showing only posts older than since",
     "covered": "other listings (tags, categories...): the new posts were reached otherwise",
     "sitemap_guess": "usual sitemap paths not asked: the new posts were reached otherwise",
+    "sitemap_nested": "sitemaps a sitemap index names, not read: the new posts were reached otherwise",
     "printed_date": "pages a listing dates before since, outside the post pattern (older posts of another URL scheme)",
     "held_old": "posts held from an earlier crawl, published before since",
     "held": "posts held from an earlier crawl that nothing says changed",
@@ -197,18 +198,20 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
 
 
 def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
-    """Why an update crawl does not ask a usual sitemap path (a guess, `ctx["sitemap"]`), or None:
-    ask. Guesses are asked for posts nothing else leads to: once something covers the new posts
+    """Why an update crawl does not ask a usual sitemap path (a guess, `ctx["sitemap"]`) or a
+    sitemap an index names (one a month, a taxonomy's: thirty on a WordPress plugin's index), or
+    None: ask. They are asked for posts nothing else leads to: once something covers the new posts
     (the feed reaching past since, the home's listing, the chain) they are left. Where the home
     page has a numbered listing, or the posts' chain is being read, they wait for it as other
     listings do: it says sooner than three guessed paths, and so until the home page is read
     (it says whether it has one); else they never wait (a sitemap that is there may be what
     covers the new posts, by its lastmods)."""
-    if not since_of(ctx) or not (ctx.get("sitemap") or {}).get("guessed"):
+    meta = ctx.get("sitemap") or {}
+    if not since_of(ctx) or not (meta.get("guessed") or meta.get("nested")):
         return None
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
     if crawl.get("covered"):
-        why = "sitemap_guess"
+        why = "sitemap_guess" if meta.get("guessed") else "sitemap_nested"
     elif ("home_posts" not in crawl or crawl.get("main_series") or _chain_ahead(crawl)) and _unresolved(crawl) \
             and waits.one_more(rt, crawl_id, url, progress=True):
         why = WAIT  # the home's numbered listing or the posts' chain will soon say (blinkfox-zh: 3 guesses)
