@@ -29,7 +29,7 @@ from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "days_exact", "since_cut", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "days_exact", "since_cut", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 EXACT_MIN = 5  # training pages whose given and printed days must all agree before the margin is left
@@ -82,6 +82,12 @@ def days_exact(pairs: list[tuple[str | None, str | None]]) -> bool:
     pairs = [(day_of(g), day_of(p)) for g, p in pairs]
     pairs = [(g, p) for g, p in pairs if g and p]
     return len({p for _, p in pairs}) >= EXACT_MIN and all(g == p for g, p in pairs)
+
+
+def zoned(value: str | None) -> bool:
+    """Does an ISO date carry a time with an offset other than UTC's (a feed written in the
+    blog's own zone, whose days are the days it lives by)?"""
+    return bool(value and re.search(r"T\d\d:\d\d(?::\d\d(?:\.\d+)?)?[+-](?!00:?00$)\d\d:?\d\d$", value))
 
 
 def since_cut(since: str | None, exact: bool) -> str | None:
@@ -194,20 +200,23 @@ def read_cut(days: list[str | None], since: str, starts_new: bool = False) -> in
     on the days known so far from the top: each link's day, "" for a post read and found undated,
     None for one not read yet (the first such ends the run judged). Two dated links at least,
     newest first, the last one old, as `reaches_past`; with `starts_new` the first dated one must
-    be new too (the home page, whose links may open with a widget of older posts). None: no cut."""
+    be new too (the home page, whose links may open with a widget of older posts). The days known
+    below the cut must run newest first too: a listing in another order (by title, by updates)
+    may open newest first and still list a new post below an old one. None: no cut."""
     dated: list[str] = []
+    cut = None
     for i, d in enumerate(days):
         if d is None:
-            return None
+            return cut  # (the days below it not known yet: the cut as judged above)
         d = day_of(d)
         if not d:
             continue
         if dated and d > dated[-1]:
             return None  # not newest first: the page proves no order
         dated.append(d)
-        if len(dated) >= 2 and older(d, since) and not (starts_new and older(dated[0], since)):
-            return i
-    return None
+        if cut is None and len(dated) >= 2 and older(d, since) and not (starts_new and older(dated[0], since)):
+            cut = i
+    return cut
 
 
 MAX_ITEM_LEVELS = 5  # ancestors of a post link searched for the listing item that holds it

@@ -2,7 +2,7 @@
 page), then reduced by vote (its callback) with the post URL pattern (tasks.learn.fields)."""
 from __future__ import annotations
 
-from tasks.discover.recency import days_exact, entry_day
+from tasks.discover.recency import days_exact, zoned
 from tasks.discover.urls import learn_post_pattern
 from tasks.extract.fallback import GENERIC_NOTE
 from tasks.extract.generic import page_content
@@ -79,13 +79,18 @@ def _pages(rt, crawl_id: str, urls: list[str]) -> list[tuple[str, str, dict]]:
 def _days_exact(rules: dict, pages: list[tuple[str, str, dict]]) -> bool:
     """Do the blog's URLs and feed give the days its pages print (recency.days_exact), as the
     elected date rule reads them on the training pages? An update crawl then leaves a post they
-    date the day before `since` (only an update crawl asks: the readings cost CPU a page)."""
+    date the day before `since` (only an update crawl asks: the readings cost CPU a page). A
+    feed written in UTC (or with no zone) says no: its day is the page's only for the posts far
+    enough from midnight, which a sample may happen to hold only."""
     pairs = []
     for html, url, entry in pages:
+        given = entry.get("published") or entry.get("updated")
+        if given and not zoned(given):
+            return False
         rec = extract_root(parse_html(html, url), html, rules, url=url)
         if (rec.get("sources") or {}).get("published") != "rule":
             continue  # no day of the page's own to compare with
-        pairs += [(given, rec.get("published")) for given in (url_day(url), entry_day(entry)) if given]
+        pairs += [(g, rec.get("published")) for g in (url_day(url), given) if g]
     return days_exact(pairs)
 
 

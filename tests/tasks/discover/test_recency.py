@@ -123,6 +123,10 @@ def test_read_cut_judges_the_days_read_from_the_top():
     assert read_cut([old, older_, new], since, starts_new=True) is None  # the home page: a widget of old posts first
     assert read_cut([newer, old, older_], since, starts_new=True) == 1
     assert read_cut([newer, "2020-02-29"], since) is None  # a day's margin: maybe new
+    # the days known below the cut must run newest first too: a listing in another order (by
+    # updates: toliman-es) opens newest first and lists a new post below an old one
+    assert read_cut([newer, new, old, older_], since) == 2
+    assert read_cut([newer, new, old, new], since) is None
 
 
 
@@ -166,3 +170,9 @@ def test_since_cut_leaves_the_margin_only_for_exact_days():
     assert not recency.older("2020-02-29", recency.since_cut("2020-03-01", False))  # (kept: time zones)
     assert not recency.older("2020-03-01", recency.since_cut("2020-03-01", True))
     assert recency.since_cut(None, True) is None
+
+
+def test_zoned_dates_carry_an_offset_other_than_utcs():
+    assert recency.zoned("2018-12-05T11:11:52+09:00") and recency.zoned("2018-12-05T11:11:52.5-0300")
+    assert not recency.zoned("2018-12-05T11:11:52+00:00")  # (a feed in UTC: maybe a day off the page's)
+    assert not recency.zoned("2018-12-05T11:11:52Z") and not recency.zoned("2018-12-05") and not recency.zoned(None)
