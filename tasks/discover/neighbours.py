@@ -1,7 +1,7 @@
 """A post's neighbours: the previous and next posts its page links to, and what a chain of them proves.
 
 Most blog templates link each post to the post before and after it (`rel="prev"`/`rel="next"`,
-or a link marked "previous"/"older"/"next"/"newer" by its class or id). Read from the newest
+a link marked "previous"/"older"/"next"/"newer" by its class or id, or "« title" / "title »"). Read from the newest
 post down, these links visit every post in date order: once the chain of posts read reaches
 a post older than `since`, every post newer than `since` is on it, and an update crawl needs
 no other listing (issue 35). The direction a theme gives its links is not trusted (one theme's
@@ -25,6 +25,9 @@ __all__ = ["neighbour_links", "walk", "MAX_CHAIN", "PENDING", "BROKEN", "REACHED
 MAX_CHAIN = 1000  # posts walked at most (a longer chain proves nothing: the listings are read)
 _MARK = re.compile(r"(?:^|[^a-z])(?:prev|previous|older|next|newer)(?:[^a-z]|$)", re.I)
 _REL = {"prev", "previous", "next"}
+# a link's text opening or closing with an arrow or angle quote ("« Older title", "Newer title »"),
+# as templates with no rel and no class write their previous/next links
+_ARROW = re.compile(r"^\s*[«‹←⟵◄]|[»›→⟶►]\s*$")
 _LEVELS = 3  # the link and its ancestors up to this many levels looked at for a mark
 
 PENDING, BROKEN, REACHED = "pending", "broken", "reached"
@@ -47,7 +50,8 @@ def _marked_by_name(a) -> bool:
 
 def neighbour_links(root, base_url: str, posts: list[str]) -> list[str]:
     """The links among `posts` (canonical post URLs of the page) that the page marks as its
-    previous and next posts: those marked by `rel` where any is, else by class or id. At most
+    previous and next posts: those marked by `rel` where any is, else by class or id, else by an
+arrow or angle quote opening or closing their text ("« title", "title »"). At most
     two distinct URLs, else none (a page marking many links, a list of older posts, says nothing
     of its own neighbours)."""
     if root is None or not posts:
@@ -55,6 +59,7 @@ def neighbour_links(root, base_url: str, posts: list[str]) -> list[str]:
     wanted, me = set(posts), canonical(base_url)
     by_rel: list[str] = []
     by_name: list[str] = []
+    by_arrow: list[str] = []  # "« Previous title" | "Next title »": marked by its text only
     for a in root.iter("a", "link"):
         href = a.get("href")
         if not href:
@@ -69,7 +74,9 @@ def neighbour_links(root, base_url: str, posts: list[str]) -> list[str]:
             by_rel.append(u)
         elif a.tag == "a" and _marked_by_name(a):
             by_name.append(u)
-    found = list(dict.fromkeys(by_rel or by_name))
+        elif a.tag == "a" and _ARROW.search(a.text_content() or ""):
+            by_arrow.append(u)
+    found = list(dict.fromkeys(by_rel or by_name or by_arrow))
     return found if len(found) <= 2 else []
 
 

@@ -25,6 +25,17 @@ def test_links_marked_by_class_or_id_where_no_rel_is():
     assert sorted(neighbour_links(root, BASE, [A, B, C])) == sorted([A, B])
 
 
+def test_links_marked_by_an_arrow_in_their_text_where_nothing_else_marks_them():
+    """Movable Type 2's "« Older title | Main | Newer title »" (hedong-zh): no rel, no class."""
+    root = _root(f'<p><a href="{B}">&laquo; Older title</a> | <a href="/">Main</a> | <a href="{A}">Newer title &raquo;</a></p>'
+                 f'<p>see <a href="{C}">an older post</a></p>')
+    assert sorted(neighbour_links(root, BASE, [A, B, C])) == sorted([A, B])
+    listed = "".join(f'<li><a href="{u}">&raquo; {u[-2]}</a></li>' for u in (A, B, C))  # a list: three marked
+    assert neighbour_links(_root(f"<ul>{listed}</ul>"), BASE, [A, B, C]) == []
+    marked = _root(f'<a href="{A}" class="next">Newer</a> <a href="{B}">&laquo; Older</a>')
+    assert neighbour_links(marked, BASE, [A, B, C]) == [A]  # a class mark wins over an arrow
+
+
 def test_rel_marks_win_over_names():
     root = _root(f'<a href="{A}" rel="prev">A</a><div class="next-posts"><a href="{B}">B</a><a href="{C}">C</a></div>')
     assert neighbour_links(root, BASE, [A, B, C]) == [A]
