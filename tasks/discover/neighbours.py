@@ -74,7 +74,7 @@ arrow or angle quote opening or closing their text ("« title", "title »"). At 
             by_rel.append(u)
         elif a.tag == "a" and _marked_by_name(a):
             by_name.append(u)
-        elif a.tag == "a" and _ARROW.search(a.text_content() or ""):
+        elif a.tag == "a" and _ARROW.search("".join(a.itertext())):
             by_arrow.append(u)
     found = list(dict.fromkeys(by_rel or by_name or by_arrow))
     return found if len(found) <= 2 else []

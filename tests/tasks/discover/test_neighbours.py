@@ -14,6 +14,12 @@ def _root(body: str):
     return html.fromstring(f"<html><body>{body}</body></html>")
 
 
+def _crawler_root(body: str):
+    from tasks.fetch.html import parse_html
+
+    return parse_html(f"<html><body>{body}</body></html>", BASE)
+
+
 def test_rel_prev_and_next_name_the_neighbours():
     root = _root(f'<a href="{A}" rel="next">D</a> <a href="{B}" rel="prev">B</a> <a href="{C}">A</a>')
     assert sorted(neighbour_links(root, BASE, [A, B, C])) == sorted([A, B])
@@ -26,7 +32,9 @@ def test_links_marked_by_class_or_id_where_no_rel_is():
 
 
 def test_links_marked_by_an_arrow_in_their_text_where_nothing_else_marks_them():
-    """Movable Type 2's "« Older title | Main | Newer title »" (hedong-zh): no rel, no class."""
+    """Movable Type 2's "« Older title | Main | Newer title »" (hedong-zh): no rel, no class.
+    (Parsed as the crawler parses: lxml.etree elements, no lxml.html methods.)"""
+    _root = _crawler_root
     root = _root(f'<p><a href="{B}">&laquo; Older title</a> | <a href="/">Main</a> | <a href="{A}">Newer title &raquo;</a></p>'
                  f'<p>see <a href="{C}">an older post</a></p>')
     assert sorted(neighbour_links(root, BASE, [A, B, C])) == sorted([A, B])
