@@ -791,3 +791,18 @@ def test_a_sitemap_an_index_names_is_left_once_the_new_posts_are_covered(rt):
     update.cover(rt, cid, update.chain.CHAIN_COVER)
     assert update.before_sitemap(rt, cid, f"{home}sitemap-pt-post-2019-02.xml", child) == "sitemap_nested"
     assert update.before_sitemap(rt, cid, f"{home}sitemap-pt-post-2019-02.xml", dict(child, options={})) is None
+
+
+def test_a_post_whose_neighbour_links_cannot_be_read_is_read_all_the_same(rt, monkeypatch):
+    """The chain only saves requests: where reading a post's previous/next links fails, the
+    error goes to the crawl's report and the post's links are followed as without a chain."""
+    def unreadable(*a, **k):
+        raise AttributeError("no such method")
+
+    monkeypatch.setattr(update.chain, "neighbour_links", unreadable)
+    home = "http://upd-chain-error.example/"
+    cid, ctx = _crawl(rt, home)
+    e, d = f"{home}2020/05/05/e/", f"{home}2020/04/04/d/"
+    keep, _, _ = update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    assert keep == [d]
+    assert any("previous/next links unreadable" in json.dumps(x) for x in rt.state.errors(cid)), rt.state.errors(cid)

@@ -338,7 +338,12 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         _learned(rt, crawl_id, url, published, home)
         if page is not None and not page.garbled:  # its previous/next links: a chain down past since?
             # (a neighbour outside the post pattern is a post all the same: a blog with two URL schemes)
-            chain.noted(rt, crawl_id, url, page.root, posts + _maybe(others, home), since, base=page.final_url)
+            try:
+                chain.noted(rt, crawl_id, url, page.root, posts + _maybe(others, home), since, base=page.final_url)
+            except Exception as e:  # the chain only saves requests: a page it cannot read is still read
+                if isinstance(e, (ConnectionError, TimeoutError)) or type(e).__module__.startswith("redis"):
+                    raise  # (Redis down: the page's task is retried as any)
+                rt.state.add_error(crawl_id, url, "chain", f"previous/next links unreadable: {type(e).__name__}: {e}")
         if older(published, since):
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}
