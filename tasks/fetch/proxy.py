@@ -358,21 +358,22 @@ def _relay(a: socket.socket, b: socket.socket, deadline: float) -> None:
         b.close()
 
 
-def _is_style(url: str, accept: str) -> bool:
-    """A stylesheet, by what the browser accepts (Chromium asks `text/css,*/*;q=0.1`) or the URL's extension."""
-    if accept.lower().startswith("text/css"):
+def _is_kind(url: str, accept: str, accepted: str, extension: re.Pattern) -> bool:
+    """Is the request for a resource of one kind, by what the browser accepts (`accepted` first:
+    Chromium asks stylesheets with `text/css,*/*;q=0.1`, images with `image/...`) or the URL's extension?"""
+    if accept.lower().startswith(accepted):
         return True
     try:
-        return bool(_STYLE.search(urlsplit(url).path))
+        return bool(extension.search(urlsplit(url).path))
     except ValueError:
         return False
+
+
+def _is_style(url: str, accept: str) -> bool:
+    """A stylesheet."""
+    return _is_kind(url, accept, "text/css", _STYLE)
 
 
 def _is_picture(url: str, accept: str) -> bool:
-    """An image, a font or a media file, by what the browser accepts or the URL's extension."""
-    if accept.lower().startswith("image/"):
-        return True
-    try:
-        return bool(_PICTURE.search(urlsplit(url).path))
-    except ValueError:
-        return False
+    """An image, a font or a media file."""
+    return _is_kind(url, accept, "image/", _PICTURE)
