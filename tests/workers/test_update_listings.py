@@ -806,3 +806,18 @@ def test_a_post_whose_neighbour_links_cannot_be_read_is_read_all_the_same(rt, mo
     keep, _, _ = update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
     assert keep == [d]
     assert any("previous/next links unreadable" in json.dumps(x) for x in rt.state.errors(cid)), rt.state.errors(cid)
+
+
+def test_other_listings_wait_for_a_sitemap_the_blog_names_to_be_read(rt):
+    """A sitemap the blog names may cover the new posts by its lastmods: until it is read, tag
+    and category pages wait (yasoob read thirty of them, or none, by which came first)."""
+    home = "http://upd-sitemap-named.example/"
+    cid, ctx = _crawl(rt, home)
+    _home_read(rt, cid, ctx, home)  # no numbered listing, no chain ahead
+    tag = f"{home}tag/x/"
+    rt.state.add_sitemaps(cid, {f"{home}sitemap.xml": {"guessed": False, "next": []}})
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT
+    rt.state.mark_done(cid, f"{home}sitemap.xml")  # read, covering nothing
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
+    rt.state.add_sitemaps(cid, {f"{home}wp-sitemap.xml": {"guessed": True, "next": []}})  # a guess: no wait
+    assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None

@@ -192,9 +192,18 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
                 and not chain.named(rt, crawl_id, url, since) and waits.one_more(rt, crawl_id, url, progress=True):
             return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
         return why
-    if listing and _unresolved(crawl) and waits.one_more(rt, crawl_id, url, progress=True):
-        return WAIT  # the home's listing, read in page order, may soon say it is not needed
+    if listing and (_unresolved(crawl) or _sitemap_ahead(rt, crawl_id)) and waits.one_more(rt, crawl_id, url, progress=True):
+        return WAIT  # the home's listing, read in page order, or a sitemap's lastmods may soon say it is not needed
     return None
+
+
+def _sitemap_ahead(rt, crawl_id: str) -> bool:
+    """Is a sitemap the blog names (not a guess) queued and not read yet? Its lastmods may cover
+    the new posts (yasoob: thirty category pages read, or not, by which came first)."""
+    k = Keys(crawl_id)
+    metas = rt.state.r.hgetall(k.sitemaps) or {}
+    named = [u for u, m in metas.items() if not json.loads(m).get("guessed")]
+    return bool(named) and not all(rt.state.r.smismember(k.done, named))
 
 
 def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
