@@ -58,7 +58,11 @@ def reduce(rt, crawl_id: str, results: list) -> dict:
     rules = _checked(rt, crawl_id, rules, pages, blog.get("home") or "")
     others = [blog.get("home"), blog.get("feed")]
     pattern = learn_post_pattern(blog.get("entry_urls") or [], [o for o in others if o])
-    exact = bool(st.options(crawl_id).get("update")) and _days_exact(rules, pages)
+    try:
+        exact = bool(st.options(crawl_id).get("update")) and _days_exact(rules, pages)
+    except Exception as e:  # a page the check cannot read: the margin is kept, the rules stand
+        st.add_error(crawl_id, blog.get("home") or "", "rules", f"comparing the blog's days failed: {type(e).__name__}: {e}")
+        exact = False
     st.save_blog(crawl_id, rules=rules, pattern=pattern, trained_on=len(page_rules), days_exact=exact)
     return rules
 
