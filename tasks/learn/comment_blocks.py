@@ -188,20 +188,55 @@ def _holds_form(el) -> bool:
 MAX_LINED = 200  # blocks of one rule on one page whose date lines are read for names
 
 
+LINE_CHARS = 120  # a date line is short
+
+
 def _date_line_of(el):
-    """The shortest element of `el` that shows a date (its date line), or None."""
-    dated = (d for d in el.iter() if isinstance(d.tag, str) and len(node_text(d)) <= 120 and date_value(d))
-    return min(dated, key=lambda d: len(node_text(d)), default=None)
+    """The shortest element of `el` that shows a date (its date line), or None. Elements whose raw
+    text is already far longer than a line are passed over unread (a block's whole text, read at
+    every level of a long page's candidates, was most of a crawl's CPU: kirkandersen)."""
+    best, best_len = None, LINE_CHARS + 1
+    sizes = _text_sizes(el)
+    for d in el.iter():
+        if not isinstance(d.tag, str) or sizes[d] > 8 * LINE_CHARS:
+            continue
+        n = len(node_text(d))
+        if n < best_len and date_value(d):
+            best, best_len = d, n
+    return best
 
 
-def _named_in_lines(nodes: list, like) -> bool:
+def _text_sizes(el) -> dict:
+    """element -> the characters of its text (its itertext, unnormalised), in one pass up the tree."""
+    sizes: dict = {}
+    for d in reversed(list(el.iter())):  # (children before their parent)
+        n = len(d.text or "") if isinstance(d.tag, str) else 0
+        for c in d:
+            n += sizes.get(c, 0) + len(c.tail or "")
+        sizes[d] = n
+    return sizes
+
+
+def _named_in_lines(nodes: list, like, lined: dict | None = None) -> bool:
     """Blocks whose name is a word of their date line where no element holds it ("Posted by: Ann
     at ...", Ann linked to her site on some comments and not on others): the lines' constant
     words (tasks.learn.comment_lines) give a name on enough of the blocks that have no name
-    element of their own."""
+    element of their own. `lined`: the date lines found already (element -> line), and the
+    verdicts on node lists already judged, across the rules of one learning."""
     if not 3 <= len(nodes) <= MAX_LINED:
         return False
-    lines = [_date_line_of(n) for n in nodes]
+    lined = {} if lined is None else lined
+    key = tuple(nodes)  # (the elements themselves: held, their identity stays theirs)
+    if key not in lined:
+        lined[key] = _judged_lines(nodes, like, lined)
+    return lined[key]
+
+
+def _judged_lines(nodes: list, like, lined: dict) -> bool:
+    for n in nodes:
+        if n not in lined:
+            lined[n] = _date_line_of(n)
+    lines = [lined[n] for n in nodes]
     rule = comment_lines.learn([node_text(x) for x in lines if x is not None])
     if rule is None:  # a line of its own ("Comment from: Ann [Visitor]")
         nested = set(nodes)
@@ -217,6 +252,7 @@ def _candidates(pages) -> list[tuple[str, list, int]]:
     """(rule, nodes per page, blocks that are one comment each) of the rules worth judging,
     best structure first."""
     memo: dict = {}
+    lined: dict = {}  # _named_in_lines' date lines and verdicts, shared by the rules
 
     def like(el):
         if el not in memo:
@@ -238,7 +274,7 @@ def _candidates(pages) -> list[tuple[str, list, int]]:
             # (the reply box may share the comments' class: a block holding a form that holds no
             # comment is left out, not counted against the blocks that are comments)
             nodes = [n for n in found if after(n) and (like(n) or not _holds_form(n))]
-            if nodes and sum(map(like, nodes)) < COMMENT_LIKE * len(nodes) and not _named_in_lines(nodes, like):
+            if nodes and sum(map(like, nodes)) < COMMENT_LIKE * len(nodes) and not _named_in_lines(nodes, like, lined):
                 nodes = []
             per_page.append(nodes)
             total += len(nodes)

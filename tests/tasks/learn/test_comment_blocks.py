@@ -371,3 +371,18 @@ def test_names_in_a_title_line_of_their_own_on_a_post_read_alone():
     got = extract_comments(root, rule, url, url)
     assert [c["author"] for c in got] == people
     assert [c["published"][:10] for c in got] == [f"2007-09-0{2 + i}" for i in range(6)]
+
+
+def test_a_blocks_date_line_is_found_without_reading_its_long_parts():
+    """_date_line_of passes over elements whose text is far longer than a line (their sizes
+    counted in one pass up the tree, as itertext counts them)."""
+    from tasks.fetch.html import parse_html
+    from tasks.learn.comment_blocks import _date_line_of, _text_sizes
+
+    long = "words " * 400
+    root = parse_html(f"<html><body><div class='c'><p>{long}<!-- a note --><b>{long}</b>tail</p>"
+                      "<p class='by'>Posted by: Ann at March 3, 2010 10:14 PM</p></div></body></html>", "http://x.example/")
+    block = root.xpath("//div")[0]
+    sizes = _text_sizes(block)
+    assert all(sizes[el] == len("".join(el.itertext())) for el in block.iter() if isinstance(el.tag, str))
+    assert _date_line_of(block).get("class") == "by"
