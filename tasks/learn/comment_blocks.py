@@ -194,7 +194,7 @@ LINE_CHARS = 120  # a date line is short
 def _date_line_of(el):
     """The shortest element of `el` that shows a date (its date line), or None. Elements whose raw
     text is already far longer than a line are passed over unread (a block's whole text, read at
-    every level of a long page's candidates, was most of a crawl's CPU: kirkandersen)."""
+    every level of a long page's candidates, was most of a held-out blog's crawl CPU)."""
     best, best_len = None, LINE_CHARS + 1
     sizes = _text_sizes(el)
     for d in el.iter():

@@ -199,7 +199,7 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
 
 def _sitemap_ahead(rt, crawl_id: str) -> bool:
     """Is a sitemap the blog names (not a guess) queued and not read yet? Its lastmods may cover
-    the new posts (yasoob: thirty category pages read, or not, by which came first)."""
+    the new posts (a blog read thirty category pages, or none, by which came first)."""
     k = Keys(crawl_id)
     metas = rt.state.r.hgetall(k.sitemaps) or {}
     named = [u for u, m in metas.items() if not json.loads(m).get("guessed")]
