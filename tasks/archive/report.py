@@ -194,7 +194,20 @@ def summarise(info: dict, blog: dict, records: list[dict], errors: list[dict],
         "errors": error_groups(errors),
         "phases": phases(info),
         "warnings": dict(info.get("warnings") or {}),
+        "rendering": rendering(blog),
     }
+
+
+RENDERED = {"all": "every page", "posts": "post pages", False: "no page"}
+
+
+def rendering(blog: dict) -> dict | None:
+    """Which pages a browser drew, and why (--js auto's decision and what it saw on the sample):
+    an archivist reading the report knows whether the records are the pages as served."""
+    if "js" not in blog:
+        return None
+    js = blog.get("js")
+    return {"decision": js, "pages": RENDERED.get(js, str(js)), "reason": str(blog.get("js_reason") or "")[:2000]}
 
 
 # ----------------------------------------------------------------------------- HTML
@@ -248,6 +261,9 @@ def _section_overview(f: dict) -> str:
         miss = f["missing_against"][source]
         mark = f"<span class='bad'>{miss} missing</span>" if miss else "<span class='ok'>all found</span>"
         rows.append([f"announced by {_e(source)}", f"{n} ({mark})"])
+    r = f.get("rendering")
+    if r:
+        rows.append(["rendered by a browser", f"{_e(r['pages'])}" + (f": {_e(r['reason'])}" if r["reason"] else "")])
     return "<h2>Overview</h2>" + _table(["", ""], rows)
 
 

@@ -93,6 +93,16 @@ def test_advice_names_each_fault_and_what_to_do():
     assert advice(clean) == [] and "Complete" in render_html(clean)
 
 
+def test_report_says_which_pages_a_browser_drew_and_why():
+    blog = dict(BLOG, js="posts", js_reason="http://b.test/p1/: comments by script (<div id=talk>)")
+    page = render_html(summarise(INFO, blog, RECORDS, []))
+    assert "rendered by a browser</td><td>post pages: http://b.test/p1/: comments by script (&lt;div id=talk&gt;)" in page
+    served = summarise(INFO, dict(BLOG, js=False, js_reason="--js never"), RECORDS, [])
+    assert served["rendering"] == {"decision": False, "pages": "no page", "reason": "--js never"}
+    assert summarise(INFO, BLOG, RECORDS, [])["rendering"] is None  # a crawl that never decided
+    assert "rendered by a browser" not in render_html(summarise(INFO, BLOG, RECORDS, []))
+
+
 def test_bar_chart_marks_empty_months():
     svg = bar_chart({"2012-01": 3, "2012-02": 0, "2012-03": 1}, "t")
     assert svg.count("class='gap'") == 1 and svg.count("class='bar'") == 2
