@@ -35,17 +35,18 @@ def test_a_page_does_not_wait_where_the_crawl_has_nothing_else_to_read(rt):
 
 def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(rt):
     """On a loaded machine the home's listing is read slowly: a listing waiting for it counts
-    only the waits with no page of it read meanwhile (nor a post's neighbours noted), up to
-    WAITS_IN_ALL times its bound in all."""
+    only the waits with no page of it read meanwhile (nor a post's neighbours noted), and waits
+    until PROGRESS_MAX pages of it were read since its first wait, however many waits that takes
+    (its bound in a row between two of them)."""
     home = "http://upd-waits-progress.example/"
     cid = _crawl(rt, home)
     k = Keys(cid)
     tag = f"{home}tag/slow/"
     got = []
-    for i in range(waits.MAX_WAITS * waits.WAITS_IN_ALL + 5):
+    for i in range(waits.PROGRESS_MAX + 5):
         update._read_in_series(rt, cid, (home, i + 2))  # a page of the home's listing read between two waits
         got.append(waits.one_more(rt, cid, tag, progress=True))
-    assert got == [True] * (waits.MAX_WAITS * waits.WAITS_IN_ALL) + [False] * 5
+    assert got == [True] * (waits.PROGRESS_MAX + 1) + [False] * 4  # its first wait, and 100 pages on
     still = f"{home}tag/still/"  # nothing read between its waits: MAX_WAITS, as before
     assert [waits.one_more(rt, cid, still, progress=True) for _ in range(waits.MAX_WAITS + 1)] \
         == [True] * waits.MAX_WAITS + [False]
@@ -53,3 +54,38 @@ def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(
     held = f"{home}tag/held/"
     assert [waits.one_more(rt, cid, held, progress=True) for _ in range(waits.MAX_WAITS + 1)] \
         == [True] * waits.MAX_WAITS + [False]
+
+
+def test_a_wait_is_bounded_by_pages_read_not_by_how_slowly_they_come(rt):
+    """The same pages read, one between every wait or one between every nine: a page that waits
+    for them is released at the same page of the listing, so a loaded machine leaves the same
+    pages unread as a quiet one (counted in waits, the slow crawl ran out of them first)."""
+    released = []
+    for every in (1, waits.MAX_WAITS - 1):
+        home = f"http://upd-waits-pace-{every}.example/"
+        cid = _crawl(rt, home)
+        tag, read = f"{home}tag/t/", 0
+        for i in range(2 * waits.PROGRESS_MAX * every):
+            if i % every == 0:
+                read += 1
+                update._read_in_series(rt, cid, (home, read + 1))
+            if not waits.one_more(rt, cid, tag, progress=True):
+                released.append(read)
+                break
+    assert released == [waits.PROGRESS_MAX + 2] * 2  # (the page read before its first wait, and 101 on)
+
+
+def test_a_page_told_to_read_keeps_its_count_of_waits(rt):
+    """Unwaited (told anything but to wait), a page is counted as waiting no more; told to wait
+    again, its bound still counts from its first wait."""
+    home = "http://upd-waits-unwait.example/"
+    cid = _crawl(rt, home)
+    tag = f"{home}tag/u/"
+    assert waits.one_more(rt, cid, tag, progress=True) and waits.waiting(rt, cid) == 1
+    waits.unwait(rt, cid, tag)
+    assert waits.waiting(rt, cid) == 0
+    for i in range(waits.PROGRESS_MAX):
+        update._read_in_series(rt, cid, (home, i + 2))
+    assert waits.one_more(rt, cid, tag, progress=True) and waits.waiting(rt, cid) == 1
+    update._read_in_series(rt, cid, (home, waits.PROGRESS_MAX + 2))
+    assert not waits.one_more(rt, cid, tag, progress=True) and waits.waiting(rt, cid) == 0
