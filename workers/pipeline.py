@@ -217,9 +217,10 @@ def _process_feed(rt, crawl_id: str, url: str, resp, ctx: dict, chain: Chain | N
         return {"url": url, "error": "feed"}
     since = update.since_of(ctx)
     entries = [e for e in feed.get("entries", []) if e.get("url")]
-    old = [canonical(e["url"]) for e in entries if since and update.older_entry(e, since)]
+    exact = update.exact_of(ctx)
+    old = [canonical(e["url"]) for e in entries if since and update.older_entry(e, since, exact)]
     update.skip(rt, crawl_id, "feed_date", old)  # issue 35: an update crawl leaves the older entries
-    links = [canonical(e["url"]) for e in entries if not (since and update.older_entry(e, since))]
+    links = [canonical(e["url"]) for e in entries if not (since and update.older_entry(e, since, exact))]
     posts, _ = split_links(links, home, lambda u: bool(pattern and is_post(u, pattern)))
     found = traverse.links(rt, crawl_id, posts, [], ctx["options"], traps=TRAP_LIMITS)
     end = rt.state.end_page(crawl_id, url, posts=found.posts, estimates=found.estimates, tie=found.tie,

@@ -63,9 +63,9 @@ def start_traversal(rt, crawl_id: str, rules: dict | None, send: Send) -> None:
     blog = st.blog(crawl_id)
     seeds = {blog["home"]: SEED_PRIORITY}
     # issue 35: an update crawl leaves the feed's posts dated before `since`
-    entry_urls = update.seeds(rt, crawl_id, list(blog.get("entry_urls") or []),
-                              update.since_of({"options": st.options(crawl_id), "blog": blog,
-                                                "since": st.crawl_info(crawl_id).get("since")}))
+    ctx = {"options": st.options(crawl_id), "blog": blog, "since": st.crawl_info(crawl_id).get("since")}
+    entry_urls = update.seeds(rt, crawl_id, list(blog.get("entry_urls") or []), update.since_of(ctx),
+                              update.exact_of(ctx))
     for u in entry_urls:
         seeds.setdefault(u, POST_PRIORITY)
     st.mark_sources(crawl_id, entry_urls, "feed")  # issue 15: sources

@@ -6,9 +6,9 @@ sitemap give, the year/month of a date archive, and the order of its listings (n
 once a listing shows only posts older than `since`, its next pages show older ones still).
 
     older(day, since)                   a day before `since` (one day's margin: time zones)
-    days_exact(pairs)                   do a blog's URLs and feed give the days its pages print?
+    days_exact(pairs, printed)          do a blog's URLs and zoned feed give the days its pages print?
     since_cut(since, exact)             the `since` older() is given (no margin for such a blog)
-    entry_day(entry)                    the day a feed entry is of (published, updated, its URL's)
+    entry_day(entry, exact)             the day a feed entry is of (published, updated, its URL's)
     archive_end(url, home)              the last day a date archive (/2019/, /2019/05/) covers
     series(url)                         (the listing a page number belongs to, the number)
     listing_cut(days)                   which of a listing's post links (document order) are old
@@ -53,11 +53,18 @@ def day_of(value: str | None) -> str | None:
     return value[:10]
 
 
-def entry_day(e: dict | None) -> str | None:
-    """The day a feed entry is of: its published, else its updated, else its URL's day."""
+def entry_day(e: dict | None, exact: bool = False) -> str | None:
+    """The day a feed entry is of: its published, else its updated, else its URL's day. With
+    `exact` (older() is given since_cut(since, True): no time zones' margin), a date that carries
+    no zone of its own (a feed in UTC, a bare day) is given as the latest local day it may be, the
+    day after: the margin such a date still needs."""
     if not e:
         return None
-    return day_of(e.get("published")) or day_of(e.get("updated")) or url_day(e.get("url"))
+    given = e.get("published") if day_of(e.get("published")) else e.get("updated")
+    day = day_of(given)
+    if not day:
+        return url_day(e.get("url"))
+    return _minus(day, -MARGIN_DAYS) if exact and not zoned(given) else day
 
 
 def _minus(day: str, days: int) -> str:
@@ -74,14 +81,18 @@ def older(day: str | None, since: str | None, margin: int = MARGIN_DAYS) -> bool
     return bool(d and s and d < _minus(s, margin))
 
 
-def days_exact(pairs: list[tuple[str | None, str | None]]) -> bool:
-    """Are the days a blog's URLs and feed give (`pairs`: (given, printed) for each training page
-    whose date rule read a day) the days its post pages print, on every page compared and on at
-    least EXACT_MIN different days? Then a day they give before `since` is a post older than `since`: the
-    time zones' margin (a URL written in UTC, a feed in another zone than the page) is not needed."""
-    pairs = [(day_of(g), day_of(p)) for g, p in pairs]
+def days_exact(pairs: list[tuple[str | None, str | None]], printed: set[str] | list[str] | None = None) -> bool:
+    """Are the days a blog gives (`pairs`: (given, printed) for each training page whose date rule
+    read a day; given: its URL's day or month, its feed entry's day where the date carries a zone)
+    the days its post pages print, on every page compared, with the pages printing at least
+    EXACT_MIN different days (`printed`, else the pairs' own)? Then a day they give before `since`
+    is a post older than `since`, and a day a page prints is compared as it is: the time zones'
+    margin (a URL written in UTC, a feed in another zone than the page) is not needed. A date
+    with no zone (a feed in UTC) is no veto: entry_day(exact=True) gives it its margin."""
+    pairs = [(g if g and re.fullmatch(r"\d{4}-\d\d", g) else day_of(g), day_of(p)) for g, p in pairs]
     pairs = [(g, p) for g, p in pairs if g and p]
-    return len({p for _, p in pairs}) >= EXACT_MIN and all(g == p for g, p in pairs)
+    days = {day_of(d) for d in printed or ()} | {p for _, p in pairs}
+    return len(days - {None}) >= EXACT_MIN and all(p.startswith(g) for g, p in pairs)
 
 
 def zoned(value: str | None) -> bool:

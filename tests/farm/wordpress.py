@@ -350,6 +350,11 @@ class WordPress(Blog):
                 f'\t<language>{self.lang}</language>\n\t<sy:updatePeriod>hourly</sy:updatePeriod>\n'
                 f'\t<generator>https://wordpress.org/?v=6.4.2</generator>\n' + "".join(items) + "</channel>\n</rss>\n")
 
+    def _feed_time(self, p):
+        """A post's time in its feed: in the blog's zone, or in UTC (option feed_clock="utc", as
+        WordPress writes its feeds: "+0000", a day off the page's for a post near midnight)."""
+        return p.published.astimezone(dt.timezone.utc) if self.options.get("feed_clock") == "utc" else p.published
+
     def feed(self, o, paged: str) -> Reply | None:
         k = page_number(paged)
         if not k or k > self.feed_pages():
@@ -362,7 +367,7 @@ class WordPress(Blog):
             items.append(
                 f"\t<item>\n\t\t<title>{esc(p.title)}</title>\n\t\t<link>{o}{p.path}</link>\n"
                 f"\t\t<comments>{o}{p.path}#{'comments' if p.comments else 'respond'}</comments>\n"
-                f"\t\t<dc:creator>{cdata(p.author.name)}</dc:creator>\n\t\t<pubDate>{T.rfc822(p.published)}</pubDate>\n"
+                f"\t\t<dc:creator>{cdata(p.author.name)}</dc:creator>\n\t\t<pubDate>{T.rfc822(self._feed_time(p))}</pubDate>\n"
                 f"{cats}\t\t<guid isPermaLink=\"false\">{o}/?p={p.id}</guid>\n"
                 f"\t\t<description>{cdata(self.excerpt(p))}</description>\n{content}"
                 f"\t\t<wfw:commentRss>{o}{p.path}feed/</wfw:commentRss>\n"

@@ -19,7 +19,7 @@ import json
 from tasks.discover.neighbours import BROKEN, MAX_CHAIN, PENDING, REACHED, neighbour_links, walk
 from tasks.discover.recency import day_of, entry_day, older
 from tasks.text.dates import url_day, url_latest_day
-from workers.discover import proof
+from workers.discover import listed, proof
 from workers.discover.proof import CHAIN_COVER  # noqa: F401 (the chain's proof)
 from workers.keys import Keys
 
@@ -99,9 +99,10 @@ def _known_days(rt, crawl_id: str, urls: list[str], bound: bool = False) -> dict
     out = {u: url_day(u) for u in urls}
     rest = [u for u, d in out.items() if not d]
     if rest:
+        exact = listed.days_exact(rt, crawl_id)  # (the chain is judged on since's cut: a UTC feed's margin)
         for u, e in zip(rest, rt.state.r.hmget(Keys(crawl_id).entries, rest)):
             if e:
-                out[u] = entry_day(json.loads(e))
+                out[u] = entry_day(json.loads(e), exact)
     if bound:
         out = {u: d or url_latest_day(u) for u, d in out.items()}
     return out

@@ -102,12 +102,13 @@ def judge(rt, crawl_id: str, listing: str, *, home: str) -> int | None:
 
 def _since(rt, crawl_id: str) -> str:
     """The crawl's `since` as older() is given it (update.since_of: the blog's days exact or not)."""
-    k = Keys(crawl_id)
-    with rt.state.r.pipeline(transaction=False) as p:
-        p.hget(k.crawl, "since")
-        p.hget(k.blog, "days_exact")
-        since, exact = p.execute()
-    return since_cut(since, bool(exact and json.loads(exact))) or ""
+    return since_cut(rt.state.r.hget(Keys(crawl_id).crawl, "since"), days_exact(rt, crawl_id)) or ""
+
+
+def days_exact(rt, crawl_id: str) -> bool:
+    """The blog's `days_exact` (update.exact_of, where no page context is at hand)."""
+    exact = rt.state.r.hget(Keys(crawl_id).blog, "days_exact")
+    return bool(exact and json.loads(exact))
 
 
 def judging(rt, crawl_id: str, listing: str) -> bool:

@@ -71,7 +71,13 @@ def since_of(ctx: dict) -> str | None:
     options = ctx.get("options") or {}
     if not options.get("update") or options.get("scheduled"):
         return None  # a scheduled update's since is the last crawl's time, no publication date
-    return since_cut(ctx.get("since"), bool((ctx.get("blog") or {}).get("days_exact")))
+    return since_cut(ctx.get("since"), exact_of(ctx))
+
+
+def exact_of(ctx: dict) -> bool:
+    """Is since_of(ctx) the cut of a blog whose days are exact? Then a feed entry's date with no
+    zone of its own keeps its margin by itself (recency.entry_day(e, exact=True))."""
+    return bool((ctx.get("blog") or {}).get("days_exact"))
 
 
 def skip(rt, crawl_id: str, reason: str, urls: list[str]) -> int:
@@ -112,19 +118,20 @@ def training_order(entries: list[dict], since: str, keep_old: int) -> list[dict]
     return new + old[:max(0, keep_old - len(new))]
 
 
-def older_entry(e: dict, since: str) -> bool:
-    """A feed entry dated before `since` (its published, else updated, else its URL's day)."""
-    return older(entry_day(e), since)
+def older_entry(e: dict, since: str, exact: bool = False) -> bool:
+    """A feed entry dated before `since` (its published, else updated, else its URL's day;
+    `exact`: `since` is the cut of a blog whose days are exact, recency.entry_day)."""
+    return older(entry_day(e, exact), since)
 
 
-def seeds(rt, crawl_id: str, urls: list[str], since: str | None) -> list[str]:
+def seeds(rt, crawl_id: str, urls: list[str], since: str | None, exact: bool = False) -> list[str]:
     """The feed's post URLs to queue: an update crawl leaves those dated before `since`."""
     if not since or not urls:
         return urls
     raw = rt.state.r.hmget(Keys(crawl_id).entries, urls)
     keep, old = [], []
     for u, e in zip(urls, raw):
-        day = entry_day(json.loads(e) if e else {"url": u})
+        day = entry_day(json.loads(e) if e else {"url": u}, exact)
         (old if older(day, since) else keep).append(u)
     skip(rt, crawl_id, "feed_date", old)
     if keep:  # posts to be read: their previous/next links will be judged (`_unresolved`)
@@ -297,8 +304,8 @@ def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None
     page read: a neighbour, a widget), `_listed_left` (a day in its URL says it may be new), or
     held from an earlier crawl (`_held`)."""
     entry = ctx.get("entry")
-    if entry and older_entry(entry, since):  # (queued by a link: the feed dates it before since)
-        _learned(rt, crawl_id, url, entry_day(entry), ctx["blog"]["home"])  # its listing judged as if read
+    if entry and older_entry(entry, since, exact_of(ctx)):  # (queued by a link: the feed dates it before since)
+        _learned(rt, crawl_id, url, entry_day(entry, exact_of(ctx)), ctx["blog"]["home"])  # its listing judged as if read
         return "feed_date"
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
     covered = None if url_day(url) else crawl.get("covered")
@@ -472,7 +479,7 @@ def _days(rt, crawl_id: str, ctx: dict, posts: list[str]) -> list[str | None]:
         records = rt.state.raw.hmget(k.records, unknown)  # compressed JSON (State.record)
         known = {}
         for u, e, r in zip(unknown, entries, records):
-            d = entry_day(json.loads(e)) if e else None
+            d = entry_day(json.loads(e), exact_of(ctx)) if e else None
             if not d and r:
                 d = day_of((unpack(r) or {}).get("published"))
             known[u] = d

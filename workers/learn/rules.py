@@ -2,7 +2,7 @@
 page), then reduced by vote (its callback) with the post URL pattern (tasks.learn.fields)."""
 from __future__ import annotations
 
-from tasks.discover.recency import days_exact, zoned
+from tasks.discover.recency import day_of, days_exact, zoned
 from tasks.discover.urls import learn_post_pattern
 from tasks.extract.fallback import GENERIC_NOTE
 from tasks.extract.generic import page_content
@@ -11,7 +11,7 @@ from tasks.fetch.html import parse_html
 from tasks.fetch.http import FetchError
 from tasks.learn.fields import learn_page, reduce_rules
 from tasks.learn.plausible import checked_rules
-from tasks.text.dates import url_day
+from tasks.text.dates import url_day, url_latest_day
 from workers import limits
 from workers.fetch import rendering
 from workers.fetch.pages import cached, page_at
@@ -81,21 +81,24 @@ def _pages(rt, crawl_id: str, urls: list[str]) -> list[tuple[str, str, dict]]:
 
 
 def _days_exact(rules: dict, pages: list[tuple[str, str, dict]]) -> bool:
-    """Do the blog's URLs and feed give the days its pages print (recency.days_exact), as the
-    elected date rule reads them on the training pages? An update crawl then leaves a post they
-    date the day before `since` (only an update crawl asks: the readings cost CPU a page). A
-    feed written in UTC (or with no zone) says no: its day is the page's only for the posts far
-    enough from midnight, which a sample may happen to hold only."""
-    pairs = []
+    """Do the blog's URLs (their day, or their month) and its feed's zoned dates give the days its
+    pages print (recency.days_exact), as the elected date rule reads them on the training pages?
+    An update crawl then compares the days pages print, and the days the URLs give, with `since`
+    as they are: it leaves a post they date the day before `since` (only an update crawl asks: the
+    readings cost CPU a page). A feed written in UTC (or with no zone) is no evidence: its day is
+    the page's only for the posts far enough from midnight, which a sample may happen to hold
+    only; its days keep their margin (recency.entry_day)."""
+    pairs, printed = [], set()
     for html, url, entry in pages:
-        given = entry.get("published") or entry.get("updated")
-        if given and not zoned(given):
-            return False
         rec = extract_root(parse_html(html, url), html, rules, url=url)
-        if (rec.get("sources") or {}).get("published") != "rule":
+        if (rec.get("sources") or {}).get("published") != "rule" or not day_of(rec.get("published")):
             continue  # no day of the page's own to compare with
-        pairs += [(g, rec.get("published")) for g in (url_day(url), given) if g]
-    return days_exact(pairs)
+        day = day_of(rec.get("published"))
+        printed.add(day)
+        given = entry.get("published") or entry.get("updated")
+        month = url_latest_day(url)
+        pairs += [(g, day) for g in (url_day(url) or (month and month[:7]), given if zoned(given) else None) if g]
+    return days_exact(pairs, printed)
 
 
 def _checked(rt, crawl_id: str, rules: dict, pages: list, home: str) -> dict:

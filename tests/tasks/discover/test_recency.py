@@ -163,6 +163,35 @@ def test_days_exact_where_every_given_day_is_the_printed_one_on_enough_days():
     assert recency.days_exact(agree + [(None, "2020-05-10")])  # (nothing given: nothing compared)
 
 
+def test_days_exact_compares_months_given_and_counts_the_days_printed():
+    """A URL that gives a month (/2020/05/slug.html) is compared by its month; a blog whose URLs
+    give no date, and whose feed gives none with a zone, has only its printed days: they are
+    exact where the pages print enough different days (a feed in UTC keeps its margin itself)."""
+    printed = {f"2020-05-{d:02d}" for d in range(1, recency.EXACT_MIN + 1)}
+    months = [("2020-05", p) for p in sorted(printed)]
+    assert recency.days_exact(months)
+    assert not recency.days_exact(months + [("2020-04", "2020-05-01")])  # a month off: the margin stays
+    assert recency.days_exact([], printed)
+    assert not recency.days_exact([], sorted(printed)[:-1])  # too few days printed to tell
+    assert not recency.days_exact([("2020-05-02", "2020-05-01")], printed)
+
+
+def test_an_entry_without_a_zone_keeps_its_margin_on_an_exact_blogs_cut():
+    """On the cut of a blog whose days are exact (since_cut(since, True)), a feed date in UTC is
+    the latest local day it may be: the post of since's own day, written in UTC the day before,
+    is not taken for old; a zoned date, and a URL's day, are compared as they are."""
+    cut = recency.since_cut("2018-12-05", True)
+    utc = {"url": "http://b.example/p/", "published": "2018-12-04T23:30:00+00:00"}  # 12-05 on the page (+01:00)
+    assert recency.entry_day(utc) == "2018-12-04" and recency.entry_day(utc, exact=True) == "2018-12-05"
+    assert not recency.older(recency.entry_day(utc, exact=True), cut)
+    zoned = {"url": "http://b.example/q/", "published": "2018-12-04T23:30:00+01:00"}
+    assert recency.older(recency.entry_day(zoned, exact=True), cut)  # its own day: before since
+    by_url = {"url": "http://b.example/2018/12/04/r/"}
+    assert recency.entry_day(by_url, exact=True) == "2018-12-04"
+    assert recency.entry_day({"url": "u", "updated": "2018-12-04"}, exact=True) == "2018-12-05"  # a bare day
+    assert recency.entry_day(None, exact=True) is None
+
+
 def test_since_cut_leaves_the_margin_only_for_exact_days():
     assert recency.since_cut("2020-03-01T12:00:00Z", False) == "2020-03-01"
     assert recency.since_cut("2020-03-01", True) == "2020-03-02"
