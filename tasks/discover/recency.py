@@ -234,10 +234,15 @@ MAX_ITEM_LEVELS = 5  # ancestors of a post link searched for the listing item th
 MAX_DATE_TEXT = 60  # characters of a text node read as a printed date
 
 
-def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
+def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> dict[str, str]:
     """The day a listing prints beside each of its post links (a card's <time>, an archive
-    line's "14 March 2003"): url -> ISO day. A link's item is its largest ancestor (a few
-    levels up) that holds no other post's link; its date is the item's first <time datetime>,
+    line's "14 March 2003"): url -> ISO day. The listing's items are the links at one place (the
+    same tags and classes a few levels up: a card's title), the place whose items show the most
+    days (a "recent posts" widget on every page, with more links and no day, is no listing's
+    items; a link outside the items, in a widget or an excerpt, gets no day). A link's item is
+    its largest ancestor (a few levels up) that holds no other item's link; its date is the
+    item's first <time> (the day its text shows, else its datetime's; a datetime in UTC with
+    `exact`, older() being given since_cut(since, True), as the latest local day it may be),
     else its first short text that reads as a date. Links whose item shows none are left out."""
     wanted = set(posts)
     if not wanted or root is None:
@@ -245,8 +250,22 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
     links: dict = {}
     for a, u in _anchors(root, base_url, wanted):
         links.setdefault(a, u)
-    owner: dict = {}  # element -> the post links below it (at the items' own place: `_item_links`)
-    for a, u in _item_links(links).items():
+    at: dict = {}
+    for a, u in links.items():
+        at.setdefault(_place(a), {})[a] = u
+    groups = [g for g in at.values() if len(set(g.values())) >= 2] or [links]
+    best: dict[str, str] = {}
+    for group in groups:
+        days = _items_days(group, exact)
+        if len(days) > len(best):
+            best = days
+    return best
+
+
+def _items_days(links: dict, exact: bool = False) -> dict[str, str]:
+    """url -> day of each link's item, the items being bounded by one another (`printed_days`)."""
+    owner: dict = {}  # element -> the links' URLs below it
+    for a, u in links.items():
         el = a
         for _ in range(MAX_ITEM_LEVELS):
             el = el.getparent()
@@ -263,7 +282,7 @@ def printed_days(root, base_url: str, posts: list[str]) -> dict[str, str]:
             if el is None or owner.get(el, {u}) != {u}:
                 break
             item = el
-        day = _item_day(item) if item is not None else None
+        day = _item_day(item, exact) if item is not None else None
         if day:
             out[u] = day
     return out
@@ -304,20 +323,6 @@ def _anchors(root, base_url: str, wanted: set[str]):
             yield a, u
 
 
-def _item_links(links: dict) -> dict:
-    """The links that stand for the listing's items: those at the place most of its post links
-    share (the same tags and classes a few levels up: a card's title), not the links a post's
-    excerpt holds (which would make a card look like it held two posts, and show no day)."""
-    at: dict = {}
-    for a, u in links.items():
-        at.setdefault(_place(a), set()).add(u)
-    top = max(at.values(), key=len, default=set())
-    if len(top) < 2:
-        return links
-    key = next(k for k, us in at.items() if us is top)
-    return {a: u for a, u in links.items() if _place(a) == key}
-
-
 def _place(a, levels: int = 3) -> tuple:
     out, el = [], a
     for _ in range(levels):
@@ -328,9 +333,15 @@ def _place(a, levels: int = 3) -> tuple:
     return tuple(out)
 
 
-def _item_day(item) -> str | None:
+def _item_day(item, exact: bool = False) -> str | None:
     for t in item.iter("time"):
-        day = day_of(t.get("datetime")) or day_of(parse_date(" ".join((t.text or "").split())) or None)
+        given = t.get("datetime")
+        shown = day_of(parse_date(" ".join((t.text or "").split())) or None)
+        if day_of(given) and re.search(r"T\d", given) and not zoned(given):  # a time in UTC (or no zone)
+            if shown and _minus(day_of(given), MARGIN_DAYS) <= shown <= _minus(day_of(given), -MARGIN_DAYS):
+                return shown  # the day the reader sees, in the blog's own zone (a zone's day off at most)
+            return _minus(day_of(given), -MARGIN_DAYS) if exact else day_of(given)
+        day = day_of(given) or shown
         if day:
             return day
     for text in item.itertext():

@@ -821,3 +821,14 @@ def test_other_listings_wait_for_a_sitemap_the_blog_names_to_be_read(rt):
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
     rt.state.add_sitemaps(cid, {f"{home}wp-sitemap.xml": {"guessed": True, "next": []}})  # a guess: no wait
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
+
+
+def test_a_feed_out_of_date_order_proves_nothing_by_its_oldest_entry():
+    """A feed newest first down to a post older than since holds every newer post; a blog that
+    orders its posts by hand lists an old post among new ones, in its feed as in its listings:
+    the new posts after it may be missing from the feed."""
+    e = lambda day: {"url": f"http://b.example/{day}/", "published": f"{day}T10:00:00+02:00"}  # noqa: E731
+    since = "2018-12-05"
+    assert update.feed_reaches_past([e("2019-06-28"), e("2018-12-08"), e("2018-12-01")], since)
+    assert not update.feed_reaches_past([e("2019-06-28"), e("2018-12-06")], since)  # none old
+    assert not update.feed_reaches_past([e("2019-06-28"), e("2018-12-01"), e("2019-05-05")], since)

@@ -105,9 +105,12 @@ def cover(rt, crawl_id: str, why: str) -> None:
 # ------------------------------------------------------------------ discovery
 
 def feed_reaches_past(entries: list[dict], since: str) -> bool:
-    """Does the feed (newest first) list a post older than `since`? Then every newer post is in it."""
-    return any(older(day_of(e.get("published") or e.get("updated")), since) for e in entries
-               if not e.get("pseudo"))
+    """Does the feed, newest first, list a post older than `since`? Then every newer post is in
+    it. A feed in another order (a blog that orders its posts by hand: its feed and listings
+    alike) proves nothing by its oldest entry."""
+    days = [day_of(e.get("published") or e.get("updated")) for e in entries if not e.get("pseudo")]
+    dated = [d for d in days if d]
+    return all(a >= b for a, b in zip(dated, dated[1:])) and any(older(d, since) for d in dated)
 
 
 def training_order(entries: list[dict], since: str, keep_old: int) -> list[dict]:
@@ -373,7 +376,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if maybe and readable:  # the site's pages its menus name (about, friends) are no posts it lists
         menu = navigation_links(page.root, page.final_url)
         maybe = [u for u in maybe if u not in menu and u.rstrip("/") not in menu]
-    printed = printed_days(page.root, page.final_url, posts + maybe) if readable else {}
+    printed = printed_days(page.root, page.final_url, posts + maybe, exact_of(ctx)) if readable else {}
     days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
     # every page would make every listing look new)

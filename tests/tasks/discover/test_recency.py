@@ -99,6 +99,46 @@ def test_a_card_whose_excerpt_links_another_post_still_shows_its_own_day():
         "https://b.test/case/": "2015-07-07", "https://b.test/loops/": "2015-06-30", "https://b.test/intro/": "2015-06-02"}
 
 
+def test_a_widget_of_more_post_links_is_no_listings_items():
+    """A listing of three cards, each with its <time>, beside a "recent posts" widget linking
+    more posts than the listing (no day shown): the cards are the items, each link its own day;
+    a widget's link takes no day from a container around the cards (every post read as the
+    first card's day, a day before since, was left: a new post lost)."""
+    from tasks.discover.recency import printed_days
+    from tasks.fetch.html import parse_html
+
+    card = "<article><h2 class='t'><a href='/{s}/'>T</a></h2><time datetime='{d}T11:00:00+02:00'>x</time></article>"
+    days = {"c": "2018-12-04", "b": "2018-12-07", "a": "2018-12-05"}
+    widget = "".join(f"<li class='w'><a href='/{s}/'>W</a></li>" for s in list(days) + ["old1", "old2", "old3"])
+    html = ("<html><body><div id='page'><main>" + "".join(card.format(s=s, d=d) for s, d in days.items())
+            + "</main><aside><ul>" + widget + "</ul></aside></div></body></html>")
+    root = parse_html(html, "https://b.test/")
+    posts = [f"https://b.test/{s}/" for s in list(days) + ["old1", "old2", "old3"]]
+    assert printed_days(root, "https://b.test/", posts) == {f"https://b.test/{s}/": d for s, d in days.items()}
+
+
+def test_a_time_in_utc_gives_the_day_its_text_shows_or_keeps_its_margin():
+    """WordPress prints `<time datetime="...+00:00">diciembre 5, 2018</time>`: the day the reader
+    sees is the blog's; where the text reads as no date, a UTC time is, on an exact blog's cut,
+    the latest local day it may be."""
+    from tasks.discover.recency import printed_days
+    from tasks.fetch.html import parse_html
+
+    html = ("<html><body><main>"
+            "<article><h2><a href='/a/'>A</a></h2><time datetime='2018-12-04T23:30:00+00:00'>5 December 2018</time></article>"
+            "<article><h2><a href='/b/'>B</a></h2><time datetime='2018-12-04T23:30:00Z'>posted</time></article>"
+            "<article><h2><a href='/c/'>C</a></h2><time datetime='2018-12-04T23:30:00+01:00'>posted</time></article>"
+            "<article><h2><a href='/d/'>D</a></h2><time datetime='2018-12-04T23:30:00+00:00'>3 March 2011</time></article>"
+            "</main></body></html>")
+    root = parse_html(html, "https://b.test/")
+    posts = [f"https://b.test/{s}/" for s in "abcd"]
+    assert printed_days(root, "https://b.test/", posts) == {
+        "https://b.test/a/": "2018-12-05", "https://b.test/b/": "2018-12-04", "https://b.test/c/": "2018-12-04",
+        "https://b.test/d/": "2018-12-04"}  # (a text far from its datetime is no reading of it)
+    assert printed_days(root, "https://b.test/", posts, exact=True)["https://b.test/b/"] == "2018-12-05"
+    assert printed_days(root, "https://b.test/", posts, exact=True)["https://b.test/c/"] == "2018-12-04"
+
+
 def test_a_persian_listing_prints_jalali_days():
     from tasks.discover.recency import printed_days
     from tasks.fetch.html import parse_html
