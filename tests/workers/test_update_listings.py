@@ -832,3 +832,31 @@ def test_a_feed_out_of_date_order_proves_nothing_by_its_oldest_entry():
     assert update.feed_reaches_past([e("2019-06-28"), e("2018-12-08"), e("2018-12-01")], since)
     assert not update.feed_reaches_past([e("2019-06-28"), e("2018-12-06")], since)  # none old
     assert not update.feed_reaches_past([e("2019-06-28"), e("2018-12-01"), e("2019-05-05")], since)
+
+
+def test_a_widget_below_a_listing_is_not_old_by_the_listings_order(rt):
+    """A category page saved when other posts were new: its own posts dated newest first down past
+    since, then a "recent entries" widget of undated links (posts newer than since among them).
+    The listing's order makes its own undated items old, not the widget's links."""
+    from lxml import html
+
+    home = "http://upd-widget-order.example/"
+    cid, ctx = _crawl(rt, home)
+    cat = f"{home}k/1-tools"
+    k = Keys(cid)
+    items = [f"{home}a/{n}-item.html" for n in (160, 139, 138, 70)]  # 70: undated, among the items
+    for u, day in zip(items, ("2020-03-05", "2020-02-25", "2020-02-20")):
+        rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
+    recent = [f"{home}a/{n}-recent.html" for n in (150, 149)]
+    entry = "<div class='entry'><h4 class='title'><a href='{u}'>T</a></h4><p>text</p></div>"
+    root = html.fromstring("<html><body><main>" + "".join(entry.format(u=u) for u in items) + "</main>"
+                           + "<aside><ul>" + "".join(f"<li><a href='{u}'>R</a></li>" for u in recent)
+                           + "</ul></aside></body></html>", base_url=cat)
+
+    class _Listing:
+        final_url, garbled = cat, False
+
+    _Listing.root = root
+    keep, _, _ = update.links(rt, cid, cat, ctx, items + recent, [], post=False, published=None, page=_Listing())
+    assert set(recent) <= set(keep) and items[0] in keep and items[3] not in keep
+    assert rt.state.r.hget(k.crawl, "skip:listing_order") == "1"

@@ -400,6 +400,12 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     # (not judged on the home page, whose own links may hold a widget of older posts)
     reach = url != home and not past and reaches_past([d for _, d in own], since)
     _, old = listing_cut(days, since)
+    if readable and any(o and not day_of(d) for o, d in zip(old, days)):
+        # undated links old by the listing's order: only those where its dated ones sit (its
+        # items), not a "recent entries" widget below them (saved when those were new)
+        dated = [u for u, d in zip(posts, days) if day_of(d)]
+        placed = at_items_place(page.root, page.final_url, dated, [u for u, d in zip(posts, days) if not day_of(d)])
+        old = [o and (bool(day_of(d)) or u in placed) for u, d, o in zip(posts, days, old)]
     if url == home:
         rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts + maybe))[:MAX_HOME_POSTS]))
     # pages outside the post pattern the listing dates before since: older posts, left when
