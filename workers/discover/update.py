@@ -403,9 +403,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if readable and any(o and not day_of(d) for o, d in zip(old, days)):
         # undated links old by the listing's order: only those where its dated ones sit (its
         # items), not a "recent entries" widget below them (saved when those were new)
-        dated = [u for u, d in zip(posts, days) if day_of(d)]
-        placed = at_items_place(page.root, page.final_url, dated, [u for u, d in zip(posts, days) if not day_of(d)])
-        old = [o and (bool(day_of(d)) or u in placed) for u, d, o in zip(posts, days, old)]
+        aside = _off_items(page, list(zip(posts, days)))
+        old = [o and u not in aside for u, o in zip(posts, old)]
     if url == home:
         rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts + maybe))[:MAX_HOME_POSTS]))
     # pages outside the post pattern the listing dates before since: older posts, left when
@@ -430,6 +429,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days)) if url == home or u not in shared]
     if maybe and readable:
         scope.sort(key=lambda p: order.get(p[0], len(order)))
+    if readable:  # judged top first by the days read: the listing's items, not a widget beside them
+        aside = _off_items(page, scope)
+        scope = [(u, d) for u, d in scope if u not in aside]
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
     if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
@@ -525,6 +527,18 @@ def _others(rt, crawl_id: str, url: str, others: list[str], since: str, home: st
     skip(rt, crawl_id, "archive", old)
     skip(rt, crawl_id, "url_date", dated)
     return keep
+
+
+def _off_items(page, pairs: list[tuple[str, str | None]]) -> set[str]:
+    """The undated links of `pairs` (url, day known) that a listing page shows elsewhere than
+    where two or more of its dated ones sit (its items): a "recent entries" widget, which runs in
+    its own order (a page saved when other posts were new: its widget's links are not below the
+    listing's old posts). Nothing where fewer than two dated links share a place."""
+    dated = [u for u, d in pairs if day_of(d)]
+    undated = [u for u, d in pairs if not day_of(d)]
+    if len(dated) < 2 or not undated:
+        return set()
+    return set(undated) - at_items_place(page.root, page.final_url, dated, undated)
 
 
 def _dated_old_key(crawl_id: str) -> str:
