@@ -860,18 +860,3 @@ def test_a_widget_below_a_listing_is_not_old_by_the_listings_order(rt):
     keep, _, _ = update.links(rt, cid, cat, ctx, items + recent, [], post=False, published=None, page=_Listing())
     assert set(recent) <= set(keep) and items[0] in keep and items[3] not in keep
     assert rt.state.r.hget(k.crawl, "skip:listing_order") == "1"
-    # a page of the same category whose dated items do not reach since: its undated items are
-    # judged top first as they are read, the widget's links not with them (a cut below the
-    # items read would leave them)
-    page2 = f"{cat}/P2.html"
-    items2 = [f"{home}a/{n}-item.html" for n in (170, 165, 60)]
-    for u, day in zip(items2, ("2020-04-05", "2020-03-20")):
-        rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
-    _Listing.root = html.fromstring("<html><body><main>" + "".join(entry.format(u=u) for u in items2) + "</main>"
-                                    + "<aside><ul>" + "".join(f"<li><a href='{u}'>R</a></li>" for u in recent)
-                                    + "</ul></aside></body></html>", base_url=page2)
-    _Listing.final_url = page2
-    update.links(rt, cid, page2, ctx, items2 + recent, [], post=False, published=None, page=_Listing())
-    listed_key = k.listings()[1]
-    assert rt.state.r.hget(listed_key, items2[2]) is not None
-    assert rt.state.r.hmget(listed_key, recent) == [None, None]

@@ -429,9 +429,6 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days)) if url == home or u not in shared]
     if maybe and readable:
         scope.sort(key=lambda p: order.get(p[0], len(order)))
-    if readable:  # judged top first by the days read: the listing's items, not a widget beside them
-        aside = _off_items(page, scope)
-        scope = [(u, d) for u, d in scope if u not in aside]
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
     if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
