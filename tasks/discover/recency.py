@@ -215,17 +215,18 @@ def read_cut(days: list[str | None], since: str, starts_new: bool = False) -> in
     below the cut must run newest first too: a listing in another order (by title, by updates)
     may open newest first and still list a new post below an old one. None: no cut."""
     dated: list[str] = []
-    cut = None
+    cut, judged = None, True
     for i, d in enumerate(days):
         if d is None:
-            return cut  # (the days below it not known yet: the cut as judged above)
+            judged = False  # (a day below not known yet: the cut as judged above it, the order checked on)
+            continue
         d = day_of(d)
         if not d:
             continue
         if dated and d > dated[-1]:
-            return None  # not newest first: the page proves no order
+            return None  # not newest first (even below a link not read yet): the page proves no order
         dated.append(d)
-        if cut is None and len(dated) >= 2 and older(d, since) and not (starts_new and older(dated[0], since)):
+        if judged and cut is None and len(dated) >= 2 and older(d, since) and not (starts_new and older(dated[0], since)):
             cut = i
     return cut
 

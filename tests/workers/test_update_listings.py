@@ -860,3 +860,30 @@ def test_a_widget_below_a_listing_is_not_old_by_the_listings_order(rt):
     keep, _, _ = update.links(rt, cid, cat, ctx, items + recent, [], post=False, published=None, page=_Listing())
     assert set(recent) <= set(keep) and items[0] in keep and items[3] not in keep
     assert rt.state.r.hget(k.crawl, "skip:listing_order") == "1"
+
+
+def test_a_post_another_listing_dates_new_is_not_left_by_a_cut(rt):
+    """A page saved when other posts were new shows them in a widget, in its own order: cut
+    there by the days read from its top, its links below are old by that page; a listing that
+    prints the day of one of them after since says otherwise, and the post is read."""
+    from lxml import html
+
+    home = "http://upd-dated-new.example/"
+    cid, ctx = _crawl(rt, home)
+    widget_page = f"{home}k/2-plugins"
+    posts = [f"{home}a/{n}.html" for n in (151, 87, 61, 149)]
+    update.links(rt, cid, widget_page, ctx, posts, [], post=False, published=None)
+    for u, day in zip(posts[:3], ("2020-04-01", "2020-01-10", "2019-12-01")):  # read from the top
+        listed.learned(rt, cid, u, day, home=home)
+    assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) == "listing_order"
+    page2 = f"{home}a/P2.html"
+    card = "<div class='e'><h3 class='d'>{day}</h3><h4 class='t'><a href='{u}'>T</a></h4></div>"
+    root = html.fromstring("<html><body>" + card.format(day="May 2, 2020", u=f"{home}a/160.html")
+                           + card.format(day="March 7, 2020", u=posts[3]) + "</body></html>", base_url=page2)
+
+    class _Listing:
+        final_url, garbled = page2, False
+
+    _Listing.root = root
+    update.links(rt, cid, page2, ctx, [f"{home}a/160.html", posts[3]], [], post=False, published=None, page=_Listing())
+    assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) in (None, update.WAIT)  # (read in time)

@@ -270,7 +270,7 @@ def _listed_left(rt, crawl_id: str, url: str, ctx: dict, covered: str | None, ch
     (`covered`), none of its pages lists it and neither the feed nor (`changed`) a sitemap's
     lastmod after since names it."""
     left, ahead = listed.place(rt, crawl_id, url)
-    if left:
+    if left and not _dated_new(rt, crawl_id, url, ctx):
         return "listing_order"
     if ahead >= listed.WINDOW and waits.one_more(rt, crawl_id, url, MAX_HOLDS * 4):
         return SOON  # the posts above it may prove it old: read a few at a time
@@ -377,6 +377,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         menu = navigation_links(page.root, page.final_url)
         maybe = [u for u in maybe if u not in menu and u.rstrip("/") not in menu]
     printed = printed_days(page.root, page.final_url, posts + maybe, exact_of(ctx)) if readable else {}
+    fresh = [u for u, d in printed.items() if not older(d, since)]
+    if fresh:  # dated new here: no other listing's cut leaves them (widgets run in their own order)
+        rt.state.r.sadd(_dated_new_key(crawl_id), *fresh)
     days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
     # every page would make every listing look new)
@@ -536,6 +539,20 @@ def _off_items(page, pairs: list[tuple[str, str | None]]) -> set[str]:
     if len(dated) < 2 or not undated:
         return set()
     return set(undated) - at_items_place(page.root, page.final_url, dated, undated)
+
+
+def _dated_new_key(crawl_id: str) -> str:
+    return f"{Keys(crawl_id).crawl}:dated_new"  # set: post links a listing dated after since
+
+
+def _dated_new(rt, crawl_id: str, url: str, ctx: dict) -> bool:
+    """Does a listing's printed day or the post's feed entry say the post at `url` is new? Then
+    the cut of another listing (a "recent entries" widget, read top first in its own order,
+    saved when other posts were new) does not leave it."""
+    entry = ctx.get("entry")
+    if entry and day_of(entry.get("published") or entry.get("updated")) and not older_entry(entry, since_of(ctx), exact_of(ctx)):
+        return True
+    return bool(rt.state.r.sismember(_dated_new_key(crawl_id), url))
 
 
 def _dated_old_key(crawl_id: str) -> str:

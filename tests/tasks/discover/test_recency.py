@@ -167,6 +167,10 @@ def test_read_cut_judges_the_days_read_from_the_top():
     # updates: toliman-es) opens newest first and lists a new post below an old one
     assert read_cut([newer, new, old, older_], since) == 2
     assert read_cut([newer, new, old, new], since) is None
+    # ... the days known below a link not read yet too: a category's posts out of order (a
+    # hand-set date), a widget's known days below them
+    assert read_cut([newer, new, old, None, "2019-11-01", "2019-11-20"], since) is None
+    assert read_cut([newer, new, old, None, "2019-11-20", "2019-11-01"], since) == 2
 
 
 
