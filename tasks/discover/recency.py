@@ -29,7 +29,7 @@ from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "days_exact", "since_cut", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "days_exact", "since_cut", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 EXACT_MIN = 5  # training pages whose given and printed days must all agree before the margin is left
@@ -308,6 +308,24 @@ def at_items_place(root, base_url: str, posts: list[str], others: list[str]) -> 
     if len(top[1]) < 2:
         return theirs
     return {u for place, u in mine if place == top[0]}
+
+
+def items_reach(root, base_url: str, pairs: list[tuple[str, str | None]], since: str) -> bool:
+    """Do a listing page's items (its dated links at the place most of them share: a card's
+    title, in document order) open with a post newer than `since` and run newest first down to
+    an older one (reaches_past)? A home page that lists every post, dated, shows every new post
+    so; a widget of older posts elsewhere on it (fewer, or at another place) is not its items."""
+    day = {u: day_of(d) for u, d in pairs if day_of(d)}
+    if root is None or len(day) < 2:
+        return False
+    at: dict = {}
+    for a, u in _anchors(root, base_url, set(day)):
+        group = at.setdefault(_place(a), [])
+        if u not in group:
+            group.append(u)
+    items = max(at.values(), key=len, default=[])
+    days = [day[u] for u in items]
+    return bool(days) and not older(days[0], since) and reaches_past(days, since)
 
 
 def _anchors(root, base_url: str, wanted: set[str]):

@@ -887,3 +887,27 @@ def test_a_post_another_listing_dates_new_is_not_left_by_a_cut(rt):
     _Listing.root = root
     update.links(rt, cid, page2, ctx, [f"{home}a/160.html", posts[3]], [], post=False, published=None, page=_Listing())
     assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) in (None, update.WAIT)  # (read in time)
+
+
+def test_a_home_page_listing_every_post_dated_covers_the_new_posts(rt):
+    """A home page that lists every post with its day, newest first, and no numbered page: its
+    new posts are every new post; the tag pages are left, its new posts are read."""
+    from lxml import html
+
+    home = "http://upd-home-all.example/"
+    cid, ctx = _crawl(rt, home)
+    days = ["2020-05-02", "2020-04-01", "2020-03-02", "2020-02-01", "2020-01-05"]
+    posts = [f"{home}p{i}.html" for i in range(len(days))]
+    node = "<div class='node'><h2 class='t'><a href='{u}'>T</a></h2><span class='sub'>{d}</span></div>"
+    root = html.fromstring("<html><body>" + "".join(node.format(u=u, d=d) for u, d in zip(posts, days))
+                           + "</body></html>", base_url=home)
+
+    class _Home:
+        final_url, garbled = home, False
+
+    _Home.root = root
+    keep, _, _ = update.links(rt, cid, home, ctx, posts, [f"{home}tag/x"], post=False, published=None, page=_Home())
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
+    assert keep == posts[:3]
+    assert update.before_read(rt, cid, f"{home}tag/x", ctx, post=False, listing=True) == "covered"
+    assert all(update.before_read(rt, cid, u, ctx, post=True, listing=False) is None for u in keep)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_day, listing_cut, older, printed_days,
-                                    reaches_past, series, since_cut)
+from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_day, items_reach, listing_cut, older,
+                                    printed_days, reaches_past, series, since_cut)
 from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
@@ -434,6 +434,11 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         scope.sort(key=lambda p: order.get(p[0], len(order)))
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
+    if url == home and readable and not past and items_reach(page.root, page.final_url, own, since):
+        # the home page's own list (every post, dated: no numbered pages) runs newest first down
+        # past since: its new posts are every new post (its links above the first old one read)
+        listed.vouch(rt, crawl_id, _above_old(scope, since))
+        _past(rt, crawl_id, url, home)
     if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
         listed.vouch(rt, crawl_id, _above_old(scope, since))
     if reach:  # before the next page of the home's listing is put back (_read_in_series)

@@ -249,3 +249,24 @@ def test_zoned_dates_carry_an_offset_other_than_utcs():
     assert recency.zoned("2018-12-05T11:11:52+09:00") and recency.zoned("2018-12-05T11:11:52.5-0300")
     assert not recency.zoned("2018-12-05T11:11:52+00:00")  # (a feed in UTC: maybe a day off the page's)
     assert not recency.zoned("2018-12-05T11:11:52Z") and not recency.zoned("2018-12-05") and not recency.zoned(None)
+
+
+def test_a_pages_items_reach_past_since_where_its_own_list_runs_newest_first():
+    """The items are the dated links at the place most of them share: a home page listing every
+    post (dated, newest first) reaches past since; one whose list holds new posts only, with a
+    widget of older posts in order beside it, does not; nor one that opens with an old post."""
+    from tasks.discover.recency import items_reach
+    from tasks.fetch.html import parse_html
+
+    def page(items, widget=()):
+        return parse_html("<html><body><main>" + "".join(
+            f"<div class='node'><h2><a href='/{u}.html'>T</a></h2></div>" for u in items) + "</main><aside><ul>"
+            + "".join(f"<li><a href='/{u}.html'>W</a></li>" for u in widget) + "</ul></aside></body></html>", "https://b.test/")
+
+    since = "2020-03-01"
+    day = {"a": "2020-05-01", "b": "2020-04-01", "c": "2020-02-01", "d": "2020-01-01", "e": "2019-12-01", "f": "2019-11-01"}
+    pairs = [(f"https://b.test/{u}.html", d) for u, d in day.items()]
+    assert items_reach(page("abcd"), "https://b.test/", pairs, since)
+    assert not items_reach(page("ab", widget="def"), "https://b.test/", pairs, since)
+    assert not items_reach(page("cab"), "https://b.test/", pairs, since)  # an old post first (a sticky one)
+    assert not items_reach(page("ab"), "https://b.test/", pairs, since)  # new posts only: nothing said of the rest
