@@ -911,3 +911,26 @@ def test_a_home_page_listing_every_post_dated_covers_the_new_posts(rt):
     assert keep == posts[:3]
     assert update.before_read(rt, cid, f"{home}tag/x", ctx, post=False, listing=True) == "covered"
     assert all(update.before_read(rt, cid, u, ctx, post=True, listing=False) is None for u in keep)
+
+
+def test_a_listings_printed_day_goes_before_a_pseudo_entrys(rt):
+    """With no feed, the training pages' entries are a generic reading of them, whose day may be
+    wrong (11. 10. 2011 read as November 10th); the day the listing prints beside the link is
+    the blog's own: the home page's list stays newest first and covers the new posts."""
+    from lxml import html
+
+    home = "http://upd-home-pseudo.example/"
+    cid, ctx = _crawl(rt, home)
+    days = ["2020-05-02", "2020-04-11", "2020-03-02", "2020-02-01", "2020-01-05"]
+    posts = [f"{home}p{i}.html" for i in range(len(days))]
+    rt.state.r.hset(Keys(cid).entries, posts[1], json.dumps({"url": posts[1], "published": "2020-11-04", "pseudo": True}))
+    node = "<div class='node'><h2 class='t'><a href='{u}'>T</a></h2><span class='sub'>{d}</span></div>"
+    root = html.fromstring("<html><body>" + "".join(node.format(u=u, d=d) for u, d in zip(posts, days))
+                           + "</body></html>", base_url=home)
+
+    class _Home:
+        final_url, garbled = home, False
+
+    _Home.root = root
+    update.links(rt, cid, home, ctx, posts, [], post=False, published=None, page=_Home())
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER

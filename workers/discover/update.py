@@ -380,11 +380,11 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     fresh = [u for u, d in printed.items() if not older(d, since)]
     if fresh:  # dated new here: no other listing's cut leaves them (widgets run in their own order)
         rt.state.r.sadd(_dated_new_key(crawl_id), *fresh)
-    days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts))]
+    days = [d or printed.get(u) for u, d in zip(posts, _days(rt, crawl_id, ctx, posts, printed))]
     # the verdict leaves out the post links the home page shows too (a "recent posts" widget on
     # every page would make every listing look new)
     shared = set() if url == home else _home_posts(rt, crawl_id)
-    maybe_days = [d or printed.get(u) for u, d in zip(maybe, _days(rt, crawl_id, ctx, maybe))]
+    maybe_days = [d or printed.get(u) for u, d in zip(maybe, _days(rt, crawl_id, ctx, maybe, printed))]
     # (a listing all of whose posts the home page shows too, as on a blog whose home lists every
     # post, is judged by them all: nothing on it tells a widget from its own listing); the pages
     # it dates outside the post pattern count as its posts where it dates every post link too (a
@@ -484,9 +484,11 @@ def _home_posts(rt, crawl_id: str) -> set[str]:
     return set(json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "home_posts") or "[]"))
 
 
-def _days(rt, crawl_id: str, ctx: dict, posts: list[str]) -> list[str | None]:
+def _days(rt, crawl_id: str, ctx: dict, posts: list[str], printed: dict | None = None) -> list[str | None]:
     """The day each post link is known to be of: its URL's, its feed entry's, or the record an
-    earlier crawl holds."""
+    earlier crawl holds; where the listing being read prints a day for it (`printed`), that day
+    before a pseudo entry's (a generic reading of the page, which may take 11. 10. for
+    November 10th)."""
     days = [url_latest_day(u) for u in posts]  # (a month in the URL: its last day, enough to tell old)
     unknown = [u for u, d in zip(posts, days) if not d]
     if unknown:
@@ -495,7 +497,8 @@ def _days(rt, crawl_id: str, ctx: dict, posts: list[str]) -> list[str | None]:
         records = rt.state.raw.hmget(k.records, unknown)  # compressed JSON (State.record)
         known = {}
         for u, e, r in zip(unknown, entries, records):
-            d = entry_day(json.loads(e), exact_of(ctx)) if e else None
+            entry = json.loads(e) if e else None
+            d = entry_day(entry, exact_of(ctx)) if entry and not (entry.get("pseudo") and (printed or {}).get(u)) else None
             if not d and r:
                 d = day_of((unpack(r) or {}).get("published"))
             known[u] = d
