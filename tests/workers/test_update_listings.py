@@ -889,24 +889,28 @@ def test_a_post_another_listing_dates_new_is_not_left_by_a_cut(rt):
     assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) in (None, update.WAIT)  # (read in time)
 
 
-def test_a_home_page_listing_every_post_dated_covers_the_new_posts(rt):
-    """A home page that lists every post with its day, newest first, and no numbered page: its
-    new posts are every new post; the tag pages are left, its new posts are read."""
+def _dated_home(home: str, days: list[str]):
+    """(post urls, the home page listing every one of them with its day, newest first)."""
     from lxml import html
 
-    home = "http://upd-home-all.example/"
-    cid, ctx = _crawl(rt, home)
-    days = ["2020-05-02", "2020-04-01", "2020-03-02", "2020-02-01", "2020-01-05"]
     posts = [f"{home}p{i}.html" for i in range(len(days))]
     node = "<div class='node'><h2 class='t'><a href='{u}'>T</a></h2><span class='sub'>{d}</span></div>"
-    root = html.fromstring("<html><body>" + "".join(node.format(u=u, d=d) for u, d in zip(posts, days))
-                           + "</body></html>", base_url=home)
 
     class _Home:
         final_url, garbled = home, False
+        root = html.fromstring("<html><body>" + "".join(node.format(u=u, d=d) for u, d in zip(posts, days))
+                               + "</body></html>", base_url=home)
 
-    _Home.root = root
-    keep, _, _ = update.links(rt, cid, home, ctx, posts, [f"{home}tag/x"], post=False, published=None, page=_Home())
+    return posts, _Home()
+
+
+def test_a_home_page_listing_every_post_dated_covers_the_new_posts(rt):
+    """A home page that lists every post with its day, newest first, and no numbered page: its
+    new posts are every new post; the tag pages are left, its new posts are read."""
+    home = "http://upd-home-all.example/"
+    cid, ctx = _crawl(rt, home)
+    posts, page = _dated_home(home, ["2020-05-02", "2020-04-01", "2020-03-02", "2020-02-01", "2020-01-05"])
+    keep, _, _ = update.links(rt, cid, home, ctx, posts, [f"{home}tag/x"], post=False, published=None, page=page)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
     assert keep == posts[:3]
     assert update.before_read(rt, cid, f"{home}tag/x", ctx, post=False, listing=True) == "covered"
@@ -917,20 +921,9 @@ def test_a_listings_printed_day_goes_before_a_pseudo_entrys(rt):
     """With no feed, the training pages' entries are a generic reading of them, whose day may be
     wrong (11. 10. 2011 read as November 10th); the day the listing prints beside the link is
     the blog's own: the home page's list stays newest first and covers the new posts."""
-    from lxml import html
-
     home = "http://upd-home-pseudo.example/"
     cid, ctx = _crawl(rt, home)
-    days = ["2020-05-02", "2020-04-11", "2020-03-02", "2020-02-01", "2020-01-05"]
-    posts = [f"{home}p{i}.html" for i in range(len(days))]
+    posts, page = _dated_home(home, ["2020-05-02", "2020-04-11", "2020-03-02", "2020-02-01", "2020-01-05"])
     rt.state.r.hset(Keys(cid).entries, posts[1], json.dumps({"url": posts[1], "published": "2020-11-04", "pseudo": True}))
-    node = "<div class='node'><h2 class='t'><a href='{u}'>T</a></h2><span class='sub'>{d}</span></div>"
-    root = html.fromstring("<html><body>" + "".join(node.format(u=u, d=d) for u, d in zip(posts, days))
-                           + "</body></html>", base_url=home)
-
-    class _Home:
-        final_url, garbled = home, False
-
-    _Home.root = root
-    update.links(rt, cid, home, ctx, posts, [], post=False, published=None, page=_Home())
+    update.links(rt, cid, home, ctx, posts, [], post=False, published=None, page=page)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
