@@ -208,12 +208,13 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
 
 
 def _sitemap_ahead(rt, crawl_id: str) -> bool:
-    """Is a sitemap the blog names (not a guess) queued and not read yet? Its lastmods may cover
-    the new posts (a blog read thirty category pages, or none, by which came first)."""
+    """Is a sitemap queued and not read (nor left) yet: one the blog names, or a usual path asked
+    for want of one? Its lastmods may cover the new posts (a blog read thirty category pages, or
+    three, by which came first: its sitemap at the usual path is asked once the home page is
+    read, and one that is not there makes them wait one request's time)."""
     k = Keys(crawl_id)
-    metas = rt.state.r.hgetall(k.sitemaps) or {}
-    named = [u for u, m in metas.items() if not json.loads(m).get("guessed")]
-    return bool(named) and not all(rt.state.r.smismember(k.done, named))
+    queued = list(rt.state.r.hkeys(k.sitemaps) or ())
+    return bool(queued) and not all(rt.state.r.smismember(k.done, queued))
 
 
 def before_sitemap(rt, crawl_id: str, url: str, ctx: dict) -> str | None:
