@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from workers.discover import listed, update, waits
+from workers.discover import home_series, listed, update, waits
 from workers.state import Keys
 
 SINCE = "2020-03-01"
@@ -46,10 +46,10 @@ def test_a_page_ahead_of_the_home_listing_is_parked_and_put_back_when_the_page_b
     assert update.before_read(rt, cid, page[3], ctx, post=False, listing=True) == update.LATER
     assert not rt.state.r.hexists(k.inflight, page[3])  # parked: no longer in flight ...
     assert rt.state.r.zscore(k.frontier, page[3]) is None  # ... nor queued
-    update._read_in_series(rt, cid, (home, 2))  # page 2 read: page 3 back, first of the listings
-    assert rt.state.r.zscore(k.frontier, page[3]) == update.SERIES_PRIORITY - 3
+    home_series.read_in_series(rt, cid, (home, 2))  # page 2 read: page 3 back, first of the listings
+    assert rt.state.r.zscore(k.frontier, page[3]) == home_series.SERIES_PRIORITY - 3
     # once page 3 is read, page 4 is read at once (not parked)
-    update._read_in_series(rt, cid, (home, 3))
+    home_series.read_in_series(rt, cid, (home, 3))
     assert update.before_read(rt, cid, page[4], ctx, post=False, listing=True) is None
 
 
@@ -58,7 +58,7 @@ def test_a_parked_page_past_the_listing_bound_is_left(rt):
     cid, ctx = _crawl(rt, home)
     _main_series(rt, cid, home)
     k = Keys(cid)
-    update._read_in_series(rt, cid, (home, 3))
+    home_series.read_in_series(rt, cid, (home, 3))
     page5 = f"{home}page/5/"
     assert update.before_read(rt, cid, page5, ctx, post=False, listing=True) == update.LATER
     # page 4 runs newest first down past since: page 5 shows older posts only
@@ -77,7 +77,7 @@ def test_the_new_posts_of_the_home_listing_page_that_reaches_past_since_are_read
     cid, ctx = _crawl(rt, home)
     _main_series(rt, cid, home)
     k = Keys(cid)
-    update._read_in_series(rt, cid, (home, 2))
+    home_series.read_in_series(rt, cid, (home, 2))
     posts = [f"{home}{slug}.html" for slug in ("fresh", "newer", "older")]
     for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01")):
         rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
@@ -97,7 +97,7 @@ def test_a_page_of_the_home_listing_whose_posts_the_home_shows_too_is_judged_by_
     for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01", "2019-11-01")):
         rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
     update.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None)
-    update._read_in_series(rt, cid, (home, 1))
+    home_series.read_in_series(rt, cid, (home, 1))
     update.links(rt, cid, f"{home}page/2/", ctx, posts[1:], [f"{home}page/3/"], post=False, published=None)
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, f"{home}tag/x/", ctx, post=False, listing=True) == "covered"
@@ -178,11 +178,11 @@ def test_the_priority_model_does_not_rescore_the_home_listing_read_in_page_order
     home = "http://upd-series-7.example/"
     cid, _ = _crawl(rt, home)
     page2, tag = f"{home}page/2/", f"{home}tag/a/"
-    rt.state.enqueue(cid, {page2: update.SERIES_PRIORITY - 2, tag: 1.0})
+    rt.state.enqueue(cid, {page2: home_series.SERIES_PRIORITY - 2, tag: 1.0})
     model = LinkEstimator().fit([(f"{home}tag/b/", 40), (f"{home}page/7/", 0), (f"{home}tag/c/", 35)])
     traverse._rescore(rt, cid, model)
     scores = dict(rt.state.frontier(cid))
-    assert scores[page2] == update.SERIES_PRIORITY - 2
+    assert scores[page2] == home_series.SERIES_PRIORITY - 2
     assert scores[tag] != 1.0  # the model's own pages are rescored
     assert scores[tag] < scores[page2]
 
@@ -204,9 +204,9 @@ def test_a_listing_of_undated_posts_is_judged_by_reading_them_top_first(rt):
     keep, _, prio = update.links(rt, cid, page2, ctx, posts, [page3, tag], post=False, published=None)
     assert keep == posts
     assert [prio[u] for u in posts] == sorted((prio[u] for u in posts), reverse=True)  # top first
-    assert all(prio[u] < update.SERIES_PRIORITY for u in posts)  # the home's listing first
+    assert all(prio[u] < home_series.SERIES_PRIORITY for u in posts)  # the home's listing first
     # page 3 waits while page 2's posts are read
-    update._read_in_series(rt, cid, (home, 2))
+    home_series.read_in_series(rt, cid, (home, 2))
     assert update.before_read(rt, cid, page3, ctx, post=False, listing=True) == update.WAIT
     for u in first:
         _read_post(rt, cid, ctx, u, "2020-06-01")
@@ -245,7 +245,7 @@ def test_a_page_of_the_home_listing_waits_for_the_page_before_it_no_longer_than_
     page2, page3 = f"{home}page/2/", f"{home}page/3/"
     update.links(rt, cid, home, ctx, [f"{home}a/", f"{home}b/"], [page2], post=False, published=None)
     update.links(rt, cid, page2, ctx, [f"{home}c/", f"{home}d/"], [page3], post=False, published=None)
-    update._read_in_series(rt, cid, (home, 2))
+    home_series.read_in_series(rt, cid, (home, 2))
     holds = [update.before_read(rt, cid, page3, ctx, post=False, listing=True) for _ in range(update.MAX_HOLDS + 1)]
     assert holds == [update.WAIT] * update.MAX_HOLDS + [None]
     assert listed.judging(rt, cid, page2)
@@ -396,7 +396,7 @@ def test_a_numbered_page_the_post_pattern_takes_in_is_the_home_listings_next_pag
     new = [f"{home}2020/05/{d:02d}/p{d}/" for d in (20, 18, 16)]
     _, _, priorities = update.links(rt, cid, home, ctx, new + [page2], [f"{home}tag/x/"], post=False, published=None)
     assert json.loads(rt.state.r.hget(Keys(cid).crawl, "main_series")) == [f"{home}a/"]
-    assert priorities[page2] == update.SERIES_PRIORITY - 2
+    assert priorities[page2] == home_series.SERIES_PRIORITY - 2
 
 
 def test_a_chain_longer_than_its_bound_is_given_up(rt, monkeypatch):

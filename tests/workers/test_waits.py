@@ -1,7 +1,7 @@
 """workers.discover.waits on a real Redis: how long a page an update crawl defers waits."""
 from __future__ import annotations
 
-from workers.discover import update, waits
+from workers.discover import home_series, update, waits
 from workers.state import Keys
 
 SINCE = "2020-03-01"
@@ -30,7 +30,7 @@ def test_a_page_does_not_wait_where_the_crawl_has_nothing_else_to_read(rt):
     rt.state.r.zrem(k.frontier, f"{home}post/")
     assert not waits.one_more(rt, cid, a, progress=True)  # all three wait, nothing read since: no longer
     assert waits.waiting(rt, cid) == 2
-    update._read_in_series(rt, cid, (home, 2))  # a page of the home's listing read: progress
+    home_series.read_in_series(rt, cid, (home, 2))  # a page of the home's listing read: progress
     assert waits.one_more(rt, cid, b, progress=True)  # its first wait since: it waits
 
 def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(rt):
@@ -44,7 +44,7 @@ def test_a_page_waits_longer_while_the_crawl_reads_other_pages_but_not_for_ever(
     tag = f"{home}tag/slow/"
     got = []
     for i in range(waits.PROGRESS_MAX + 5):
-        update._read_in_series(rt, cid, (home, i + 2))  # a page of the home's listing read between two waits
+        home_series.read_in_series(rt, cid, (home, i + 2))  # a page of the home's listing read between two waits
         got.append(waits.one_more(rt, cid, tag, progress=True))
     assert got == [True] * (waits.PROGRESS_MAX + 1) + [False] * 4  # its first wait, and 100 pages on
     still = f"{home}tag/still/"  # nothing read between its waits: MAX_WAITS, as before
@@ -68,7 +68,7 @@ def test_a_wait_is_bounded_by_pages_read_not_by_how_slowly_they_come(rt):
         for i in range(2 * waits.PROGRESS_MAX * every):
             if i % every == 0:
                 read += 1
-                update._read_in_series(rt, cid, (home, read + 1))
+                home_series.read_in_series(rt, cid, (home, read + 1))
             if not waits.one_more(rt, cid, tag, progress=True):
                 released.append(read)
                 break
@@ -85,7 +85,7 @@ def test_a_page_told_to_read_keeps_its_count_of_waits(rt):
     waits.unwait(rt, cid, tag)
     assert waits.waiting(rt, cid) == 0
     for i in range(waits.PROGRESS_MAX):
-        update._read_in_series(rt, cid, (home, i + 2))
+        home_series.read_in_series(rt, cid, (home, i + 2))
     assert waits.one_more(rt, cid, tag, progress=True) and waits.waiting(rt, cid) == 1
-    update._read_in_series(rt, cid, (home, waits.PROGRESS_MAX + 2))
+    home_series.read_in_series(rt, cid, (home, waits.PROGRESS_MAX + 2))
     assert not waits.one_more(rt, cid, tag, progress=True) and waits.waiting(rt, cid) == 0

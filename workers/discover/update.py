@@ -5,8 +5,10 @@ Between tasks.discover.recency (what the blog's dates say) and the crawl's Redis
     seeds(rt, crawl_id, urls)             the feed's posts to queue: not those dated before `since`
     before_read(rt, crawl_id, url, ctx, kind)   why a popped page is not read, or None
     links(rt, crawl_id, url, ctx, posts, others, ...)  a read page's links an update crawl follows
-    skip(rt, crawl_id, reason, urls)      count pages left unread, by reason (each URL once)
+    skip(rt, crawl_id, reason, urls)      count pages left unread, by reason (workers/discover/skipped.py)
     cover(rt, crawl_id, why)              the new posts are known to be reachable otherwise
+
+The home page's numbered listing is read in page order by workers/discover/home_series.py.
 
 Skipped pages are counted in the crawl's hash (`skip:<reason>`, distinct URLs; the report
 shows them). `covered` in the crawl's hash says that something already proves where the
@@ -22,13 +24,12 @@ from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_d
                                     printed_days, reaches_past, series, since_cut)
 from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
-from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from tasks.discover.urls import extract_links
 from tasks.text.dates import url_day, url_latest_day
-from workers.discover import chain, listed, proof, waits
+from workers.discover import chain, home_series, listed, proof, waits
+from workers.discover.skipped import SKIP, skip
 from workers.state import Keys, unpack
 
-SKIP = "skip:"  # crawl hash fields: pages an update crawl left unread, by reason
 REASONS = {
     "feed_date": "feed entries dated before since",
     "sitemap_lastmod": "sitemap entries whose lastmod is before since",
@@ -49,10 +50,6 @@ REASONS = {
 }
 MAX_HOME_POSTS = 200  # the home page's post links kept (a listing's verdict leaves them out)
 LATER = "later"  # before_read: not now; parked until the page before it in its listing is read
-# the home page's listing, read in page order before the posts it lists (which are read anyway):
-# the sooner it reads down past since, the fewer other listings are read (`covered`); between the
-# posts (POST_PRIORITY, a listing's undated ones just above it: listed.py) and the feed's seeds
-SERIES_PRIORITY = (POST_PRIORITY + SEED_PRIORITY) / 2
 WAIT = "wait"  # before_read: a listing deferred until the home page's listing is read down past since
 WAIT_SECONDS = 2.0  # ... this long at a time,
 SOON = "soon"  # before_read: a post deferred until fewer posts above it in its listing are unread,
@@ -78,22 +75,6 @@ def exact_of(ctx: dict) -> bool:
     """Is since_of(ctx) the cut of a blog whose days are exact? Then a feed entry's date with no
     zone of its own keeps its margin by itself (recency.entry_day(e, exact=True))."""
     return bool((ctx.get("blog") or {}).get("days_exact"))
-
-
-def skip(rt, crawl_id: str, reason: str, urls: list[str]) -> int:
-    """Count `urls` as left unread for `reason` (each URL once per crawl); returns how many new."""
-    urls = list(dict.fromkeys(u for u in urls if u))
-    if not urls:
-        return 0
-    k = Keys(crawl_id)
-    with rt.state.r.pipeline(transaction=False) as p:
-        for u in urls:
-            p.sadd(f"{k.crawl}:skipped", u)
-        p.expire(f"{k.crawl}:skipped", 7 * 86400)
-        fresh = sum(p.execute()[:-1])
-    if fresh:
-        rt.state.r.hincrby(k.crawl, SKIP + reason, fresh)
-    return fresh
 
 
 def cover(rt, crawl_id: str, why: str) -> None:
@@ -176,7 +157,7 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
         if s[0] in json.loads(crawl.get("main_series") or "[]"):
             # read in page order: a page ahead of the last one read is parked until that one is
             # read (LATER: in flight no more, not done; `_read_in_series` puts it back)
-            if _park(rt, crawl_id, url, s):
+            if home_series.park(rt, crawl_id, url, s):
                 return LATER
             # the posts' own chain read down past since proves every new post known: the listing's
             # next pages can add none; while it is being read, they wait for it (the posts are read
@@ -418,12 +399,12 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         _dated_old(rt, crawl_id, gone)
     if past:
         skip(rt, crawl_id, "past_since", posts + others)
-        _past(rt, crawl_id, url, home)
+        home_series.past(rt, crawl_id, url, home)
         return [], [], {}
     keep = [u for u, o in zip(posts, old) if not o]
     _count_old(rt, crawl_id, [u for u, o in zip(posts, old) if o], days, posts)
     others = _others(rt, crawl_id, url, others, since, home)
-    main = url == home or _in_main_series(rt, crawl_id, url)
+    main = url == home or home_series.in_main_series(rt, crawl_id, url)
     # where the days of its undated posts are learned by reading them, top first (listed.py)
     # those the listing dates before since are old posts as its post links would be (a series'
     # older parts at /slug/ beside the pattern's /2021/05/18/slug/)
@@ -439,22 +420,22 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         # the home page's own list (every post, dated: no numbered pages) runs newest first down
         # past since: its new posts are every new post (its links above the first old one read)
         listed.vouch(rt, crawl_id, _above_old(scope, since))
-        _past(rt, crawl_id, url, home)
+        home_series.past(rt, crawl_id, url, home)
     if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
         listed.vouch(rt, crawl_id, _above_old(scope, since))
     if reach:  # before the next page of the home's listing is put back (_read_in_series)
-        _past(rt, crawl_id, url, home)
-        others = _before_bound(rt, crawl_id, url, others)
+        home_series.past(rt, crawl_id, url, home)
+        others = home_series.before_bound(rt, crawl_id, url, others)
     if main:
         if priorities and (s := series(url)) and url != home:
             rt.state.r.hset(Keys(crawl_id).crawl, f"judging:{s[0]} {s[1]}", url)
         # (a numbered page the post pattern takes in too, /a/P2.html beside /a/12-slug.html, is one)
         paging = others + [u for u in posts if series(u)]
-        priorities.update(_series_order(rt, crawl_id, url, home, paging))
+        priorities.update(home_series.series_order(rt, crawl_id, url, home, paging))
         s = series(url)
         if s:  # this page of the home's listing is read: the next one may be
-            _read_in_series(rt, crawl_id, s)
-        _last_page(rt, crawl_id, url, paging)
+            home_series.read_in_series(rt, crawl_id, s)
+        home_series.last_page(rt, crawl_id, url, paging)
     return keep, others, priorities
 
 
@@ -468,17 +449,8 @@ def _learned(rt, crawl_id: str, url: str, published: str | None, home: str) -> N
     """A post's day is known (read, or held from an earlier crawl): the listing that lists it is
     judged again; a page of the home's listing cut now bounds that listing (`_past`)."""
     for listing, _ in listed.learned(rt, crawl_id, url, published, home=home):
-        if listing != home and _in_main_series(rt, crawl_id, listing):
-            _past(rt, crawl_id, listing, home)
-
-
-def _last_page(rt, crawl_id: str, url: str, others: list[str]) -> None:
-    """A page of the home's listing that links no next page ends it (`ended:` in the crawl's
-    hash): the listings waiting for it to reach past since wait no more."""
-    main = json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
-    base, n = series(url) or (main[0] if main else url, 1)
-    if base in main and not any(series(u) == (base, n + 1) for u in others):
-        rt.state.r.hset(Keys(crawl_id).crawl, "ended:" + base, n)
+        if listing != home and home_series.in_main_series(rt, crawl_id, listing):
+            home_series.past(rt, crawl_id, listing, home)
 
 
 def _home_posts(rt, crawl_id: str) -> set[str]:
@@ -587,105 +559,6 @@ def _dated_old(rt, crawl_id: str, urls: set[str]) -> None:
         p.sadd(k, *urls)
         p.expire(k, 7 * 86400)
         p.execute()
-
-
-def _in_main_series(rt, crawl_id: str, url: str) -> bool:
-    s = series(url)
-    if not s:
-        return False
-    return s[0] in json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
-
-
-def _series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> dict:
-    """The home page's listing (its numbered pages: /page/2/, ?page=2...) read in page order,
-    ahead of the posts; the home page names which series is its listing."""
-    numbered = {u: s for u in others if (s := series(u))}
-    if not numbered:
-        return {}
-    if url == home:
-        first = min(numbered.values(), key=lambda s: s[1])
-        rt.state.r.hsetnx(Keys(crawl_id).crawl, "main_series", json.dumps([first[0]]))
-        main = first[0]
-    else:
-        main = series(url)[0]
-    return {u: SERIES_PRIORITY - s[1] for u, s in numbered.items() if s[0] == main}
-
-
-def _past(rt, crawl_id: str, url: str, home: str) -> None:
-    """A listing showing only posts older than `since` past this page (only older ones, or
-    newest first down past it): its later pages are left (the first page of a listing, not
-    numbered, bounds the numbered ones after it), and where it is the home page's listing,
-    the new posts were all reached through it."""
-    k = Keys(crawl_id)
-    s = series(url)
-    if url != home:
-        base, n = s or (url, 1)
-        script = ("local v = redis.call('HGET', KEYS[1], ARGV[1]) "
-                  "if not v or tonumber(v) > tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end")
-        rt.state.r.eval(script, 1, k.crawl, "past:" + base, n)
-        parked = rt.state.r.hgetall(_parked_key(crawl_id))
-        left = [u for f, u in parked.items() if f.rsplit(" ", 1)[0] == base and int(f.rsplit(" ", 1)[1]) > n]
-        if left:  # parked pages past the bound: never read
-            skip(rt, crawl_id, "pagination", left)
-            for u in left:
-                rt.state.mark_done(crawl_id, u)
-    if url == home or (s and _in_main_series(rt, crawl_id, url)):
-        cover(rt, crawl_id, HOME_COVER)
-
-
-def _before_bound(rt, crawl_id: str, url: str, others: list[str]) -> list[str]:
-    """`others` without the later pages of `url`'s listing, which it showed to run past since."""
-    base, n = series(url) or (url, 1)
-    later = [u for u in others if (s := series(u)) and s[0] == base and s[1] > n]
-    skip(rt, crawl_id, "pagination", later)
-    return [u for u in others if u not in set(later)]
-
-
-def _parked_key(crawl_id: str) -> str:
-    return f"{Keys(crawl_id).crawl}:later"  # hash: "<listing> <page number>" -> url parked
-
-
-# A page of the home's listing ahead of the next one to read is parked in one step with the
-# check (`_park`), and put back on the frontier in one step with the note that the page before
-# it was read (`_read_in_series`): no page is lost between the two (issue 35). The seen set is
-# left alone: a process's memory of it (workers/seen.py) must stay true.
-_PARK = """
-local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
-if tonumber(ARGV[2]) <= v + 1 then return 0 end
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-redis.call('HDEL', KEYS[3], ARGV[4])
-redis.call('HDEL', KEYS[1], 'in_flight')  -- (the page ends' in-flight count: counted again, workers/lua.py)
-redis.call('HINCRBY', KEYS[4], ARGV[4], -1)
-return 1
-"""
-_READ_IN_SERIES = """
-redis.call('HINCRBY', KEYS[1], 'progress', 1)
-local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
-if tonumber(ARGV[2]) > v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); v = tonumber(ARGV[2]) end
-local f = ARGV[3] .. ' ' .. string.format('%d', v + 1)
-local u = redis.call('HGET', KEYS[2], f)
-if not u then return 0 end
-redis.call('HDEL', KEYS[2], f)
-local bound = redis.call('HGET', KEYS[1], ARGV[4])
-if bound and v + 1 > tonumber(bound) then return 0 end
-redis.call('ZADD', KEYS[3], ARGV[5], u)
-return 1
-"""
-
-
-def _park(rt, crawl_id: str, url: str, s: tuple[str, int]) -> bool:
-    """Park `url`, page s[1] of the home's listing, unless the page before it was read (False)."""
-    k = Keys(crawl_id)
-    return bool(rt.state.r.eval(_PARK, 4, k.crawl, _parked_key(crawl_id), k.inflight, f"{k.crawl}:attempts",
-                                "read:" + s[0], s[1], f"{s[0]} {s[1]}", url))
-
-
-def _read_in_series(rt, crawl_id: str, s: tuple[str, int]) -> None:
-    """Page s[1] of the home's listing is read: the page after it, if parked, goes back on the
-    frontier (unless past the listing's bound)."""
-    k = Keys(crawl_id)
-    rt.state.r.eval(_READ_IN_SERIES, 3, k.crawl, _parked_key(crawl_id), k.frontier,
-                    "read:" + s[0], s[1], s[0], "past:" + s[0], SERIES_PRIORITY - (s[1] + 1))
 
 
 # ------------------------------------------------------------------ the report

@@ -1,0 +1,135 @@
+"""The home page's listing read in page order by an update crawl (issue 35).
+
+The home page names its numbered listing (/page/2/, ?paged=2: `main_series` in the crawl's hash);
+its pages are read one after the other, ahead of the posts they list (SERIES_PRIORITY), so that
+the listing reads down past `since` as soon as it can: then its later pages are left
+(`past:<listing>`, "pagination"), and the new posts are all known (`covered`: proof.HOME_COVER).
+A page ahead of the next one to read is parked (`crawl:C:later`) and put back when the page
+before it is read; both in one Lua step each, so that no page is lost between the two.
+
+    series_order(rt, crawl_id, url, home, others)   priorities of a listing page's numbered pages
+    park / read_in_series                           a page ahead parked; put back in its turn
+    past(rt, crawl_id, url, home)                   a page showing only older posts past it: bound
+"""
+from __future__ import annotations
+
+import json
+
+from tasks.discover.recency import series
+from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
+from workers.discover import proof
+from workers.discover.skipped import skip
+from workers.keys import Keys
+
+# the home page's listing, read in page order before the posts it lists (which are read anyway):
+# the sooner it reads down past since, the fewer other listings are read (`covered`); between the
+# posts (POST_PRIORITY, a listing's undated ones just above it: listed.py) and the feed's seeds
+SERIES_PRIORITY = (POST_PRIORITY + SEED_PRIORITY) / 2
+
+
+def last_page(rt, crawl_id: str, url: str, others: list[str]) -> None:
+    """A page of the home's listing that links no next page ends it (`ended:` in the crawl's
+    hash): the listings waiting for it to reach past since wait no more."""
+    main = json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
+    base, n = series(url) or (main[0] if main else url, 1)
+    if base in main and not any(series(u) == (base, n + 1) for u in others):
+        rt.state.r.hset(Keys(crawl_id).crawl, "ended:" + base, n)
+
+
+def in_main_series(rt, crawl_id: str, url: str) -> bool:
+    s = series(url)
+    if not s:
+        return False
+    return s[0] in json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
+
+
+def series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> dict:
+    """The home page's listing (its numbered pages: /page/2/, ?page=2...) read in page order,
+    ahead of the posts; the home page names which series is its listing."""
+    numbered = {u: s for u in others if (s := series(u))}
+    if not numbered:
+        return {}
+    if url == home:
+        first = min(numbered.values(), key=lambda s: s[1])
+        rt.state.r.hsetnx(Keys(crawl_id).crawl, "main_series", json.dumps([first[0]]))
+        main = first[0]
+    else:
+        main = series(url)[0]
+    return {u: SERIES_PRIORITY - s[1] for u, s in numbered.items() if s[0] == main}
+
+
+def past(rt, crawl_id: str, url: str, home: str) -> None:
+    """A listing showing only posts older than `since` past this page (only older ones, or
+    newest first down past it): its later pages are left (the first page of a listing, not
+    numbered, bounds the numbered ones after it), and where it is the home page's listing,
+    the new posts were all reached through it."""
+    k = Keys(crawl_id)
+    s = series(url)
+    if url != home:
+        base, n = s or (url, 1)
+        script = ("local v = redis.call('HGET', KEYS[1], ARGV[1]) "
+                  "if not v or tonumber(v) > tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end")
+        rt.state.r.eval(script, 1, k.crawl, "past:" + base, n)
+        parked = rt.state.r.hgetall(parked_key(crawl_id))
+        left = [u for f, u in parked.items() if f.rsplit(" ", 1)[0] == base and int(f.rsplit(" ", 1)[1]) > n]
+        if left:  # parked pages past the bound: never read
+            skip(rt, crawl_id, "pagination", left)
+            for u in left:
+                rt.state.mark_done(crawl_id, u)
+    if url == home or (s and in_main_series(rt, crawl_id, url)):
+        proof.cover(rt.state.r, k.crawl, proof.HOME_COVER)
+
+
+def before_bound(rt, crawl_id: str, url: str, others: list[str]) -> list[str]:
+    """`others` without the later pages of `url`'s listing, which it showed to run past since."""
+    base, n = series(url) or (url, 1)
+    later = [u for u in others if (s := series(u)) and s[0] == base and s[1] > n]
+    skip(rt, crawl_id, "pagination", later)
+    return [u for u in others if u not in set(later)]
+
+
+def parked_key(crawl_id: str) -> str:
+    return f"{Keys(crawl_id).crawl}:later"  # hash: "<listing> <page number>" -> url parked
+
+
+# A page of the home's listing ahead of the next one to read is parked in one step with the
+# check (`park`), and put back on the frontier in one step with the note that the page before
+# it was read (`read_in_series`): no page is lost between the two (issue 35). The seen set is
+# left alone: a process's memory of it (workers/seen.py) must stay true.
+_PARK = """
+local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
+if tonumber(ARGV[2]) <= v + 1 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+redis.call('HDEL', KEYS[3], ARGV[4])
+redis.call('HDEL', KEYS[1], 'in_flight')  -- (the page ends' in-flight count: counted again, workers/lua.py)
+redis.call('HINCRBY', KEYS[4], ARGV[4], -1)
+return 1
+"""
+_READ_IN_SERIES = """
+redis.call('HINCRBY', KEYS[1], 'progress', 1)
+local v = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '1')
+if tonumber(ARGV[2]) > v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]); v = tonumber(ARGV[2]) end
+local f = ARGV[3] .. ' ' .. string.format('%d', v + 1)
+local u = redis.call('HGET', KEYS[2], f)
+if not u then return 0 end
+redis.call('HDEL', KEYS[2], f)
+local bound = redis.call('HGET', KEYS[1], ARGV[4])
+if bound and v + 1 > tonumber(bound) then return 0 end
+redis.call('ZADD', KEYS[3], ARGV[5], u)
+return 1
+"""
+
+
+def park(rt, crawl_id: str, url: str, s: tuple[str, int]) -> bool:
+    """Park `url`, page s[1] of the home's listing, unless the page before it was read (False)."""
+    k = Keys(crawl_id)
+    return bool(rt.state.r.eval(_PARK, 4, k.crawl, parked_key(crawl_id), k.inflight, f"{k.crawl}:attempts",
+                                "read:" + s[0], s[1], f"{s[0]} {s[1]}", url))
+
+
+def read_in_series(rt, crawl_id: str, s: tuple[str, int]) -> None:
+    """Page s[1] of the home's listing is read: the page after it, if parked, goes back on the
+    frontier (unless past the listing's bound)."""
+    k = Keys(crawl_id)
+    rt.state.r.eval(_READ_IN_SERIES, 3, k.crawl, parked_key(crawl_id), k.frontier,
+                    "read:" + s[0], s[1], s[0], "past:" + s[0], SERIES_PRIORITY - (s[1] + 1))
