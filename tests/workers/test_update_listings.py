@@ -897,7 +897,7 @@ def _dated_home(home: str, days: list[str]):
     """(post urls, the home page listing every one of them with its day, newest first)."""
     from lxml import html
 
-    posts = [f"{home}p{i}.html" for i in range(len(days))]
+    posts = [f"{home}entry-{i}.html" for i in range(len(days))]
     node = "<div class='node'><h2 class='t'><a href='{u}'>T</a></h2><span class='sub'>{d}</span></div>"
 
     class _Home:
@@ -931,3 +931,14 @@ def test_a_listings_printed_day_goes_before_a_pseudo_entrys(rt):
     rt.state.r.hset(Keys(cid).entries, posts[1], json.dumps({"url": posts[1], "published": "2020-11-04", "pseudo": True}))
     update.links(rt, cid, home, ctx, posts, [], post=False, published=None, page=page)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
+
+
+def test_a_home_page_with_numbered_pages_is_proven_by_them_not_by_its_own_list(rt):
+    """Where the home page links its listing's next pages, a post only they list may be new
+    (a mirror's pages saved at other times): the home page's own list, though it reaches past
+    since, covers nothing until they are read in order."""
+    home = "http://upd-home-paged.example/"
+    cid, ctx = _crawl(rt, home)
+    posts, page = _dated_home(home, ["2020-05-02", "2020-04-01", "2020-02-01", "2020-01-05"])
+    update.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None, page=page)
+    assert rt.state.r.hget(Keys(cid).crawl, "covered") is None

@@ -416,9 +416,11 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         scope.sort(key=lambda p: order.get(p[0], len(order)))
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
                                                    main=main)
-    if url == home and readable and not past and items_reach(page.root, page.final_url, own, since):
-        # the home page's own list (every post, dated: no numbered pages) runs newest first down
-        # past since: its new posts are every new post (its links above the first old one read)
+    if url == home and readable and not past and not any(series(u) for u in others + posts) \
+            and items_reach(page.root, page.final_url, own, since):
+        # the home page's own list (every post, dated, no numbered page: where it has some, they
+        # are read in order and prove it, each vouching for its posts) runs newest first down past
+        # since: its new posts are every new post (its links above the first old one read)
         listed.vouch(rt, crawl_id, _above_old(scope, since))
         home_series.past(rt, crawl_id, url, home)
     if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
