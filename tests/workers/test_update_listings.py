@@ -942,3 +942,17 @@ def test_a_home_page_with_numbered_pages_is_proven_by_them_not_by_its_own_list(r
     posts, page = _dated_home(home, ["2020-05-02", "2020-04-01", "2020-02-01", "2020-01-05"])
     update.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None, page=page)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") is None
+
+
+def test_a_listing_whose_first_page_has_a_url_of_its_own_is_read_from_it(rt):
+    """The home page links its listing's pages 1, 2, 3 (/a/P1.html ...: page 1 another copy of
+    its list, saved at another time): page 2 waits for page 1 as page 3 for page 2, so that no
+    page's verdict covers the new posts before the pages above it vouched for theirs."""
+    home = "http://upd-series-p1.example/"
+    cid, ctx = _crawl(rt, home)
+    pages = {n: f"{home}a/P{n}.html" for n in (1, 2, 3)}
+    update.links(rt, cid, home, ctx, [f"{home}a/9-new.html"], list(pages.values()), post=False, published=None)
+    assert update.before_read(rt, cid, pages[2], ctx, post=False, listing=True) == update.LATER
+    assert update.before_read(rt, cid, pages[1], ctx, post=False, listing=True) is None
+    home_series.read_in_series(rt, cid, (f"{home}a/", 1))  # page 1 read: page 2 back on the frontier
+    assert rt.state.r.zscore(Keys(cid).frontier, pages[2]) == home_series.SERIES_PRIORITY - 2

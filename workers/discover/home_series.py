@@ -53,6 +53,8 @@ def series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> d
         first = min(numbered.values(), key=lambda s: s[1])
         rt.state.r.hsetnx(Keys(crawl_id).crawl, "main_series", json.dumps([first[0]]))
         main = first[0]
+        if first[1] == 1:  # its first page a URL of its own (/a/P1.html): page 2 waits for it too
+            rt.state.r.hsetnx(Keys(crawl_id).crawl, "read:" + main, 0)
     else:
         main = series(url)[0]
     return {u: SERIES_PRIORITY - s[1] for u, s in numbered.items() if s[0] == main}
