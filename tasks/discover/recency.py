@@ -248,13 +248,8 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
     wanted = set(posts)
     if not wanted or root is None:
         return {}
-    links: dict = {}
-    for a, u in _anchors(root, base_url, wanted):
-        links.setdefault(a, u)
-    at: dict = {}
-    for a, u in links.items():
-        at.setdefault(_place(a), {})[a] = u
-    groups = [g for g in at.values() if len(set(g.values())) >= 2] or [links]
+    links = dict(_anchors(root, base_url, wanted))
+    groups = [dict(g) for g in _places(links.items()).values() if len({u for _, u in g}) >= 2] or [links]
     best: dict[str, str] = {}
     for group in groups:
         days = _items_days(group, exact)
@@ -318,12 +313,8 @@ def items_reach(root, base_url: str, pairs: list[tuple[str, str | None]], since:
     day = {u: day_of(d) for u, d in pairs if day_of(d)}
     if root is None or len(day) < 2:
         return False
-    at: dict = {}
-    for a, u in _anchors(root, base_url, set(day)):
-        group = at.setdefault(_place(a), [])
-        if u not in group:
-            group.append(u)
-    items = max(at.values(), key=len, default=[])
+    groups = [list(dict.fromkeys(u for _, u in g)) for g in _places(_anchors(root, base_url, set(day))).values()]
+    items = max(groups, key=len, default=[])
     days = [day[u] for u in items]
     return bool(days) and not older(days[0], since) and reaches_past(days, since)
 
@@ -340,6 +331,14 @@ def _anchors(root, base_url: str, wanted: set[str]):
             continue
         if u in wanted:
             yield a, u
+
+
+def _places(anchors) -> dict:
+    """place (`_place`) -> [(a, url)], in document order: a page's links grouped by where they sit."""
+    at: dict = {}
+    for a, u in anchors:
+        at.setdefault(_place(a), []).append((a, u))
+    return at
 
 
 def _place(a, levels: int = 3) -> tuple:

@@ -288,9 +288,9 @@ def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None
     """Why a post by its URL is left: its feed entry dates it before since (a link to it from a
     page read: a neighbour, a widget), `_listed_left` (a day in its URL says it may be new), or
     held from an earlier crawl (`_held`)."""
-    entry = ctx.get("entry")
-    if entry and older_entry(entry, since, exact_of(ctx)):  # (queued by a link: the feed dates it before since)
-        _learned(rt, crawl_id, url, entry_day(entry, exact_of(ctx)), ctx["blog"]["home"])  # its listing judged as if read
+    entry, exact = ctx.get("entry"), exact_of(ctx)
+    if entry and older_entry(entry, since, exact):  # (queued by a link: the feed dates it before since)
+        _learned(rt, crawl_id, url, entry_day(entry, exact), ctx["blog"]["home"])  # its listing judged as if read
         return "feed_date"
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
     covered = None if url_day(url) else crawl.get("covered")
