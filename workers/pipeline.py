@@ -124,8 +124,10 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     listed = None if update.since_of(ctx) else discovered.listed_on(page) if not post else \
         discovered.listed_beside(rt, crawl_id, ctx["blog"]["home"], page, ctx["blog"].get("pattern"))
     # issue 35: an update crawl follows only the links that may lead to something new
-    posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post,
-                                          published=(record or extracted or {}).get("published"), page=page)
+    own = record or extracted or {}
+    posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post, page=page,
+                                          published=own.get("published"),
+                                          source=(own.get("sources") or {}).get("published"))
     _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered, listed)
     return result
 

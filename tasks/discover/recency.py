@@ -8,6 +8,8 @@ once a listing shows only posts older than `since`, its next pages show older on
     older(day, since)                   a day before `since` (one day's margin: time zones)
     days_exact(pairs, printed)          do a blog's URLs and zoned feed give the days its pages print?
     since_cut(since, exact)             the `since` older() is given (no margin for such a blog)
+    printed_day(day, exact)             a day the blog prints itself, as older() is given it (no margin)
+    record_day(published, source, exact)  the day a post read is judged by: its record's
     entry_day(entry, exact)             the day a feed entry is of (published, updated, its URL's)
     archive_end(url, home)              the last day a date archive (/2019/, /2019/05/) covers
     series(url)                         (the listing a page number belongs to, the number)
@@ -29,7 +31,7 @@ from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "days_exact", "since_cut", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "days_exact", "since_cut", "printed_day", "record_day", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 EXACT_MIN = 5  # training pages whose given and printed days must all agree before the margin is left
@@ -112,6 +114,28 @@ def since_cut(since: str | None, exact: bool) -> str | None:
         return (dt.date.fromisoformat(s) + dt.timedelta(days=MARGIN_DAYS)).isoformat()
     except ValueError:
         return s
+
+
+def printed_day(day: str | None, exact: bool) -> str | None:
+    """A day the blog prints itself (beside a post link in a listing, on a post page as its record
+    carries it), as older() is to be given it: the record's own day, compared with `since` as it
+    is (no time zones' margin: there is no other zone's day to allow for). older() keeps
+    MARGIN_DAYS where the blog's days are not exact (since_cut), so there it is given a day early."""
+    d = day_of(day)
+    return d if not d or exact else _minus(d, MARGIN_DAYS)
+
+
+PAGE_SOURCES = ("rule", "span", "jsonld", "microdata", "meta", "page")  # a record's day read off its page
+
+
+def record_day(published: str | None, source: str | None, exact: bool) -> str | None:
+    """The day an update crawl judges a post read by, as older() is to be given it: its record's
+    day. One its page gives as a day, or as a time in the blog's own zone, is the day it prints
+    (printed_day); a time in UTC, or a day its URL or its feed gave, keeps the margin."""
+    d = day_of(published)
+    if not d or source not in PAGE_SOURCES or (re.search(r"T\d", published) and not zoned(published)):
+        return d
+    return printed_day(d, exact)
 
 
 def future(since: str | None, today: str | None = None) -> bool:
@@ -242,9 +266,11 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
     days (a "recent posts" widget on every page, with more links and no day, is no listing's
     items; a link outside the items, in a widget or an excerpt, gets no day). A link's item is
     its largest ancestor (a few levels up) that holds no other item's link; its date is the
-    item's first <time> (the day its text shows, else its datetime's; a datetime in UTC with
-    `exact`, older() being given since_cut(since, True), as the latest local day it may be),
-    else its first short text that reads as a date. Links whose item shows none are left out."""
+    item's first <time> (the day its text shows, else its datetime's), else its first short text
+    that reads as a date. Links whose item shows none are left out. The days are given as older()
+    is to be given them (`exact`: it is given since_cut(since, True)): a day printed as it is
+    (printed_day: a day early where older() keeps its margin), a datetime in UTC whose text shows
+    no day near it with the margin (with `exact`, as the latest local day it may be)."""
     wanted = set(posts)
     if not wanted or root is None:
         return {}
@@ -352,20 +378,22 @@ def _place(a, levels: int = 3) -> tuple:
 
 
 def _item_day(item, exact: bool = False) -> str | None:
+    """The day an item prints (printed_day: no margin), or the day of a time in UTC it gives
+    (with `exact` as the latest local day it may be; else older()'s margin stands)."""
     for t in item.iter("time"):
         given = t.get("datetime")
         shown = day_of(parse_date(" ".join((t.text or "").split())) or None)
         if day_of(given) and re.search(r"T\d", given) and not zoned(given):  # a time in UTC (or no zone)
             if shown and _minus(day_of(given), MARGIN_DAYS) <= shown <= _minus(day_of(given), -MARGIN_DAYS):
-                return shown  # the day the reader sees, in the blog's own zone (a zone's day off at most)
+                return printed_day(shown, exact)  # the day the reader sees, in the blog's own zone
             return _minus(day_of(given), -MARGIN_DAYS) if exact else day_of(given)
         day = day_of(given) or shown
         if day:
-            return day
+            return printed_day(day, exact)
     for text in item.itertext():
         text = " ".join(text.split())
         if 6 <= len(text) <= MAX_DATE_TEXT and any(c.isdigit() for c in text):
             day = day_of(parse_date(text)) or jalali_day(text)
             if day:
-                return day
+                return printed_day(day, exact)
     return None

@@ -24,10 +24,12 @@ decision for the crawl's report.
 """
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from itertools import combinations
 
+from tasks.discover.recency import zoned
 from tasks.fetch.html import html_block_text, html_to_text, parse_html
 from tasks.learn.narrow import narrowed_content
 from tasks.learn.rules import apply_rule
@@ -79,7 +81,22 @@ def _same_title(value, title: str) -> bool:
 
 
 def _same_day(a, b) -> bool:
-    return bool(a and b) and str(a)[:10] == str(b)[:10]
+    """Is `a` (a page's reading) the day of `b` (its feed entry's date)? A feed's time in UTC (or
+    with no zone) is a day in every zone from UTC-12 to UTC+14: a page printing the blog's own
+    day may print the day before or after it (a post at 00:10 UTC, printed a day later in China)."""
+    if not (a and b):
+        return False
+    day, given = str(a)[:10], str(b)
+    if day == given[:10]:
+        return True
+    m = re.match(r"(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)", given)
+    if not m or zoned(given):
+        return False
+    try:
+        t = dt.datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}:{m.group(3)}")
+    except ValueError:
+        return False
+    return (t - dt.timedelta(hours=12)).date().isoformat() <= day <= (t + dt.timedelta(hours=14)).date().isoformat()
 
 
 def _same_names(a: list, b: list) -> bool:
@@ -118,10 +135,11 @@ def _in_comments(rule: str, roots: list) -> str | None:
     return None
 
 
-def _implausible(field: str, values: list, pseudo: bool = False) -> str | None:
+def _implausible(field: str, values: list, pseudo: bool = False, entries: list | None = None) -> str | None:
     """Why the rule's values on the training pages are no post's own value, or None. `pseudo`:
     the entries are read off the pages (no feed), so a page where the rule finds nothing has no
-    author from the feed either."""
+    author from the feed either. `entries` (the pages' feed entries, in order): a day the feed
+    gives a page too is that post's own (posts of a series published on one day), no build date."""
     got = [v for v in values if v]
     if field == "author" and len(values) >= MIN_PAGES:
         names = [n for v in got for n in (v if isinstance(v, list) else [v]) if n]
@@ -136,7 +154,10 @@ def _implausible(field: str, values: list, pseudo: bool = False) -> str | None:
         if n >= 2 and n > SAME_TITLE * len(got):
             return f"gives the same title on {n} of {len(got)} training pages ({text[:60]!r}: the site's name)"
     if field == "date":
-        day, n = Counter(v[:10] for v in got).most_common(1)[0]
+        day, _ = Counter(v[:10] for v in got).most_common(1)[0]
+        confirmed = [v for v, e in zip(values, entries or []) if v and e and not e.get("pseudo")
+                     and _same_day(v, e.get("published"))]
+        n = sum(1 for v in got if v[:10] == day) - sum(1 for v in confirmed if v[:10] == day)
         if n >= 2 and n > SAME_DATE * len(got):
             return f"gives the same date on {n} of {len(got)} training pages ({day}: a build or copyright date)"
     if field == "content":
@@ -224,7 +245,8 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
             continue
         why = _in_comments(v["rule"], roots if field != "content" else [])
         why = why or _implausible(field, [own[field] for (own, _), _ in readings],
-                                  pseudo=all(entry.get("pseudo") for _, _, entry in pages))
+                                  pseudo=all(entry.get("pseudo") for _, _, entry in pages),
+                                  entries=[entry for _, entry in readings])
         why = why or _loses(field, readings)
         if why:
             out[field] = dict(v, use="generic")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_day, items_reach, listing_cut, older,
-                                    printed_days, reaches_past, series, since_cut)
+                                    printed_days, reaches_past, record_day, series, since_cut)
 from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.urls import extract_links
@@ -310,8 +310,9 @@ def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
     old = rt.state.record(crawl_id, url)
     if old is None:
         return None
-    _learned(rt, crawl_id, url, old.get("published"), ctx["blog"]["home"])  # its listing judged as if read
-    if older(old.get("published"), since):
+    day = _record_day(old, ctx)
+    _learned(rt, crawl_id, url, day, ctx["blog"]["home"])  # its listing judged as if read
+    if older(day, since):
         return "held_old"
     entry = ctx.get("entry")
     stamp = (entry or {}).get("updated") or (entry or {}).get("published")
@@ -326,16 +327,19 @@ def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
 # ------------------------------------------------------------------ a read page's links
 
 def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list[str], *,
-          post: bool, published: str | None, page=None) -> tuple[list[str], list[str], dict]:
+          post: bool, published: str | None, page=None, source: str | None = None) -> tuple[list[str], list[str], dict]:
     """(posts, others, priorities) an update crawl follows from the page at `url`: a post
     older than `since` or a listing showing only older posts leads nowhere new; post links
     dated before `since` (or listed after older ones) and date archives ending before it are
-    left; the home page's listing is read in page order (`priorities`: url -> score)."""
+    left; the home page's listing is read in page order (`priorities`: url -> score). A post's
+    `published` is judged as its record carries it (`source`: where the record's day came from;
+    recency.record_day: the day its page prints needs no time zones' margin)."""
     since = since_of(ctx)
     if not since:
         return posts, others, {}
     home = ctx["blog"]["home"]
     if post:
+        published = record_day(published, source, exact_of(ctx))
         _learned(rt, crawl_id, url, published, home)
         if page is not None and not page.garbled:  # its previous/next links: a chain down past since?
             # (a neighbour outside the post pattern is a post all the same: a blog with two URL schemes)
@@ -475,10 +479,15 @@ def _days(rt, crawl_id: str, ctx: dict, posts: list[str], printed: dict | None =
             entry = json.loads(e) if e else None
             d = entry_day(entry, exact_of(ctx)) if entry and not (entry.get("pseudo") and (printed or {}).get(u)) else None
             if not d and r:
-                d = day_of((unpack(r) or {}).get("published"))
+                d = _record_day(unpack(r) or {}, ctx)
             known[u] = d
         days = [d or known.get(u) for u, d in zip(posts, days)]
     return days
+
+
+def _record_day(record: dict, ctx: dict) -> str | None:
+    """The day a record held from an earlier crawl is judged by (recency.record_day)."""
+    return record_day(record.get("published"), (record.get("sources") or {}).get("published"), exact_of(ctx))
 
 
 def _dated_posts(rt, crawl_id: str, ctx: dict, posts: list[str], since: str, listing: bool) -> list[str]:

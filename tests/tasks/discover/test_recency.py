@@ -77,8 +77,13 @@ def test_the_day_a_listing_prints_beside_each_post_link():
             "<article><h2><a href='/three/'>Three</a></h2><p>14 comments</p></article>"
             "</main><aside><time datetime='2001-01-01'>widget</time></aside></body></html>")
     root = parse_html(html, "https://b.test/")
-    got = printed_days(root, "https://b.test/", ["https://b.test/one/", "https://b.test/two/", "https://b.test/three/"])
+    posts = ["https://b.test/one/", "https://b.test/two/", "https://b.test/three/"]
+    got = printed_days(root, "https://b.test/", posts, exact=True)
     assert got == {"https://b.test/one/": "2020-09-24", "https://b.test/two/": "2020-05-27"}
+    # the days are given as older() is given them: where it keeps its margin (a blog whose days
+    # are not exact), a printed day comes a day early, to be compared with since as it is
+    assert printed_days(root, "https://b.test/", posts) == {"https://b.test/one/": "2020-09-23",
+                                                           "https://b.test/two/": "2020-05-26"}
 
 
 def test_a_card_whose_excerpt_links_another_post_still_shows_its_own_day():
@@ -95,7 +100,7 @@ def test_a_card_whose_excerpt_links_another_post_still_shows_its_own_day():
             + card.format(day="Jun 2, 2015", slug="intro", other="start") + "</main></body></html>")
     root = parse_html(html, "https://b.test/")
     posts = [f"https://b.test/{s}/" for s in ("case", "loops", "intro")] + ["https://b.test/intro", "https://b.test/start"]
-    assert printed_days(root, "https://b.test/", posts) == {
+    assert printed_days(root, "https://b.test/", posts, exact=True) == {
         "https://b.test/case/": "2015-07-07", "https://b.test/loops/": "2015-06-30", "https://b.test/intro/": "2015-06-02"}
 
 
@@ -114,7 +119,7 @@ def test_a_widget_of_more_post_links_is_no_listings_items():
             + "</main><aside><ul>" + widget + "</ul></aside></div></body></html>")
     root = parse_html(html, "https://b.test/")
     posts = [f"https://b.test/{s}/" for s in list(days) + ["old1", "old2", "old3"]]
-    assert printed_days(root, "https://b.test/", posts) == {f"https://b.test/{s}/": d for s, d in days.items()}
+    assert printed_days(root, "https://b.test/", posts, exact=True) == {f"https://b.test/{s}/": d for s, d in days.items()}
 
 
 def test_a_time_in_utc_gives_the_day_its_text_shows_or_keeps_its_margin():
@@ -132,11 +137,14 @@ def test_a_time_in_utc_gives_the_day_its_text_shows_or_keeps_its_margin():
             "</main></body></html>")
     root = parse_html(html, "https://b.test/")
     posts = [f"https://b.test/{s}/" for s in "abcd"]
+    assert printed_days(root, "https://b.test/", posts, exact=True) == {
+        "https://b.test/a/": "2018-12-05", "https://b.test/b/": "2018-12-05", "https://b.test/c/": "2018-12-04",
+        "https://b.test/d/": "2018-12-05"}  # (a text far from its datetime is no reading of it)
+    # where older() keeps its margin: the days printed (a, and c's zoned time) come a day early,
+    # the UTC times as they are (the margin is theirs)
     assert printed_days(root, "https://b.test/", posts) == {
-        "https://b.test/a/": "2018-12-05", "https://b.test/b/": "2018-12-04", "https://b.test/c/": "2018-12-04",
-        "https://b.test/d/": "2018-12-04"}  # (a text far from its datetime is no reading of it)
-    assert printed_days(root, "https://b.test/", posts, exact=True)["https://b.test/b/"] == "2018-12-05"
-    assert printed_days(root, "https://b.test/", posts, exact=True)["https://b.test/c/"] == "2018-12-04"
+        "https://b.test/a/": "2018-12-04", "https://b.test/b/": "2018-12-04", "https://b.test/c/": "2018-12-03",
+        "https://b.test/d/": "2018-12-04"}
 
 
 def test_a_persian_listing_prints_jalali_days():
@@ -147,7 +155,7 @@ def test_a_persian_listing_prints_jalali_days():
             "<li><span>۱۶ بهمن ۱۳۹۶</span> <a href='/build-faster.html'>بیلد سریع‌تر</a></li>"
             "<li><span>۰۵ دی ۱۳۹۶</span> <a href='/seo.html'>افزودن متادیتا</a></li></ul></body></html>")
     root = parse_html(html, "https://b.test/")
-    assert printed_days(root, "https://b.test/", ["https://b.test/build-faster.html", "https://b.test/seo.html"]) == {
+    assert printed_days(root, "https://b.test/", ["https://b.test/build-faster.html", "https://b.test/seo.html"], exact=True) == {
         "https://b.test/build-faster.html": "2018-02-05", "https://b.test/seo.html": "2017-12-26"}
 
 
@@ -270,3 +278,21 @@ def test_a_pages_items_reach_past_since_where_its_own_list_runs_newest_first():
     assert not items_reach(page("ab", widget="def"), "https://b.test/", pairs, since)
     assert not items_reach(page("cab"), "https://b.test/", pairs, since)  # an old post first (a sticky one)
     assert not items_reach(page("ab"), "https://b.test/", pairs, since)  # new posts only: nothing said of the rest
+
+
+def test_a_post_read_is_judged_by_the_day_its_record_carries():
+    """The day a post's page prints is its record's day: compared with since as it is. Given as
+    older() is given it, that is a day early where older() keeps its margin (a blog whose days are
+    not exact); a time in UTC, or a day from the URL or the feed, keeps the margin."""
+    from tasks.discover.recency import record_day, since_cut
+
+    since = "2015-07-07"
+    for exact in (False, True):
+        cut = since_cut(since, exact)
+        assert older(record_day("2015-07-06", "rule", exact), cut)  # printed the day before since: old
+        assert not older(record_day("2015-07-07", "rule", exact), cut)  # since's own day: new
+        assert older(record_day("2015-07-06T23:30:00+03:00", "meta", exact), cut)  # the blog's zone
+    assert not older(record_day("2015-07-06T22:27:00+00:00", "microdata", False), since)  # UTC: the margin
+    assert not older(record_day("2015-07-06", "url", False), since)  # a URL's day: the margin
+    assert not older(record_day("2015-07-06", "feed", False), since)
+    assert record_day(None, "rule", False) is None

@@ -99,3 +99,42 @@ def test_an_author_rule_is_judged_by_the_names_it_reads():
                                    ["Een uur later zag het er echter heel anders uit"], None]) is not None
     assert _implausible("author", [["Janny"], None, None, None, None, None], pseudo=True) is not None
     assert _implausible("author", [["Janny"], None, None, None, None, None]) is None  # a feed gave the others
+
+
+def _dated(day_of_page, feed_date):
+    """Six pages whose <span class='d'> prints day_of_page(i), the feed giving feed_date(i)."""
+    out = []
+    for i, (html, url, entry) in enumerate(pages()):
+        html = html.replace("9 March 2014", day_of_page(i))
+        out.append((html, url, dict(entry, published=feed_date(i))))
+    return out
+
+
+def test_a_day_the_feed_gives_those_posts_too_is_no_build_date():
+    """Four of six posts of a series published on one day, the feed saying so too: the date rule
+    reads each post's own day and stays. The same day on pages whose feed says otherwise is a
+    build date, read generically (as before)."""
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "date": {"rule": "//*[@class='d']", "share": 1.0},
+             "content": {"rule": "//article", "share": 1.0}}
+    series = lambda i: "18 May 2021" if i < 4 else f"{i} June 2021"  # noqa: E731
+    feed = lambda i: "2021-05-18T10:00:00+03:00" if i < 4 else f"2021-06-{i:02d}T10:00:00+03:00"  # noqa: E731
+    out, notes = checked_rules(rules, _dated(series, feed), extract_root, content)
+    assert "date" not in generic_fields(out), notes
+    built = lambda i: f"2021-06-{i + 1:02d}T10:00:00+03:00"  # noqa: E731
+    out, notes = checked_rules(rules, _dated(series, built), extract_root, content)
+    assert "date" in generic_fields(out) and any("build or copyright" in n for n in notes)
+
+
+def test_a_feed_in_utc_agrees_with_the_day_a_page_prints_in_its_own_zone():
+    """A blog in UTC+8 prints the day a post was written; its feed gives the time in UTC, often the
+    evening before. The date rule agrees with it (a zone's day apart) and stays; a rule reading a
+    day further off does not."""
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "date": {"rule": "//*[@class='d']", "share": 1.0},
+             "content": {"rule": "//article", "share": 1.0}}
+    local = lambda i: f"{i + 2} March 2014"  # noqa: E731
+    utc = lambda i: f"2014-03-{i + 1:02d}T21:00:00.000Z"  # 05:00 the next day in UTC+8  # noqa: E731
+    out, notes = checked_rules(rules, _dated(local, utc), extract_root, content)
+    assert "date" not in generic_fields(out), notes
+    week = lambda i: f"{i + 8} March 2014"  # noqa: E731
+    out, notes = checked_rules(rules, _dated(week, utc), extract_root, content)
+    assert "date" in generic_fields(out), notes
