@@ -265,7 +265,8 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
     same tags and classes a few levels up: a card's title), the place whose items show the most
     days (a "recent posts" widget on every page, with more links and no day, is no listing's
     items; a link outside the items, in a widget or an excerpt, gets no day). A link's item is
-    its largest ancestor (a few levels up) that holds no other item's link; its date is the
+    its largest ancestor (a few levels up) that holds no other item's link (a link to an item's
+    URL but for the trailing slash is that item: its day); its date is the
     item's first <time> (the day its text shows, else its datetime's), else its first short text
     that reads as a date. Links whose item shows none are left out. The days are given as older()
     is to be given them (`exact`: it is given since_cut(since, True)): a day printed as it is
@@ -281,7 +282,20 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
         days = _items_days(group, exact)
         if len(days) > len(best):
             best = days
-    return best
+    # a link written without the trailing slash of an item's (or with one it lacks: an excerpt's
+    # "/slug" beside the card's "/slug/") is that item's page: a server answers one with the other
+    twins = {u: best[t] for u in wanted - set(best) if (t := _twin(u)) in best}
+    return {**best, **twins}
+
+
+def _twin(url: str) -> str:
+    """`url` with its path's trailing slash taken off, or put on where it has none."""
+    p = urlsplit(url)
+    path = p.path or "/"
+    if path == "/":
+        return url
+    path = path[:-1] if path.endswith("/") else path + "/"
+    return urlunsplit((p.scheme, p.netloc, path, p.query, p.fragment))
 
 
 def _items_days(links: dict, exact: bool = False) -> dict[str, str]:

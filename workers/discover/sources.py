@@ -14,11 +14,11 @@ from __future__ import annotations
 import logging
 
 from tasks.discover import sitemaps as sm
-from tasks.discover.canonical import fold_to_home
+from tasks.discover.canonical import fold_to_home, is_listing
 from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
-from tasks.discover.recency import older
+from tasks.discover.recency import older, series
 from tasks.text.dates import url_latest_day
 from workers.discover import update
 from workers.fetch.pages import cached
@@ -104,6 +104,12 @@ def _queue(rt, crawl_id: str, metas: dict[str, dict]) -> int:
     return len(fresh)
 
 
+def _listing(url: str, home: str) -> bool:
+    """A page a sitemap may list that is no post: the home page, a tag's, a category's, a
+    numbered or a date archive page (a sitemap often gives these no lastmod: none is needed)."""
+    return is_listing(url, home) or series(url) is not None
+
+
 def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> dict:
     """Read one sitemap (popped from the frontier): queue what it lists."""
     st = rt.state
@@ -146,12 +152,14 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     update.skip(rt, crawl_id, "sitemap_lastmod", left)
     if nested:
         _queue(rt, crawl_id, nested)
-    pages, skipped, dated, by_url = [], [], 0, []
+    pages, skipped, dated, by_url, postlike = [], [], 0, [], 0
     for e in data["urls"]:
         u = fold_to_home(canonical(e["url"]), home)
         if not in_scope(u, home):
             continue
-        dated += bool(e.get("lastmod"))
+        if not _listing(u, home):  # (a tag's or a numbered page's lastmod dates no post)
+            postlike += 1
+            dated += bool(e.get("lastmod"))
         if changed_since and sm.older_than(e.get("lastmod"), changed_since):
             skipped.append(u)  # update_crawl: unchanged since `since`, by the sitemap's word
             continue
@@ -165,7 +173,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     update.skip(rt, crawl_id, "sitemap_lastmod", skipped)
     if since:
         update.skip(rt, crawl_id, "url_date", by_url)
-        if data["urls"] and dated * 10 >= len(data["urls"]) * 9:  # every page with its lastmod
+        if postlike and dated * 10 >= postlike * 9:  # every page that may be a post with its lastmod
             update.cover(rt, crawl_id, "a sitemap giving every page's lastmod")
     fresh = st.unseen(crawl_id, pages)
     st.mark_sources(crawl_id, fresh, "sitemap")  # first finder only

@@ -101,7 +101,8 @@ def test_a_card_whose_excerpt_links_another_post_still_shows_its_own_day():
     root = parse_html(html, "https://b.test/")
     posts = [f"https://b.test/{s}/" for s in ("case", "loops", "intro")] + ["https://b.test/intro", "https://b.test/start"]
     assert printed_days(root, "https://b.test/", posts, exact=True) == {
-        "https://b.test/case/": "2015-07-07", "https://b.test/loops/": "2015-06-30", "https://b.test/intro/": "2015-06-02"}
+        "https://b.test/case/": "2015-07-07", "https://b.test/loops/": "2015-06-30", "https://b.test/intro/": "2015-06-02",
+        "https://b.test/intro": "2015-06-02"}  # (the excerpts' "/intro" is the card's "/intro/": its day)
 
 
 def test_a_widget_of_more_post_links_is_no_listings_items():
