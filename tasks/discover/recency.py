@@ -31,7 +31,7 @@ from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "days_exact", "since_cut", "printed_day", "record_day", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "days_exact", "since_cut", "printed_day", "record_day", "twin_days", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 EXACT_MIN = 5  # training pages whose given and printed days must all agree before the margin is left
@@ -265,8 +265,7 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
     same tags and classes a few levels up: a card's title), the place whose items show the most
     days (a "recent posts" widget on every page, with more links and no day, is no listing's
     items; a link outside the items, in a widget or an excerpt, gets no day). A link's item is
-    its largest ancestor (a few levels up) that holds no other item's link (a link to an item's
-    URL but for the trailing slash is that item: its day); its date is the
+    its largest ancestor (a few levels up) that holds no other item's link; its date is the
     item's first <time> (the day its text shows, else its datetime's), else its first short text
     that reads as a date. Links whose item shows none are left out. The days are given as older()
     is to be given them (`exact`: it is given since_cut(since, True)): a day printed as it is
@@ -282,10 +281,14 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
         days = _items_days(group, exact)
         if len(days) > len(best):
             best = days
-    # a link written without the trailing slash of an item's (or with one it lacks: an excerpt's
-    # "/slug" beside the card's "/slug/") is that item's page: a server answers one with the other
-    twins = {u: best[t] for u in wanted - set(best) if (t := _twin(u)) in best}
-    return {**best, **twins}
+    return best
+
+
+def twin_days(days: dict[str, str], urls: list[str]) -> dict[str, str]:
+    """The day of each of `urls` that is a dated link's URL but for the trailing slash (an
+    excerpt's "/slug" beside the card's "/slug/"): the same page, a server answers one with the
+    other. Not one of the listing's items: its place in the page proves no order."""
+    return {u: days[t] for u in urls if u not in days and (t := _twin(u)) in days}
 
 
 def _twin(url: str) -> str:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_day, items_reach, listing_cut, older,
-                                    printed_days, reaches_past, record_day, series, since_cut)
+                                    printed_days, reaches_past, record_day, series, since_cut,
+                                    twin_days)
 from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.urls import extract_links
@@ -399,6 +400,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     # pages outside the post pattern the listing dates before since: older posts, left when
     # popped (another source may have queued them: a sitemap)
     gone = {u for u, d in zip(maybe, maybe_days) if day_of(d) and older(d, since)}
+    # (and a link to one of its dated items but for the trailing slash: an excerpt's "/slug")
+    gone |= {u for u, d in twin_days(printed, maybe).items() if older(d, since)}
     if gone:
         _dated_old(rt, crawl_id, gone)
     if past:

@@ -101,8 +101,10 @@ def test_a_card_whose_excerpt_links_another_post_still_shows_its_own_day():
     root = parse_html(html, "https://b.test/")
     posts = [f"https://b.test/{s}/" for s in ("case", "loops", "intro")] + ["https://b.test/intro", "https://b.test/start"]
     assert printed_days(root, "https://b.test/", posts, exact=True) == {
-        "https://b.test/case/": "2015-07-07", "https://b.test/loops/": "2015-06-30", "https://b.test/intro/": "2015-06-02",
-        "https://b.test/intro": "2015-06-02"}  # (the excerpts' "/intro" is the card's "/intro/": its day)
+        "https://b.test/case/": "2015-07-07", "https://b.test/loops/": "2015-06-30", "https://b.test/intro/": "2015-06-02"}
+    # the excerpts' "/intro" is the card's "/intro/": its day, though no item of the listing
+    days = printed_days(root, "https://b.test/", posts, exact=True)
+    assert recency.twin_days(days, posts) == {"https://b.test/intro": "2015-06-02"}
 
 
 def test_a_widget_of_more_post_links_is_no_listings_items():
