@@ -43,3 +43,39 @@ def test_a_sitemap_dating_every_post_covers_the_new_posts_though_its_listings_ha
 
     assert read(posts + listings) == "a sitemap giving every page's lastmod"
     assert read([dict(e, lastmod=None) if i % 3 == 0 else e for i, e in enumerate(posts)] + listings) is None
+
+
+def test_a_sitemap_listing_the_feeds_posts_with_their_lastmods_proves_every_new_post_known(rt):
+    """A sitemap that dates every post and lists each of the feed's posts (its newest among them)
+    with a lastmod no earlier than its day was made after the feed's newest post: a post after
+    since is in the feed, or in the sitemap with a lastmod after since. Every new post known (a
+    proof: the home's numbered pages are not read). One that misses a post of the feed, or whose
+    lastmods are one build's stamp, covers without proving."""
+    import json
+
+    from workers.discover import proof
+    from workers.keys import Keys
+
+    home = "http://sitemap-proof.example/"
+    feed = [{"url": f"{home}post-{i}/", "published": f"2020-06-{10 + i:02d}T10:00:00+02:00"} for i in range(5)]
+    dated = [{"url": e["url"], "lastmod": e["published"][:10] + "T08:00:00+00:00"} for e in feed] + \
+            [{"url": f"{home}old-{i}/", "lastmod": f"2019-0{1 + i}-10T10:00:00+00:00"} for i in range(6)]
+    listings = [{"url": f"{home}category/c{i}/", "lastmod": None} for i in range(3)]
+
+    def covered(urls, entries=feed, nested=False):
+        cid = rt.state.create_crawl(home, "2020-03-01", {"update": True})
+        rt.state.r.hset(Keys(cid).entries, mapping={e["url"]: json.dumps(e) for e in entries})
+        ctx = {"options": {"update": True}, "since": "2020-03-01", "blog": {"home": home}, "entry": None}
+        url = f"{home}sitemap.xml"
+        sources.keep_sitemap(rt, cid, url, {"kind": "urlset", "urls": urls, "sitemaps": []})
+        sources.process(rt, cid, url, {"guessed": False, "next": [], "nested": nested}, ctx, lambda pages: None)
+        return rt.state.r.hget(Keys(cid).crawl, "covered")
+
+    assert covered(dated + listings) == proof.SITEMAP_COVER and proof.SITEMAP_COVER in proof.PROVEN
+    assert covered(dated[1:] + listings) == "a sitemap giving every page's lastmod"  # the newest post missing
+    assert covered(dated + listings, entries=feed[:2]) == "a sitemap giving every page's lastmod"  # too few to tell
+    assert covered(dated + listings, nested=True) == "a sitemap giving every page's lastmod"  # one of several files
+    stamp = [dict(e, lastmod="2021-01-01T00:00:00+00:00") for e in dated]
+    assert covered(stamp + listings) == "a sitemap giving every page's lastmod"
+    early = [dict(e, lastmod="2020-06-01T00:00:00+00:00") if e["url"] == feed[-1]["url"] else e for e in dated]
+    assert covered(early + listings) == "a sitemap giving every page's lastmod"  # made before the feed's newest

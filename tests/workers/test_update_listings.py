@@ -956,3 +956,18 @@ def test_a_listing_whose_first_page_has_a_url_of_its_own_is_read_from_it(rt):
     assert update.before_read(rt, cid, pages[1], ctx, post=False, listing=True) is None
     home_series.read_in_series(rt, cid, (f"{home}a/", 1))  # page 1 read: page 2 back on the frontier
     assert rt.state.r.zscore(Keys(cid).frontier, pages[2]) == home_series.SERIES_PRIORITY - 2
+
+
+def test_the_home_listings_next_pages_are_left_once_a_current_sitemap_proves_every_new_post_known(rt):
+    """A sitemap that dates every post, made after the feed's newest post (proof.SITEMAP_COVER),
+    names every post after since: the home's numbered pages add none (as with the chain's proof);
+    a sitemap's lastmods that prove nothing leave them to be read."""
+    from workers.discover import proof
+
+    home = "http://upd-series-sitemap.example/"
+    for why, left in ((proof.SITEMAP_COVER, True), ("a sitemap giving every page's lastmod", False)):
+        cid, ctx = _crawl(rt, home)
+        _main_series(rt, cid, home)
+        update.cover(rt, cid, why)
+        got = update.before_read(rt, cid, f"{home}page/2/", ctx, post=False, listing=True)
+        assert (got == "covered") == left, (why, got)

@@ -1,10 +1,12 @@
 """What proves, in an update crawl, that every new post is known (issue 35).
 
 Covers (`covered` in the crawl's hash) say the new posts are reachable without the other
-listings (tags, categories, authors). Two of them also prove that every new post is known,
+listings (tags, categories, authors). Three of them also prove that every new post is known,
 so that a page nothing names as new (no feed entry, no sitemap lastmod after since, not on
-the home's listing) is left: the home page's listing read down past since, and the posts'
-chain of previous/next links read down past since (workers/discover/chain.py). A proof
+the home's listing) is left: the home page's listing read down past since, the posts'
+chain of previous/next links read down past since (workers/discover/chain.py), and a sitemap
+that dates every post and lists every post of the feed (made after the newest: a post after
+since is in the feed, or in the sitemap with a lastmod after since; workers/discover/sources.py). A proof
 replaces a cover that is no proof (the feed reaching past since, a sitemap's lastmods, which
 come first), never another proof.
 """
@@ -12,7 +14,8 @@ from __future__ import annotations
 
 HOME_COVER = "the home page's listing, read down past since"
 CHAIN_COVER = "the posts' previous/next links, read from the newest post down past since"
-PROVEN = (HOME_COVER, CHAIN_COVER)
+SITEMAP_COVER = "a sitemap dating every post, made after the feed's newest post"
+PROVEN = (HOME_COVER, CHAIN_COVER, SITEMAP_COVER)
 
 _PROVE = """
 local v = redis.call('HGET', KEYS[1], 'covered')

@@ -11,6 +11,8 @@ again (`missing`).
 """
 from __future__ import annotations
 
+import datetime as dt
+import json
 import logging
 
 from tasks.discover import sitemaps as sm
@@ -18,9 +20,9 @@ from tasks.discover.canonical import fold_to_home, is_listing
 from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
-from tasks.discover.recency import older, series
+from tasks.discover.recency import day_of, older, series
 from tasks.text.dates import url_latest_day
-from workers.discover import update
+from workers.discover import proof, update
 from workers.fetch.pages import cached
 from workers.state import Keys
 
@@ -110,6 +112,36 @@ def _listing(url: str, home: str) -> bool:
     return is_listing(url, home) or series(url) is not None
 
 
+MIN_FEED_POSTS = 3  # feed entries a sitemap must list, with their lastmods, to be known current
+
+
+def _after_feed(rt, crawl_id: str, urls: list[dict], home: str) -> bool:
+    """Was the sitemap (`urls`: its pages, every post dated) made after the feed's newest post:
+    does it list each of the feed's posts (MIN_FEED_POSTS at least) with a lastmod no earlier than
+    the post's day? Then a post newer than `since` is in the feed, or in it with a lastmod after
+    `since` (a page changes after it is published). Not a build's stamp for every page (nothing
+    of the pages themselves), nor a file cut at MAX_URLS (its newest pages may be left out)."""
+    if len(urls) >= sm.MAX_URLS or sm.stamped([e for e in urls if e.get("lastmod")]):
+        return False
+    entries = [e for e in map(json.loads, rt.state.r.hvals(Keys(crawl_id).entries) or []) if not e.get("pseudo")]
+    if len(entries) < MIN_FEED_POSTS:
+        return False
+    lastmod = {fold_to_home(canonical(e["url"]), home): (e.get("lastmod") or "")[:10] for e in urls}
+    for e in entries:
+        day = (e.get("published") or e.get("updated") or "")[:10]
+        mod = lastmod.get(fold_to_home(canonical(e.get("url") or ""), home))
+        if not mod or (day_of(day) and mod < _day_before(day)):  # (a zone's day: a UTC lastmod)
+            return False
+    return True
+
+
+def _day_before(day: str) -> str:
+    try:
+        return (dt.date.fromisoformat(day[:10]) - dt.timedelta(days=1)).isoformat()
+    except ValueError:
+        return day[:10]
+
+
 def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> dict:
     """Read one sitemap (popped from the frontier): queue what it lists."""
     st = rt.state
@@ -174,7 +206,8 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     if since:
         update.skip(rt, crawl_id, "url_date", by_url)
         if postlike and dated * 10 >= postlike * 9:  # every page that may be a post with its lastmod
-            update.cover(rt, crawl_id, "a sitemap giving every page's lastmod")
+            current = not meta.get("nested") and _after_feed(rt, crawl_id, data["urls"], home)
+            update.cover(rt, crawl_id, proof.SITEMAP_COVER if current else "a sitemap giving every page's lastmod")
     fresh = st.unseen(crawl_id, pages)
     st.mark_sources(crawl_id, fresh, "sitemap")  # first finder only
     if since and fresh and sm.stamped(data["urls"]):  # its lastmods are a build's time: they vouch for nothing

@@ -160,10 +160,11 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
             # read (LATER: in flight no more, not done; `_read_in_series` puts it back)
             if home_series.park(rt, crawl_id, url, s):
                 return LATER
-            # the posts' own chain read down past since proves every new post known: the listing's
-            # next pages can add none; while it is being read, they wait for it (the posts are read
-            # anyway, one after the other, and a host takes them one at a time all the same)
-            if crawl.get("covered") == proof.CHAIN_COVER:
+            # the posts' own chain read down past since, or a sitemap dating every post made after
+            # the feed's newest, proves every new post known: the listing's next pages can add none;
+            # while the chain is being read, they wait for it (the posts are read anyway, one after
+            # the other, and a host takes them one at a time all the same)
+            if crawl.get("covered") in (proof.CHAIN_COVER, proof.SITEMAP_COVER):
                 return "covered"
             if _chain_ahead(crawl) and waits.one_more(rt, crawl_id, url, progress=True):
                 return WAIT
