@@ -78,7 +78,8 @@ class Keys:
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
                 f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
                 f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, f"{self.crawl}:near",
-                f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", *self.listings()]
+                f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
+                *self.listings()]
 
     def listings(self) -> list[str]:
         """An update crawl's listings judged by the days of their posts (workers/discover/listed.py)."""
@@ -90,4 +91,5 @@ class Keys:
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
                 f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
                 f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, f"{self.crawl}:near",
-                f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", *self.listings()]
+                f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
+                *self.listings()]

@@ -79,3 +79,22 @@ def test_a_sitemap_listing_the_feeds_posts_with_their_lastmods_proves_every_new_
     assert covered(stamp + listings) == "a sitemap giving every page's lastmod"
     early = [dict(e, lastmod="2020-06-01T00:00:00+00:00") if e["url"] == feed[-1]["url"] else e for e in dated]
     assert covered(early + listings) == "a sitemap giving every page's lastmod"  # made before the feed's newest
+
+
+def test_a_page_a_sitemap_dates_after_since_may_be_new_whichever_link_found_it_first(rt):
+    """A post a neighbour's link queued before the sitemap was read is named by the sitemap's
+    lastmod all the same (serdarkuzucu-tr lost 9 new posts to a proof that every new post is
+    known while only the sitemap's first finds counted as named)."""
+    from workers.discover import update
+
+    home = "http://sitemap-changed.example/"
+    cid = rt.state.create_crawl(home, "2020-03-01", {"update": True})
+    ctx = {"options": {"update": True}, "since": "2020-03-01", "blog": {"home": home}, "entry": None}
+    new, old = f"{home}new-post/", f"{home}old-post/"
+    rt.state.unseen(cid, [new, old])  # queued by links first
+    url = f"{home}sitemap.xml"
+    sources.keep_sitemap(rt, cid, url, {"kind": "urlset", "sitemaps": [], "urls": [
+        {"url": new, "lastmod": "2020-05-01T10:00:00+00:00"}, {"url": old, "lastmod": "2019-05-01T10:00:00+00:00"}]})
+    sources.process(rt, cid, url, {"guessed": False, "next": []}, ctx, lambda pages: None)
+    assert update._by_lastmod(rt, cid, new, dict(ctx, source="link"))
+    assert not update._by_lastmod(rt, cid, old, dict(ctx, source="link"))

@@ -184,7 +184,7 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     update.skip(rt, crawl_id, "sitemap_lastmod", left)
     if nested:
         _queue(rt, crawl_id, nested)
-    pages, skipped, dated, by_url, postlike = [], [], 0, [], 0
+    pages, skipped, dated, by_url, postlike, changed = [], [], 0, [], 0, set()
     for e in data["urls"]:
         u = fold_to_home(canonical(e["url"]), home)
         if not in_scope(u, home):
@@ -201,10 +201,14 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
             by_url.append(u)
             continue
         pages.append(u)
+        if e.get("lastmod"):
+            changed.add(u)
     pages = list(dict.fromkeys(pages))
     update.skip(rt, crawl_id, "sitemap_lastmod", skipped)
     if since:
         update.skip(rt, crawl_id, "url_date", by_url)
+        if not sm.stamped(data["urls"]):  # (named by its lastmod as changed: before the cover below)
+            update.changed(rt, crawl_id, [u for u in pages if u in changed])
         if postlike and dated * 10 >= postlike * 9:  # every page that may be a post with its lastmod
             current = not meta.get("nested") and _after_feed(rt, crawl_id, data["urls"], home)
             update.cover(rt, crawl_id, proof.SITEMAP_COVER if current else "a sitemap giving every page's lastmod")

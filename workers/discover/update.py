@@ -281,9 +281,23 @@ def stamped(rt, crawl_id: str, urls: list[str]) -> None:
         p.execute()
 
 
+def changed(rt, crawl_id: str, urls: list[str]) -> None:
+    """Pages a sitemap dates after since by their lastmods (not a build's stamp): they may be new
+    posts, whichever page led to them first (a post's neighbour link, before the sitemap)."""
+    if urls:
+        k = f"{Keys(crawl_id).crawl}:changed"
+        with rt.state.r.pipeline(transaction=False) as p:
+            p.sadd(k, *urls)
+            p.expire(k, 7 * 86400)
+            p.execute()
+
+
 def _by_lastmod(rt, crawl_id: str, url: str, ctx: dict) -> bool:
-    """Found by a sitemap whose lastmod for it is after since (and not a build's stamp)."""
-    return ctx.get("source") == "sitemap" and not rt.state.r.sismember(f"{Keys(crawl_id).crawl}:stamped", url)
+    """Named by a sitemap whose lastmod for it is after since (and not a build's stamp)."""
+    r, k = rt.state.r, Keys(crawl_id).crawl
+    if ctx.get("source") == "sitemap" and not r.sismember(f"{k}:stamped", url):
+        return True
+    return bool(r.sismember(f"{k}:changed", url))
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
