@@ -179,9 +179,11 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
         if ctx.get("entry") is None and rt.state.r.sismember(_dated_old_key(crawl_id), url):
             return "printed_date"  # a listing dated it before since (it was queued before: a sitemap's)
         # (a sitemap's lastmod says the page changed, not that it is a post: a new post is proven
-        # known by the home's listing or the chain; an attachment or menu page changed is left)
-        why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"), changed=False)
-        if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx, changed=False) \
+        # known by the home's listing or the chain; an attachment or menu page changed is left;
+        # where the sitemap itself is the proof, the pages it dates after since are what it names)
+        named = crawl.get("covered") == proof.SITEMAP_COVER
+        why = _listed_left(rt, crawl_id, url, ctx, crawl.get("covered"), changed=named)
+        if why is None and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx, changed=named) \
                 and not chain.named(rt, crawl_id, url, since) and waits.one_more(rt, crawl_id, url, progress=True):
             return WAIT  # a menu page (about, contact): left once the home's listing reads down past since
         return why
