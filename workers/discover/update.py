@@ -295,11 +295,14 @@ def changed(rt, crawl_id: str, urls: list[str]) -> None:
 
 
 def _by_lastmod(rt, crawl_id: str, url: str, ctx: dict) -> bool:
-    """Named by a sitemap whose lastmod for it is after since (and not a build's stamp)."""
+    """Named by a sitemap whose lastmod for it is after since (and not a build's stamp). Where a
+    sitemap proves every new post known (it dates every post), a page it gives no lastmod (its
+    about page) is named by nothing."""
     r, k = rt.state.r, Keys(crawl_id).crawl
-    if ctx.get("source") == "sitemap" and not r.sismember(f"{k}:stamped", url):
+    if r.sismember(f"{k}:changed", url):
         return True
-    return bool(r.sismember(f"{k}:changed", url))
+    return ctx.get("source") == "sitemap" and not r.sismember(f"{k}:stamped", url) \
+        and r.hget(k, "covered") != proof.SITEMAP_COVER
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
