@@ -79,6 +79,7 @@ class Keys:
                 f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
                 f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, f"{self.crawl}:near",
                 f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
+                f"{self.crawl}:held",
                 *self.listings()]
 
     def listings(self) -> list[str]:
@@ -92,4 +93,5 @@ class Keys:
                 f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
                 f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, f"{self.crawl}:near",
                 f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
+                f"{self.crawl}:held",
                 *self.listings()]

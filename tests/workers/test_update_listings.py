@@ -971,3 +971,29 @@ def test_the_home_listings_next_pages_are_left_once_a_current_sitemap_proves_eve
         update.cover(rt, cid, why)
         got = update.before_read(rt, cid, f"{home}page/2/", ctx, post=False, listing=True)
         assert (got == "covered") == left, (why, got)
+
+
+def test_the_home_listings_cover_waits_for_an_earlier_page_that_page_links_and_that_is_unread(rt):
+    """A mirror's page 1 of a URL of its own (/a/P1.html, saved at another time: posts the home
+    page does not list), linked from page 2 only: page 2 runs past since, but the new posts are
+    all known only once page 1 is read too (blogaddict-de lost three posts in 3 runs of 11, left
+    as "covered" when popped before P1 was read). Meanwhile the pages waiting for the home's
+    listing go on waiting."""
+    home = "http://upd-series-p1.example/"
+    cid, ctx = _crawl(rt, home)
+    k = Keys(cid)
+    p1, p2, p3 = (f"{home}a/P{n}.html" for n in (1, 2, 3))
+    rt.state.r.hset(k.crawl, "main_series", json.dumps([f"{home}a/"]))
+    rt.state.r.hset(k.crawl, "home_posts", "[]")
+    only_p1 = f"{home}a/161-only-on-p1.html"
+    posts = [f"{home}a/{n}-post.html" for n in (158, 120, 110)]
+    for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01")):
+        rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
+    update.links(rt, cid, p2, ctx, posts, [p1, p3], post=False, published=None)
+    assert rt.state.r.hget(k.crawl, "covered") is None  # (page 1 unread)
+    assert update._unresolved(rt.state.r.hgetall(k.crawl))
+    assert update.before_read(rt, cid, only_p1, ctx, post=True, listing=False) != "covered"
+    update.links(rt, cid, p1, ctx, [only_p1, posts[0]], [p2], post=False, published=None)
+    assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
+    assert update.before_read(rt, cid, only_p1, ctx, post=True, listing=False) is None  # vouched by page 1
+    assert update.before_read(rt, cid, f"{home}a/99-elsewhere.html", ctx, post=True, listing=False) == "covered"

@@ -9,7 +9,8 @@ before it is read; both in one Lua step each, so that no page is lost between th
 
     series_order(rt, crawl_id, url, home, others)   priorities of a listing page's numbered pages
     park / read_in_series                           a page ahead parked; put back in its turn
-    past(rt, crawl_id, url, home)                   a page showing only older posts past it: bound
+    past(rt, crawl_id, url, home, links)            a page showing only older posts past it: bound
+    release(rt, crawl_id, url)                      a page read that a held cover waited for
 """
 from __future__ import annotations
 
@@ -60,11 +61,13 @@ def series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> d
     return {u: SERIES_PRIORITY - s[1] for u, s in numbered.items() if s[0] == main}
 
 
-def past(rt, crawl_id: str, url: str, home: str) -> None:
+def past(rt, crawl_id: str, url: str, home: str, links: list[str] = ()) -> None:
     """A listing showing only posts older than `since` past this page (only older ones, or
     newest first down past it): its later pages are left (the first page of a listing, not
     numbered, bounds the numbered ones after it), and where it is the home page's listing,
-    the new posts were all reached through it."""
+    the new posts were all reached through it, once its earlier pages among the page's `links`
+    are read too (a page 1 of a URL of its own that only page 2 links, saved at another time
+    with posts the home page does not list: `_hold`)."""
     k = Keys(crawl_id)
     s = series(url)
     if url != home:
@@ -79,6 +82,45 @@ def past(rt, crawl_id: str, url: str, home: str) -> None:
             for u in left:
                 rt.state.mark_done(crawl_id, u)
     if url == home or (s and in_main_series(rt, crawl_id, url)):
+        if not _hold(rt, crawl_id, s, links):
+            proof.cover(rt.state.r, k.crawl, proof.HOME_COVER)
+
+
+def held_key(crawl_id: str) -> str:
+    return f"{Keys(crawl_id).crawl}:held"  # set: earlier pages of the home's listing the cover waits for
+
+
+def _hold(rt, crawl_id: str, s: tuple[str, int] | None, links: list[str]) -> bool:
+    """Does the cover of page s[1] of the home's listing wait for an earlier page of it that its
+    `links` name and that is not read yet (`held_cover` in the crawl's hash until `release`)?"""
+    if not s:
+        return False
+    k, r = Keys(crawl_id), rt.state.r
+    lower = sorted({u for u in links if (t := series(u)) and t[0] == s[0] and t[1] < s[1]})
+    if not lower:
+        return False
+    unread = [u for u, done in zip(lower, r.smismember(k.done, lower)) if not done]
+    if not unread:
+        return False
+    with r.pipeline(transaction=False) as p:
+        p.sadd(held_key(crawl_id), *unread)
+        p.hset(k.crawl, "held_cover", 1)
+        p.execute()
+    return True
+
+
+_RELEASE = """
+redis.call('SREM', KEYS[2], ARGV[1])
+if redis.call('SCARD', KEYS[2]) == 0 and redis.call('HDEL', KEYS[1], 'held_cover') == 1 then return 1 end
+return 0
+"""
+
+
+def release(rt, crawl_id: str, url: str) -> None:
+    """A page of the home's listing is read: a cover held for it (`_hold`), the last one it waited
+    for, is given."""
+    k = Keys(crawl_id)
+    if rt.state.r.eval(_RELEASE, 2, k.crawl, held_key(crawl_id), url):
         proof.cover(rt.state.r, k.crawl, proof.HOME_COVER)
 
 

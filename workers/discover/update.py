@@ -234,8 +234,8 @@ def _unresolved(crawl: dict) -> bool:
     while the feed's new posts are to be read?"""
     if crawl.get("covered") in PROVEN:
         return False
-    if "home_posts" not in crawl:
-        return True
+    if "home_posts" not in crawl or crawl.get("held_cover"):
+        return True  # (the home's listing past since, its cover waiting for an earlier page of it)
     if _chain_ahead(crawl):
         return True  # (the feed's new posts, about to be read, may link a chain: no listing says more)
     main = json.loads(crawl.get("main_series") or "[]")
@@ -426,7 +426,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         _dated_old(rt, crawl_id, gone)
     if past:
         skip(rt, crawl_id, "past_since", posts + others)
-        home_series.past(rt, crawl_id, url, home)
+        home_series.past(rt, crawl_id, url, home, others + posts)
+        home_series.release(rt, crawl_id, url)
         return [], [], {}
     keep = [u for u, o in zip(posts, old) if not o]
     _count_old(rt, crawl_id, [u for u, o in zip(posts, old) if o], days, posts)
@@ -453,7 +454,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if reach and main:  # its new posts, above the old ones, are the home listing's: read (not `covered`)
         listed.vouch(rt, crawl_id, _above_old(scope, since))
     if reach:  # before the next page of the home's listing is put back (_read_in_series)
-        home_series.past(rt, crawl_id, url, home)
+        home_series.past(rt, crawl_id, url, home, others + posts)
         others = home_series.before_bound(rt, crawl_id, url, others)
     if main:
         if priorities and (s := series(url)) and url != home:
@@ -464,6 +465,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         s = series(url)
         if s:  # this page of the home's listing is read: the next one may be
             home_series.read_in_series(rt, crawl_id, s)
+            home_series.release(rt, crawl_id, url)
         home_series.last_page(rt, crawl_id, url, paging)
     return keep, others, priorities
 
