@@ -267,10 +267,9 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
     items; a link outside the items, in a widget or an excerpt, gets no day). A link's item is
     its largest ancestor (a few levels up) that holds no other item's link; its date is the
     item's first <time> (the day its text shows, else its datetime's), else its first short text
-    that reads as a date. Links whose item shows none are left out. The days are given as older()
-    is to be given them (`exact`: it is given since_cut(since, True)): a day printed as it is
-    (printed_day: a day early where older() keeps its margin), a datetime in UTC whose text shows
-    no day near it with the margin (with `exact`, as the latest local day it may be)."""
+    that reads as a date. Links whose item shows none are left out. A datetime in UTC whose text
+    shows no day near it is given, with `exact` (older() being given since_cut(since, True)), as
+    the latest local day it may be."""
     wanted = set(posts)
     if not wanted or root is None:
         return {}
@@ -395,22 +394,24 @@ def _place(a, levels: int = 3) -> tuple:
 
 
 def _item_day(item, exact: bool = False) -> str | None:
-    """The day an item prints (printed_day: no margin), or the day of a time in UTC it gives
-    (with `exact` as the latest local day it may be; else older()'s margin stands)."""
+    """The day an item prints, or the day of a time in UTC it gives (with `exact` as the latest
+    local day it may be). Both keep older()'s margin where the blog's days are not exact: a day a
+    listing prints beside a link may be another item's (a messy page's sidebar), which the
+    margin keeps from leaving a new post."""
     for t in item.iter("time"):
         given = t.get("datetime")
         shown = day_of(parse_date(" ".join((t.text or "").split())) or None)
         if day_of(given) and re.search(r"T\d", given) and not zoned(given):  # a time in UTC (or no zone)
             if shown and _minus(day_of(given), MARGIN_DAYS) <= shown <= _minus(day_of(given), -MARGIN_DAYS):
-                return printed_day(shown, exact)  # the day the reader sees, in the blog's own zone
+                return shown  # the day the reader sees, in the blog's own zone
             return _minus(day_of(given), -MARGIN_DAYS) if exact else day_of(given)
         day = day_of(given) or shown
         if day:
-            return printed_day(day, exact)
+            return day
     for text in item.itertext():
         text = " ".join(text.split())
         if 6 <= len(text) <= MAX_DATE_TEXT and any(c.isdigit() for c in text):
             day = day_of(parse_date(text)) or jalali_day(text)
             if day:
-                return printed_day(day, exact)
+                return day
     return None
