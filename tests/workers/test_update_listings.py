@@ -997,3 +997,26 @@ def test_the_home_listings_cover_waits_for_an_earlier_page_that_page_links_and_t
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, only_p1, ctx, post=True, listing=False) is None  # vouched by page 1
     assert update.before_read(rt, cid, f"{home}a/99-elsewhere.html", ctx, post=True, listing=False) == "covered"
+
+
+def test_a_page_the_home_pages_menu_names_is_no_item_of_its_listing(rt):
+    """A Ghost home page: its menu links /talks/ (a page, at a post's URL shape) beside the cards
+    of its posts. The home's listing vouches for its cards, not for the menu's pages: /talks/
+    waits for the listing and is left once it reads down past since (stefanscherer-ghost read it)."""
+    from lxml import html
+
+    home = "http://upd-menu.example/"
+    cid, ctx = _crawl(rt, home)
+    talks, cards = f"{home}talks/", [f"{home}{s}/" for s in ("newest", "newer", "new")]
+    root = html.fromstring(
+        "<html><body><nav class='nav'><ul><li><a href='/'>Home</a></li><li><a href='/talks/'>Talks</a></li></ul></nav>"
+        "<main>" + "".join(f"<article class='post'><h2><a href='{u}'>T</a></h2></article>" for u in cards)
+        + "</main></body></html>", base_url=home)
+
+    class _Home:
+        final_url, garbled = home, False
+
+    _Home.root = root
+    update.links(rt, cid, home, ctx, [talks] + cards, [], post=False, published=None, page=_Home())
+    assert all(listed.vouched(rt, cid, u) for u in cards)
+    assert not listed.vouched(rt, cid, talks)

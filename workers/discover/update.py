@@ -380,8 +380,10 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     maybe = _maybe(others, home)
     # a listing's own dates beside its links (a card's <time>), where the URLs carry none
     readable = page is not None and not page.garbled
-    if maybe and readable:  # the site's pages its menus name (about, friends) are no posts it lists
-        menu = navigation_links(page.root, page.final_url)
+    # the site's pages its menus name (about, talks, friends) are no posts it lists: no maybe-post,
+    # and not among the listing's items (a page of the home's listing vouches for its items)
+    menu = navigation_links(page.root, page.final_url) if readable else set()
+    if maybe and menu:
         maybe = [u for u in maybe if u not in menu and u.rstrip("/") not in menu]
     printed = printed_days(page.root, page.final_url, posts + maybe, exact_of(ctx)) if readable else {}
     fresh = [u for u, d in printed.items() if not older(d, since)]
@@ -439,7 +441,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if gone:
         skip(rt, crawl_id, "printed_date", sorted(gone))
         others = [u for u in others if u not in gone]
-    scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days)) if url == home or u not in shared]
+    scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days))
+             if (url == home or u not in shared) and u not in menu]
     if maybe and readable:
         scope.sort(key=lambda p: order.get(p[0], len(order)))
     priorities = {} if reach else listed.register(rt, crawl_id, url, [u for u, _ in scope], [d for _, d in scope],
