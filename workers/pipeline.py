@@ -34,6 +34,7 @@ from tasks.discover.canonical import image_pages, is_listing
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
 from tasks.extract.post import extract_root, post_block, rule_of
+from tasks.fetch.errors import FetchError
 from tasks.fetch.page import Page
 from workers import limits, traverse
 from workers.archive import post as archive
@@ -44,7 +45,7 @@ from workers.discover.feed import CrawlFailed, discover
 from workers.extract import comments
 from workers.extract import fallback as page_fallback
 from workers.fetch import patience, rendering
-from workers.fetch.pages import html_page, not_html_message, usable
+from workers.fetch.pages import gone_error, html_page, not_html_message, remember_gone, usable
 from workers.learn.rules import learn_one, reduce
 from workers import suspects
 from workers.records import as_before
@@ -187,13 +188,19 @@ def _cut(rt, crawl_id: str, url: str, ctx: dict) -> bool:
 def _read(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None = None) -> Page | dict:
     """The page to read: the cached one, else fetched now. A result instead where it is a feed
     (read as a list of links) or no HTML page (reported)."""
+    if ctx["page"] is not None and (gone := gone_error(ctx["page"], url)):
+        raise gone  # (the blog answered 404 or 410 to another stage of this crawl)
     if ctx["page"] is not None:
         page = Page.from_cached(ctx["page"], url)
         # cached by an earlier stage before the gate held: binary is never a post
         why = None if usable(page) else f"not an HTML page (binary bytes, {len(page.html)} characters)"
     else:
         update_crawl = bool(ctx["options"].get("update"))
-        resp = rt.downloader.get(url, revisit=update_crawl, conditional=update_crawl)
+        try:
+            resp = rt.downloader.get(url, revisit=update_crawl, conditional=update_crawl)
+        except FetchError as e:
+            remember_gone(rt, crawl_id, url, e)
+            raise
         if resp.status == 304:  # issue 35: unchanged since an earlier crawl: not read, nothing emitted again
             update.skip(rt, crawl_id, "unchanged", [url])
             rt.state.mark_done(crawl_id, url)

@@ -4,10 +4,17 @@ through `html_page`, so binary bytes served as text/html never reach the page ca
 from there the rules or the page-level fallback (which would read a "post" from garbage).
 
 What passes is a `tasks.fetch.page.Page`: decoded once here, parsed once where first read,
-and handed down to every stage. The crawl's page cache keeps its JSON form {"url", "html"}."""
+and handed down to every stage. The crawl's page cache keeps its JSON form {"url", "html"}.
+
+A page the blog answered 404 or 410 is gone for the rest of the crawl: the cache keeps that
+answer ({"gone": status}), and every stage after the first gets it without asking again (a
+feed listing fifteen posts at addresses its mirror does not serve: each asked four times)."""
 from __future__ import annotations
 
+from tasks.fetch.errors import FetchError
 from tasks.fetch.page import Page
+
+GONE = (404, 410)  # statuses that hold for the rest of a crawl
 
 
 def looks_html(resp) -> bool:
@@ -40,16 +47,36 @@ def not_html_message(resp) -> str:
 
 
 def cached(rt, crawl_id: str, url: str) -> Page | None:
-    """The crawl's cached page at `url` (learning and traversal share what discovery fetched)."""
+    """The crawl's cached page at `url` (learning and traversal share what discovery fetched);
+    FetchError raised where the blog said it is gone (`gone_error`)."""
     raw = rt.state.cached_page(crawl_id, url)
+    if raw is not None and (e := gone_error(raw, url)):
+        raise e
     return None if raw is None else Page.from_cached(raw, url)
+
+
+def gone_error(raw: dict, url: str) -> FetchError | None:
+    """The FetchError a cached answer of 404 or 410 stands for, or None for a page."""
+    if "gone" not in raw:
+        return None
+    return FetchError("http_status", url, raw.get("message") or f"HTTP {raw['gone']}", status=raw["gone"])
+
+
+def remember_gone(rt, crawl_id: str, url: str, e: FetchError) -> None:
+    """Keep a 404 or 410 for the rest of the crawl (no stage asks the blog again)."""
+    if e.kind == "http_status" and e.status in GONE:
+        rt.state.cache_page(crawl_id, url, {"gone": e.status, "message": e.message})
 
 
 def fetched(rt, crawl_id: str, url: str, **get) -> Page | None:
     """`url` fetched now (`get`: the downloader's options; FetchError raised) and cached when it is
     an HTML page; None when it is not (nothing to read, and not to be cached as a page: the
-    traversal reports it)."""
-    page = html_page(rt.downloader.get(url, **get), url)
+    traversal reports it). A 404 or 410 is cached as such (`remember_gone`)."""
+    try:
+        page = html_page(rt.downloader.get(url, **get), url)
+    except FetchError as e:
+        remember_gone(rt, crawl_id, url, e)
+        raise
     if page is not None:
         rt.state.cache_page(crawl_id, url, page.cached())
     return page
