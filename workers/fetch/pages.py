@@ -48,11 +48,9 @@ def not_html_message(resp) -> str:
 
 def cached(rt, crawl_id: str, url: str) -> Page | None:
     """The crawl's cached page at `url` (learning and traversal share what discovery fetched);
-    FetchError raised where the blog said it is gone (`gone_error`)."""
+    None where none is, or where the blog said it is gone (page_at raises that answer again)."""
     raw = rt.state.cached_page(crawl_id, url)
-    if raw is not None and (e := gone_error(raw, url)):
-        raise e
-    return None if raw is None else Page.from_cached(raw, url)
+    return None if raw is None or "gone" in raw else Page.from_cached(raw, url)
 
 
 def gone_error(raw: dict, url: str) -> FetchError | None:
@@ -83,5 +81,9 @@ def fetched(rt, crawl_id: str, url: str, **get) -> Page | None:
 
 
 def page_at(rt, crawl_id: str, url: str, **get) -> Page | None:
-    """The cached page at `url`, else fetched (and cached) now; FetchError raised."""
-    return cached(rt, crawl_id, url) or fetched(rt, crawl_id, url, **get)
+    """The cached page at `url`, else fetched (and cached) now; FetchError raised, a cached 404 or
+    410 too (`gone_error`: not asked again)."""
+    raw = rt.state.cached_page(crawl_id, url)
+    if raw is not None and (e := gone_error(raw, url)):
+        raise e
+    return (Page.from_cached(raw, url) if raw is not None else None) or fetched(rt, crawl_id, url, **get)
