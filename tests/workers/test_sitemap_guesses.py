@@ -85,7 +85,7 @@ def test_a_page_a_sitemap_dates_after_since_may_be_new_whichever_link_found_it_f
     """A post a neighbour's link queued before the sitemap was read is named by the sitemap's
     lastmod all the same (serdarkuzucu-tr lost 9 new posts to a proof that every new post is
     known while only the sitemap's first finds counted as named)."""
-    from workers.discover import update
+    from workers.discover import lastmods
 
     home = "http://sitemap-changed.example/"
     cid = rt.state.create_crawl(home, "2020-03-01", {"update": True})
@@ -96,5 +96,5 @@ def test_a_page_a_sitemap_dates_after_since_may_be_new_whichever_link_found_it_f
     sources.keep_sitemap(rt, cid, url, {"kind": "urlset", "sitemaps": [], "urls": [
         {"url": new, "lastmod": "2020-05-01T10:00:00+00:00"}, {"url": old, "lastmod": "2019-05-01T10:00:00+00:00"}]})
     sources.process(rt, cid, url, {"guessed": False, "next": []}, ctx, lambda pages: None)
-    assert update._by_lastmod(rt, cid, new, dict(ctx, source="link"))
-    assert not update._by_lastmod(rt, cid, old, dict(ctx, source="link"))
+    assert lastmods.named(rt, cid, new, dict(ctx, source="link"))
+    assert not lastmods.named(rt, cid, old, dict(ctx, source="link"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from workers.discover import home_series, listed, update, waits
+from workers.discover import home_series, lastmods, listed, update, waits
 from workers.state import Keys
 
 SINCE = "2020-03-01"
@@ -424,7 +424,7 @@ def test_a_page_a_stamped_sitemap_names_is_left_once_the_home_listing_proves_eve
     home = "http://upd-stamped.example/"
     cid, ctx = _crawl(rt, home)
     menu, changed, edited = f"{home}a-course/", f"{home}changed-page/", f"{home}an-edited-post/"
-    update.stamped(rt, cid, [menu, f"{home}stamped-post/"])
+    lastmods.stamped(rt, cid, [menu, f"{home}stamped-post/"])
     update.cover(rt, cid, "a sitemap giving every page's lastmod")
     by_sitemap = dict(ctx, source="sitemap")
     _main_series(rt, cid, home)

@@ -22,7 +22,7 @@ from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
 from tasks.discover.recency import day_of, older, series
 from tasks.text.dates import url_latest_day
-from workers.discover import proof, update
+from workers.discover import lastmods, proof, update
 from workers.fetch.pages import cached
 from workers.state import Keys
 
@@ -208,14 +208,14 @@ def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> 
     if since:
         update.skip(rt, crawl_id, "url_date", by_url)
         if not sm.stamped(data["urls"]):  # (named by its lastmod as changed: before the cover below)
-            update.changed(rt, crawl_id, [u for u in pages if u in changed])
+            lastmods.changed(rt, crawl_id, [u for u in pages if u in changed])
         if postlike and dated * 10 >= postlike * 9:  # every page that may be a post with its lastmod
             current = not meta.get("nested") and _after_feed(rt, crawl_id, data["urls"], home)
             update.cover(rt, crawl_id, proof.SITEMAP_COVER if current else "a sitemap giving every page's lastmod")
     fresh = st.unseen(crawl_id, pages)
     st.mark_sources(crawl_id, fresh, "sitemap")  # first finder only
     if since and fresh and sm.stamped(data["urls"]):  # its lastmods are a build's time: they vouch for nothing
-        update.stamped(rt, crawl_id, fresh)
+        lastmods.stamped(rt, crawl_id, fresh)
     queue_links(pages)
     st.mark_done(crawl_id, url, counted=True)
     return {"url": url, "sitemap": data["kind"], "listed": len(pages), "nested": len(nested),

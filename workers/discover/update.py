@@ -27,7 +27,7 @@ from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
 from tasks.discover.urls import extract_links
 from tasks.text.dates import url_day, url_latest_day
-from workers.discover import chain, home_series, listed, proof, waits
+from workers.discover import chain, home_series, lastmods, listed, proof, waits
 from workers.discover.skipped import SKIP, skip
 from workers.state import Keys, unpack
 
@@ -269,40 +269,8 @@ def _unvouched(rt, crawl_id: str, url: str, ctx: dict, changed: bool = True) -> 
     """Does nothing say the page may be a new post: no feed entry, no page of the home's listing
     links it, and (`changed`: a post by its URL, which may have been edited) no sitemap lastmod
     after since?"""
-    return ctx.get("entry") is None and not (changed and _by_lastmod(rt, crawl_id, url, ctx)) \
+    return ctx.get("entry") is None and not (changed and lastmods.named(rt, crawl_id, url, ctx)) \
         and not listed.vouched(rt, crawl_id, url)
-
-
-def stamped(rt, crawl_id: str, urls: list[str]) -> None:
-    """Pages found by a sitemap whose lastmods are one build's time (tasks.discover.sitemaps.stamped):
-    the sitemap names them, but says nothing of whether they changed."""
-    k = f"{Keys(crawl_id).crawl}:stamped"
-    with rt.state.r.pipeline(transaction=False) as p:
-        p.sadd(k, *urls)
-        p.expire(k, 7 * 86400)
-        p.execute()
-
-
-def changed(rt, crawl_id: str, urls: list[str]) -> None:
-    """Pages a sitemap dates after since by their lastmods (not a build's stamp): they may be new
-    posts, whichever page led to them first (a post's neighbour link, before the sitemap)."""
-    if urls:
-        k = f"{Keys(crawl_id).crawl}:changed"
-        with rt.state.r.pipeline(transaction=False) as p:
-            p.sadd(k, *urls)
-            p.expire(k, 7 * 86400)
-            p.execute()
-
-
-def _by_lastmod(rt, crawl_id: str, url: str, ctx: dict) -> bool:
-    """Named by a sitemap whose lastmod for it is after since (and not a build's stamp). Where a
-    sitemap proves every new post known (it dates every post), a page it gives no lastmod (its
-    about page) is named by nothing."""
-    r, k = rt.state.r, Keys(crawl_id).crawl
-    if r.sismember(f"{k}:changed", url):
-        return True
-    return ctx.get("source") == "sitemap" and not r.sismember(f"{k}:stamped", url) \
-        and r.hget(k, "covered") != proof.SITEMAP_COVER
 
 
 def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
@@ -340,7 +308,7 @@ def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
     crawled = old.get("crawled_at") or ""
     if entry and stamp and day_of(stamp) and day_of(stamp) > crawled[:10]:
         return None  # the feed says it changed after the record was made
-    if _by_lastmod(rt, crawl_id, url, ctx):
+    if lastmods.named(rt, crawl_id, url, ctx):
         return None  # a lastmod after `since` named it: a conditional request tells
     return "held"
 
