@@ -31,7 +31,7 @@ from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "days_exact", "since_cut", "printed_day", "record_day", "twin_days", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "days_exact", "since_cut", "printed_day", "record_day", "twin_days", "day_before", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 EXACT_MIN = 5  # training pages whose given and printed days must all agree before the margin is left
@@ -67,6 +67,11 @@ def entry_day(e: dict | None, exact: bool = False) -> str | None:
     if not day:
         return url_day(e.get("url"))
     return _minus(day, -MARGIN_DAYS) if exact and not zoned(given) else day
+
+
+def day_before(day: str, days: int = 1) -> str:
+    """The ISO day `days` before `day` (after it where negative); `day` as it is where it is no day."""
+    return _minus(day, days)
 
 
 def _minus(day: str, days: int) -> str:

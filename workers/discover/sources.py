@@ -11,7 +11,6 @@ again (`missing`).
 """
 from __future__ import annotations
 
-import datetime as dt
 import json
 import logging
 
@@ -20,7 +19,7 @@ from tasks.discover.canonical import fold_to_home, is_listing
 from tasks.discover.traversal import SEED_PRIORITY, in_scope
 from tasks.discover.urls import canonical, same_site
 from tasks.fetch.http import FetchError
-from tasks.discover.recency import day_of, older, series
+from tasks.discover.recency import day_before, day_of, older, series
 from tasks.text.dates import url_latest_day
 from workers.discover import lastmods, proof, update
 from workers.fetch.pages import cached
@@ -130,16 +129,9 @@ def _after_feed(rt, crawl_id: str, urls: list[dict], home: str) -> bool:
     for e in entries:
         day = (e.get("published") or e.get("updated") or "")[:10]
         mod = lastmod.get(fold_to_home(canonical(e.get("url") or ""), home))
-        if not mod or (day_of(day) and mod < _day_before(day)):  # (a zone's day: a UTC lastmod)
+        if not mod or (day_of(day) and mod < day_before(day)):  # (a zone's day: a UTC lastmod)
             return False
     return True
-
-
-def _day_before(day: str) -> str:
-    try:
-        return (dt.date.fromisoformat(day[:10]) - dt.timedelta(days=1)).isoformat()
-    except ValueError:
-        return day[:10]
 
 
 def process(rt, crawl_id: str, url: str, meta: dict, ctx: dict, queue_links) -> dict:
