@@ -19,7 +19,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from tasks.fetch.http import FetchError
 from workers.app import app
-from workers import heal, limits, pipeline, validate
+from workers import heal, limits, orphans, pipeline, validate
 from workers.fetch import pacing, rendering
 from workers.fetch.patience import COUNTDOWN_MAX, HostBusy, defer_page, remembering
 from workers.start import send_due, send_page, start_crawl
@@ -307,8 +307,7 @@ def sweep(crawl_id: str | None = None) -> int:
     rt = runtime()
     if crawl_id is not None and not _known_crawl(rt, crawl_id, "-"):
         return 0
-    ids = [crawl_id] if crawl_id else [c for c in rt.state.list_crawls(500)
-                                       if rt.state.state_of(c) == "running"]
+    ids = [crawl_id] if crawl_id else orphans.crawls(rt, limit=500)[0]  # (tasks' crawls traversing)
     n = 0
     for cid in ids:
         n += pipeline.recover(rt, cid, send=send_page)

@@ -40,10 +40,12 @@ CHUNK = 1000  # queued messages read at a time
 
 def crawls(rt, limit: int = 2000, queued: bool = False) -> tuple[list[str], list[str], list[str]]:
     """(crawls traversing, crawls starting, ended crawls never retired) among the newest `limit`
-    crawls. Starting: discovering or learning, begun by the new_crawl task (`tasked`), for
+    crawls. Traversing and starting: begun by the new_crawl task (`tasked`); a crawl a process
+    creates and drives itself (a library caller, a test) is never taken: a sweep would hand its
+    pages to workers while that process reads them too. Starting: discovering or learning for
     ORPHAN_AFTER s at least (their messages: new_crawl, learn_page, reduce_rules); with `queued`,
     also a crawl still queued that long since its first message was sent (`sent`, by
-    workers.start.start_crawl: a crawl a process drives itself is never taken): its new_crawl may have died with a worker between the
+    workers.start.start_crawl): its new_crawl may have died with a worker between the
     broker's pop and kombu's note of it as unacked, where nothing, not even the visibility
     timeout, would bring it back (asked only after a death and on the recovery pass: a backlog
     of queued crawls would make every pass read the whole queue). Never retired: a worker died
@@ -59,8 +61,9 @@ def crawls(rt, limit: int = 2000, queued: bool = False) -> tuple[list[str], list
                 p.hmget(Keys(cid).crawl, ["state", "retired", "phase", "started", "tasked", "sent"])
             for cid, (state, retired, phase, started, tasked, sent) in zip(ids[i:i + 500], p.execute()):
                 if state == "running" and phase == "traverse":
-                    run.append(cid)
-                elif state == "running" and tasked:  # (not a crawl a process drives itself, as tests do)
+                    if tasked:
+                        run.append(cid)
+                elif state == "running" and tasked:
                     if now - float(started or now) > ORPHAN_AFTER:
                         starting.append(cid)
                 elif state == "queued" and queued and sent and now - float(sent) > ORPHAN_AFTER:

@@ -141,7 +141,6 @@ class Browser:
         return {"url": resp.url, "html": self.drawn[url], "resources": [], "refused": []}
 
 
-@pytest.mark.flaky(reruns=1)  # once in three CI runs beside the corpus scoring (2 cores): the page not read
 @pytest.mark.parametrize("js", ["never", "no browser", "rendered"])
 def test_a_post_page_is_decoded_once_and_parsed_once(rt, farm, monkeypatch, js):
     """js "posts" (its comments load by script): the page as served is read for hints of

@@ -255,6 +255,30 @@ def test_only_a_crawl_whose_first_message_was_sent_is_started_again_from_queued(
     assert lost not in starting
 
 
+def test_a_traversing_crawl_a_process_drives_itself_is_never_dispatched_by_a_sweep(rt):
+    """A crawl traversing with pages queued is the sweep's to dispatch (a worker died with its
+    pages) only where tasks drive it (new_crawl marks it `tasked`): a crawl a process made and
+    traverses itself would have its queued pages handed to workers while it reads them (a test
+    driving `pipeline.process` on the session's Redis found its page read by a worker)."""
+    from workers import crawl, orphans
+
+    sent = []
+    ids = {}
+    for name in ("driven", "tasked"):
+        cid = ids[name] = rt.state.create_crawl(f"http://{name}.test/", None, {"js": "never"})
+        rt.state.set_state(cid, "running")
+        rt.state.enqueue(cid, {f"http://{name}.test/p": 1.0})
+        rt.state.set_phase(cid, "traverse")
+    rt.state.r.hset(Keys(ids["tasked"]).crawl, "tasked", 1)
+    running, _, _ = orphans.crawls(rt)
+    assert ids["tasked"] in running and ids["driven"] not in running
+    with pytest.MonkeyPatch.context() as mp:  # beat's sweep task too
+        mp.setattr(crawl, "send_page", lambda c, u, **_kw: sent.append((c, u)))
+        crawl.sweep.run()
+    assert (ids["driven"], "http://driven.test/p") not in sent
+    assert (ids["tasked"], "http://tasked.test/p") in sent
+
+
 @pytest.mark.parametrize("task_name", ["new_crawl", "update_crawl"])
 def test_a_discovery_that_meets_a_busy_host_is_its_own_task_sent_again(rt, monkeypatch, task_name):
     """Discovery that meets a busy host goes on at the host's turn as the same task (new crawl
