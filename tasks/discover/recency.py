@@ -13,6 +13,7 @@ once a listing shows only posts older than `since`, its next pages show older on
     entry_day(entry, exact)             the day a feed entry is of (published, updated, its URL's)
     archive_end(url, home)              the last day a date archive (/2019/, /2019/05/) covers
     series(url)                         (the listing a page number belongs to, the number)
+    next_in_series(url, links)          its next page under a URL of its own (a mirror's file names)
     listing_cut(days)                   which of a listing's post links (document order) are old
     reaches_past(days, since)           a listing page that runs newest first down past `since`
     read_cut(days, since, starts_new)   the same judged on the days its posts gave once read, top first
@@ -31,7 +32,7 @@ from tasks.discover.urls import canonical
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
-__all__ = ["older", "days_exact", "since_cut", "printed_day", "record_day", "twin_days", "day_before", "zoned", "day_of", "entry_day", "archive_end", "series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
+__all__ = ["older", "days_exact", "since_cut", "printed_day", "record_day", "twin_days", "day_before", "zoned", "day_of", "entry_day", "archive_end", "series", "next_in_series", "listing_cut", "reaches_past", "items_reach", "read_cut", "future", "MARGIN_DAYS"]
 
 MARGIN_DAYS = 1  # a URL's day may be a day off the post's date (time zones): kept, not skipped
 EXACT_MIN = 5  # training pages whose given and printed days must all agree before the margin is left
@@ -190,18 +191,48 @@ def archive_end(url: str, home: str | None = None) -> str | None:
 
 def series(url: str) -> tuple[str, int] | None:
     """(the listing a numbered page belongs to, its number): /page/3/ -> ("/", 3),
-    /tag/x/page/2/ -> ("/tag/x/", 2), ?paged=4 -> (url without it, 4); None for other URLs."""
+    /tag/x/page/2/ -> ("/tag/x/", 2), ?paged=4 -> (url without it, 4), ?page=1&paged=4 ->
+    (url without paged, 4); None for other URLs."""
     p = urlsplit(url)
     for rx in (_PAGE_PATH, _PAGE_FILE):
         m = rx.match(p.path or "/")
         if m:
             return urlunsplit((p.scheme, p.netloc, m.group("base"), p.query, "")), int(m.group("n"))
     q = parse_qsl(p.query, keep_blank_values=True)
-    for i, (k, v) in enumerate(q):
-        if k.lower() in _PAGE_QUERY and v.isdigit():
-            rest = urlencode(q[:i] + q[i + 1:])
-            return urlunsplit((p.scheme, p.netloc, p.path or "/", rest, "")), int(v)
+    # (two numbers, ?page=1&paged=3: the page is the larger, the other a constant; equal, the last)
+    numbered = [(int(v), i) for i, (k, v) in enumerate(q) if k.lower() in _PAGE_QUERY and v.isdigit()]
+    if numbered:
+        n, i = max(numbered)
+        rest = urlencode(q[:i] + q[i + 1:])
+        return urlunsplit((p.scheme, p.netloc, p.path or "/", rest, "")), n
     return None
+
+
+def next_in_series(url: str, links) -> str | None:
+    """The one link among `links` that is the next page of `url`'s listing under a URL of its
+    own: page n + 1 by the same query but the number, in the same folder, another base (a
+    mirror's file names, `ikke8b63.html?blog=5&paged=2` then `ikke4aa9.html?blog=5&paged=3`);
+    None where the listing's own base names its next page, or where two links could be it."""
+    s = series(url)
+    if not s:
+        return None
+    base, n = s
+    folder, rest = _folder_query(base)
+    found = set()
+    for u in links:
+        t = series(u)
+        if not t or t[1] != n + 1:
+            continue
+        if t[0] == base:
+            return None
+        if _folder_query(t[0]) == (folder, rest):
+            found.add(u)
+    return found.pop() if len(found) == 1 else None
+
+
+def _folder_query(base: str) -> tuple[str, str]:
+    p = urlsplit(base)
+    return urlunsplit((p.scheme, p.netloc, p.path.rsplit("/", 1)[0] + "/", "", "")), p.query
 
 
 def listing_cut(days: list[str | None], since: str) -> tuple[bool, list[bool]]:

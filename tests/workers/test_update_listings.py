@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from workers.discover import home_series, lastmods, listed, update, waits
+from tasks.discover import recency
 from workers.state import Keys
 
 SINCE = "2020-03-01"
@@ -997,6 +998,35 @@ def test_the_home_listings_cover_waits_for_an_earlier_page_that_page_links_and_t
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, only_p1, ctx, post=True, listing=False) is None  # vouched by page 1
     assert update.before_read(rt, cid, f"{home}a/99-elsewhere.html", ctx, post=True, listing=False) == "covered"
+
+
+def test_a_home_listing_whose_every_page_has_a_file_name_of_its_own_is_read_in_order_and_covers(rt):
+    """A mirror names each numbered page by a file of its own (`ikke8b63.html?blog=5&page=1&paged=2`,
+    then `ikke4aa9.html?...&paged=3`): page 2 names page 3, which is the listing's next page all the
+    same: read in its turn (not parked for a page 2 of its own file), and the page of it that reads
+    down past since covers the new posts, leaving the other listings (eikke: 488 -> 56 requests)."""
+    home = "http://upd-series-mirror.example/"
+    cid, ctx = _crawl(rt, home)
+    k = Keys(cid)
+    page = {2: f"{home}index.php/ikke8b63.html?blog=5&page=1&paged=2",
+            3: f"{home}index.php/ikke4aa9.html?blog=5&page=1&paged=3",
+            4: f"{home}index.php/ikkefa0e.html?blog=5&page=1&paged=4"}
+    first = f"{home}index.php/ikkece51.html?blog=5&page=1&paged=1"
+    tag_next = f"{home}index.php/ikke0e30.html?blog=5&cat=16&page=1&paged=3"  # another listing's page 3
+    posts = {n: [f"{home}index.php/ikke/2020/0{7 - n}/0{i}/p{n}{i}.html" for i in (1, 2)] for n in (1, 2)}
+    update.links(rt, cid, home, ctx, posts[1], [page[2], f"{home}index.php/all.html"], post=False, published=None)
+    assert json.loads(rt.state.r.hget(k.crawl, "main_series")) == [recency.series(page[2])[0]]
+    assert update.before_read(rt, cid, page[2], ctx, post=False, listing=True) is None
+    _, _, order = update.links(rt, cid, page[2], ctx, posts[2], [first, page[3], tag_next], post=False,
+                               published=None)
+    assert rt.state.r.hget(k.crawl, "covered") is None
+    assert order.get(page[3]) == home_series.SERIES_PRIORITY - 3 and tag_next not in order
+    assert update.before_read(rt, cid, page[3], ctx, post=False, listing=True) is None  # not LATER
+    old = [f"{home}index.php/ikke/2019/12/0{i}/old{i}.html" for i in (1, 2)]
+    _, others, _ = update.links(rt, cid, page[3], ctx, old, [page[2], page[4]], post=False, published=None)
+    assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
+    assert update.before_read(rt, cid, f"{home}index.php/all.html", ctx, post=False, listing=True) == "covered"
+    assert page[4] not in others  # past since: not followed
 
 
 def test_a_page_the_home_pages_menu_names_is_no_item_of_its_listing(rt):

@@ -8,6 +8,7 @@ A page ahead of the next one to read is parked (`crawl:C:later`) and put back wh
 before it is read; both in one Lua step each, so that no page is lost between the two.
 
     series_order(rt, crawl_id, url, home, others)   priorities of a listing page's numbered pages
+                                                    (its next page under a URL of its own taken in)
     park / read_in_series                           a page ahead parked; put back in its turn
     past(rt, crawl_id, url, home, links)            a page showing only older posts past it: bound
     release(rt, crawl_id, url)                      a page read that a held cover waited for
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-from tasks.discover.recency import series
+from tasks.discover.recency import next_in_series, series
 from tasks.discover.traversal import POST_PRIORITY, SEED_PRIORITY
 from workers.discover import proof
 from workers.discover.skipped import skip
@@ -33,7 +34,7 @@ def last_page(rt, crawl_id: str, url: str, others: list[str]) -> None:
     hash): the listings waiting for it to reach past since wait no more."""
     main = json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
     base, n = series(url) or (main[0] if main else url, 1)
-    if base in main and not any(series(u) == (base, n + 1) for u in others):
+    if base in main and not any(series(u) == (base, n + 1) for u in others) and not next_in_series(url, others):
         rt.state.r.hset(Keys(crawl_id).crawl, "ended:" + base, n)
 
 
@@ -58,7 +59,28 @@ def series_order(rt, crawl_id: str, url: str, home: str, others: list[str]) -> d
             rt.state.r.hsetnx(Keys(crawl_id).crawl, "read:" + main, 0)
     else:
         main = series(url)[0]
+        if (nxt := next_in_series(url, others)) and _adopt(rt, crawl_id, nxt, series(url)[1]):
+            return {u: SERIES_PRIORITY - s[1] for u, s in numbered.items() if s[0] == main or u == nxt}
     return {u: SERIES_PRIORITY - s[1] for u, s in numbered.items() if s[0] == main}
+
+
+MAX_BASES = 200  # URLs of its own the home's listing takes in at most (each page one, in a mirror)
+_ADOPT = """
+local m = cjson.decode(redis.call('HGET', KEYS[1], 'main_series') or '[]')
+for _, b in ipairs(m) do if b == ARGV[1] then return 1 end end
+if #m >= tonumber(ARGV[3]) then return 0 end
+table.insert(m, ARGV[1])
+redis.call('HSET', KEYS[1], 'main_series', cjson.encode(m))
+redis.call('HSET', KEYS[1], 'read:' .. ARGV[1], ARGV[2])
+return 1
+"""
+
+
+def _adopt(rt, crawl_id: str, nxt: str, n: int) -> bool:
+    """The next page of the home's listing under a URL of its own (`next_in_series`) is of the
+    listing: read in its turn (page n, the one naming it, is read), judged and bounded as the
+    listing's pages are."""
+    return bool(rt.state.r.eval(_ADOPT, 1, Keys(crawl_id).crawl, series(nxt)[0], n, MAX_BASES))
 
 
 def past(rt, crawl_id: str, url: str, home: str, links: list[str] = ()) -> None:
@@ -128,6 +150,7 @@ def before_bound(rt, crawl_id: str, url: str, others: list[str]) -> list[str]:
     """`others` without the later pages of `url`'s listing, which it showed to run past since."""
     base, n = series(url) or (url, 1)
     later = [u for u in others if (s := series(u)) and s[0] == base and s[1] > n]
+    later += [nxt] if (nxt := next_in_series(url, others)) else []
     skip(rt, crawl_id, "pagination", later)
     return [u for u in others if u not in set(later)]
 

@@ -294,3 +294,26 @@ def test_a_post_read_is_judged_by_the_day_its_record_carries():
     assert not older(record_day("2015-07-06", "url", False), since)  # a URL's day: the margin
     assert not older(record_day("2015-07-06", "feed", False), since)
     assert record_day(None, "rule", False) is None
+
+
+def test_a_page_number_beside_a_constant_one_is_the_pages():
+    """b2evolution numbers its listing pages `paged` beside a constant `page=1`."""
+    assert recency.series("http://b.example/index.php/ikke8b63.html?blog=5&page=1&paged=3") == \
+        ("http://b.example/index.php/ikke8b63.html?blog=5&page=1", 3)
+    assert recency.series("http://b.example/x.html?blog=5&page=1&paged=1") == ("http://b.example/x.html?blog=5&page=1", 1)
+    assert recency.series("http://b.example/?page=2&x=1") == ("http://b.example/?x=1", 2)
+
+
+def test_the_next_page_of_a_listing_under_a_file_name_of_its_own():
+    """A mirror's numbered pages each under a file of its own: page n + 1 by the same query but
+    the number, in the same folder; not another listing's page, not where two could be it, not
+    where the listing's own base names its next page."""
+    o = "http://b.example/index.php/"
+    page2 = o + "ikke8b63.html?blog=5&page=1&paged=2"
+    page3 = o + "ikke4aa9.html?blog=5&page=1&paged=3"
+    tag3 = o + "ikke0e30.html?blog=5&cat=16&page=1&paged=3"
+    assert recency.next_in_series(page2, [o + "ikkece51.html?blog=5&page=1&paged=1", tag3, page3]) == page3
+    assert recency.next_in_series(page2, [tag3, "http://b.example/other/ikke4aa9.html?blog=5&page=1&paged=3"]) is None
+    assert recency.next_in_series(page2, [page3, o + "ikke9999.html?blog=5&page=1&paged=3"]) is None
+    assert recency.next_in_series("http://b.example/page/2/", ["http://b.example/page/3/"]) is None
+    assert recency.next_in_series("http://b.example/post.html", [page3]) is None
