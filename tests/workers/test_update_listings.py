@@ -388,6 +388,33 @@ def test_a_new_post_off_the_chain_breaks_it(rt):
     assert rt.state.r.hget(Keys(cid).crawl, "covered") is None
 
 
+def test_a_feed_entry_the_blog_answers_404_for_is_no_new_post_off_the_chain(rt):
+    """A mirror's feed names each post at the address the blog had (/archives/000445.html) where
+    the copy serves it elsewhere (/000445.html): those entries answer 404 and name no post, so
+    the chain that shows every post it can is a proof (hedong-zh read every listing, its chain
+    "broken"). A new entry not read yet holds the verdict back; one read off the chain breaks it."""
+    from tasks.fetch.http import FetchError
+    from workers.fetch import pages
+
+    home = "http://upd-chain-gone.example/"
+    for fate in ("gone", "unread", "read"):
+        cid, ctx = _crawl(rt, home)
+        e, d = f"{home}e/", f"{home}d/"
+        old = f"{home}2019/12/01/old/"
+        entry = f"{home}archives/e.html"
+        rt.state.r.hset(Keys(cid).entries, entry, json.dumps({"url": entry, "published": "2020-05-05"}))
+        if fate == "gone":
+            pages.remember_gone(rt, cid, entry, FetchError("http_status", entry, "HTTP 404", status=404))
+        if fate == "read":
+            update.links(rt, cid, entry, ctx, [], [], post=True, published="2020-05-05", page=_Page(entry))
+        update.links(rt, cid, home, ctx, [e], [], post=False, published=None)
+        update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+        update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
+        state = rt.state.r.hget(Keys(cid).crawl, "chain")
+        assert state == {"gone": "reached", "unread": "pending", "read": "broken"}[fate], (fate, state)
+        assert (rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER) == (fate == "gone")
+
+
 def test_a_numbered_page_the_post_pattern_takes_in_is_the_home_listings_next_page(rt):
     """/a/P2.html beside posts at /a/12-slug.html: a broad pattern takes both; the home's next
     page is still its listing's page 2, read in order, and bounds the listing once past since."""
