@@ -392,7 +392,7 @@ def test_a_feed_entry_the_blog_answers_404_for_is_no_new_post_off_the_chain(rt):
     """A mirror's feed names each post at the address the blog had (/archives/000445.html) where
     the copy serves it elsewhere (/000445.html): those entries answer 404 and name no post, so
     the chain that shows every post it can is a proof (hedong-zh read every listing, its chain
-    "broken"). A new entry not read yet holds the verdict back; one read off the chain breaks it."""
+    "broken"). A new entry not read yet, or read off the chain, breaks it as before."""
     from tasks.fetch.http import FetchError
     from workers.fetch import pages
 
@@ -411,7 +411,7 @@ def test_a_feed_entry_the_blog_answers_404_for_is_no_new_post_off_the_chain(rt):
         update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
         update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
         state = rt.state.r.hget(Keys(cid).crawl, "chain")
-        assert state == {"gone": "reached", "unread": "pending", "read": "broken"}[fate], (fate, state)
+        assert state == {"gone": "reached", "unread": "broken", "read": "broken"}[fate], (fate, state)
         assert (rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER) == (fate == "gone")
 
 
@@ -1054,6 +1054,41 @@ def test_a_home_listing_whose_every_page_has_a_file_name_of_its_own_is_read_in_o
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, f"{home}index.php/all.html", ctx, post=False, listing=True) == "covered"
     assert page[4] not in others  # past since: not followed
+
+
+def test_a_link_in_a_listings_excerpt_is_no_item_of_it(rt):
+    """A WordPress listing page whose excerpts cite older posts by their old permalinks
+    (/2014/01/slug/, a stub that redirects to /2014/01/04/slug/): the listing's items are its
+    cards (not its "recent posts" widget, at the place of the excerpt's list of a series); the
+    excerpt's link, outside the post pattern, is no item the listing vouches for, and once the
+    home's listing proves every new post known it is left (whizzy read seven stubs)."""
+    from lxml import html
+
+    home = "http://upd-excerpt.example/"
+    cid, ctx = _crawl(rt, home)
+    k = Keys(cid)
+    recent = [f"{home}2020/07/{d:02d}/recent-{d}/" for d in (25, 20, 15, 10, 5)]  # a widget on every page
+    rt.state.r.hset(k.crawl, mapping={"main_series": json.dumps([home]), "home_posts": json.dumps(recent)})
+    page2 = f"{home}page/2/"
+    cards = [f"{home}2020/0{m}/0{m}/post-{m}/" for m in (5, 4, 3)]
+    stub = f"{home}2020/02/an-older-one/"
+    root = html.fromstring(
+        "<html><body><main>" + "".join(
+            f"<article class='post'><h2><a href='{u}' rel='bookmark'>T</a></h2>"
+            f"<div class='entry'><p>The series:</p><ul><li><a href='{stub}'>part 1</a></li></ul></div></article>"
+            for u in cards) + "</main><aside><ul>" + "".join(f"<li><a href='{u}'>R</a></li>" for u in recent)
+        + "</ul></aside></body></html>", base_url=page2)
+
+    class _Listing:
+        final_url, garbled = page2, False
+
+    _Listing.root = root
+    _, others, _ = update.links(rt, cid, page2, ctx, cards + recent, [stub], post=False, published=None,
+                                page=_Listing())
+    assert all(listed.vouched(rt, cid, u) for u in cards)
+    assert not listed.vouched(rt, cid, stub)
+    update.cover(rt, cid, update.HOME_COVER)
+    assert update.before_read(rt, cid, stub, ctx, post=False, listing=False) == "covered"
 
 
 def test_a_page_the_home_pages_menu_names_is_no_item_of_its_listing(rt):

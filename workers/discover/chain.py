@@ -83,12 +83,9 @@ def judge(rt, crawl_id: str, since: str) -> str:
     if state != REACHED:
         return state
     on = set(path)
-    off = [u for u in _known_new(rt, crawl_id, read_days, since) if u not in on and not _below(u, on)]
-    if any(u in read_days for u in off):
-        return BROKEN  # a new post read off the chain: the chain does not show every post
-    # a new post the feed or the home page names, not read yet: the chain is judged once it is
     # (a feed naming each post at an address the blog does not serve, answered 404, names none)
-    return PENDING if [u for u in off if not _gone(rt, crawl_id, u)] else REACHED
+    off = [u for u in _known_new(rt, crawl_id, read_days, since) if u not in on and not _below(u, on)]
+    return BROKEN if [u for u in off if not _gone(rt, crawl_id, u)] else REACHED
 
 
 def _gone(rt, crawl_id: str, url: str) -> bool:

@@ -367,8 +367,11 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     # it dates outside the post pattern count as its posts where it dates every post link too (a
     # page of a blog's older posts at /slug/ beside the pattern's newer scheme: no post link at all)
     shown = list(zip(posts, days))
-    if all(day_of(d) for d in days):  # (at the place its post links sit: not a link in an excerpt)
-        placed = at_items_place(page.root, page.final_url, posts, maybe) if maybe and readable else set()
+    # (the maybe-posts at the place its post links sit: not a link in an excerpt, a post citing
+    # another; the post links the home page shows too may be a "recent posts" widget's, no items)
+    mine = [u for u in posts if u not in shared] or posts
+    placed = at_items_place(page.root, page.final_url, mine, maybe) if maybe and readable else set(maybe)
+    if readable and all(day_of(d) for d in days):
         shown += [(u, d) for u, d in zip(maybe, maybe_days) if day_of(d) and u in placed]
     # the page's links in document order, read once (the verdict's and the scope's sorting)
     order = {u: i for i, u in enumerate(extract_links(page.root, page.final_url))} if maybe and readable else {}
@@ -409,7 +412,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     if gone:
         skip(rt, crawl_id, "printed_date", sorted(gone))
         others = [u for u in others if u not in gone]
-    scope = [(u, d) for u, d in list(zip(posts, days)) + list(zip(maybe, maybe_days))
+    # its items: the post links and the maybe-posts among them (a link in an excerpt, an old
+    # permalink that redirects, is no item: nothing vouches for it, and a proof leaves it)
+    scope = [(u, d) for u, d in list(zip(posts, days)) + [(u, d) for u, d in zip(maybe, maybe_days) if u in placed]
              if (url == home or u not in shared) and u not in menu]
     if maybe and readable:
         scope.sort(key=lambda p: order.get(p[0], len(order)))
