@@ -295,7 +295,7 @@ MAX_ITEM_LEVELS = 5  # ancestors of a post link searched for the listing item th
 MAX_DATE_TEXT = 60  # characters of a text node read as a printed date
 
 
-def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> dict[str, str]:
+def printed_days(root, base_url: str, posts: list[str], exact: bool = False, shown_only: bool = False) -> dict[str, str]:
     """The day a listing prints beside each of its post links (a card's <time>, an archive
     line's "14 March 2003"): url -> ISO day. The listing's items are the links at one place (the
     same tags and classes a few levels up: a card's title), the place whose items show the most
@@ -305,7 +305,7 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
     item's first <time> (the day its text shows, else its datetime's), else its first short text
     that reads as a date. Links whose item shows none are left out. A datetime in UTC whose text
     shows no day near it is given, with `exact` (older() being given since_cut(since, True)), as
-    the latest local day it may be."""
+    the latest local day it may be; with `shown_only`, not at all (only days a reader sees)."""
     wanted = set(posts)
     if not wanted or root is None:
         return {}
@@ -313,7 +313,7 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False) -> 
     groups = [dict(g) for g in _places(links.items()).values() if len({u for _, u in g}) >= 2] or [links]
     best: dict[str, str] = {}
     for group in groups:
-        days = _items_days(group, exact)
+        days = _items_days(group, exact, shown_only)
         if len(days) > len(best):
             best = days
     return best
@@ -336,7 +336,7 @@ def _twin(url: str) -> str:
     return urlunsplit((p.scheme, p.netloc, path, p.query, p.fragment))
 
 
-def _items_days(links: dict, exact: bool = False) -> dict[str, str]:
+def _items_days(links: dict, exact: bool = False, shown_only: bool = False) -> dict[str, str]:
     """url -> day of each link's item, the items being bounded by one another (`printed_days`)."""
     owner: dict = {}  # element -> the links' URLs below it
     for a, u in links.items():
@@ -356,7 +356,7 @@ def _items_days(links: dict, exact: bool = False) -> dict[str, str]:
             if el is None or owner.get(el, {u}) != {u}:
                 break
             item = el
-        day = _item_day(item, exact) if item is not None else None
+        day = _item_day(item, exact, shown_only) if item is not None else None
         if day:
             out[u] = day
     return out
@@ -429,7 +429,7 @@ def _place(a, levels: int = 3) -> tuple:
     return tuple(out)
 
 
-def _item_day(item, exact: bool = False) -> str | None:
+def _item_day(item, exact: bool = False, shown_only: bool = False) -> str | None:
     """The day an item prints, or the day of a time in UTC it gives (with `exact` as the latest
     local day it may be). Both keep older()'s margin where the blog's days are not exact: a day a
     listing prints beside a link may be another item's (a messy page's sidebar), which the
@@ -440,6 +440,8 @@ def _item_day(item, exact: bool = False) -> str | None:
         if day_of(given) and re.search(r"T\d", given) and not zoned(given):  # a time in UTC (or no zone)
             if shown and _minus(day_of(given), MARGIN_DAYS) <= shown <= _minus(day_of(given), -MARGIN_DAYS):
                 return shown  # the day the reader sees, in the blog's own zone
+            if shown_only:
+                return None
             return _minus(day_of(given), -MARGIN_DAYS) if exact else day_of(given)
         day = day_of(given) or shown
         if day:

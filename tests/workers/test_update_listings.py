@@ -1091,6 +1091,40 @@ def test_a_link_in_a_listings_excerpt_is_no_item_of_it(rt):
     assert update.before_read(rt, cid, stub, ctx, post=False, listing=False) == "covered"
 
 
+def test_a_post_whose_url_day_a_listing_prints_beside_it_is_judged_without_the_margin(rt):
+    """/2020/02/29/slug/ listed as "2020-02-29" (since 2020-03-01): two sources give the day the
+    page prints, so the post of the day before since is old (the time zones' margin is for a
+    URL's or a feed's day alone). It is left when popped, and the chain reaching it ends there
+    unread (blinkfox-zh read it). A listing printing another day than the URL's, or giving a time
+    in UTC alone, proves nothing."""
+    from lxml import html
+
+    home = "http://upd-url-printed.example/"
+    cid, ctx = _crawl(rt, home)
+    k = Keys(cid)
+    page3 = f"{home}page/3/"
+    new, margin, other = (f"{home}2020/03/02/new/", f"{home}2020/02/29/margin/", f"{home}2020/02/29/other/")
+    shown = {new: "2020-03-02", margin: "2020-02-29", other: "2020-03-05"}  # (other: not its URL's day)
+    utc = f"{home}2020/02/29/utc/"  # a time in UTC alone, no day shown: the reader's day may be the next
+    root = html.fromstring("<html><body><main>" + "".join(
+        f"<article class='post'><h2><a href='{u}'>T</a></h2><time datetime='{d}'>{d}</time></article>"
+        for u, d in shown.items()) + f"<article class='post'><h2><a href='{utc}'>T</a></h2>"
+        "<time datetime='2020-02-29T23:30:00Z'></time></article></main></body></html>", base_url=page3)
+
+    class _Listing:
+        final_url, garbled = page3, False
+
+    _Listing.root = root
+    keep, _, _ = update.links(rt, cid, page3, ctx, list(shown) + [utc], [], post=False, published=None,
+                              page=_Listing())
+    assert margin not in keep and new in keep and other in keep and utc in keep
+    assert update.before_read(rt, cid, margin, ctx, post=True, listing=False) == "printed_date"
+    assert update.before_read(rt, cid, other, ctx, post=True, listing=False) != "printed_date"
+    # the chain: the newest post links the margin post as its older neighbour: reached, unread
+    update.links(rt, cid, new, ctx, [margin], [], post=True, published="2020-03-02", page=_Page(new, margin))
+    assert rt.state.r.hget(k.crawl, "chain") == "reached"
+
+
 def test_a_page_the_home_pages_menu_names_is_no_item_of_its_listing(rt):
     """A Ghost home page: its menu links /talks/ (a page, at a post's URL shape) beside the cards
     of its posts. The home's listing vouches for its cards, not for the menu's pages: /talks/

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.neighbours import BROKEN, MAX_CHAIN, PENDING, REACHED, neighbour_links, walk
-from tasks.discover.recency import day_of, entry_day, older
+from tasks.discover.recency import day_before, day_of, entry_day, older
 from tasks.text.dates import url_day, url_latest_day
 from workers.discover import listed, proof
 from workers.discover.proof import CHAIN_COVER  # noqa: F401 (the chain's proof)
@@ -113,6 +113,11 @@ def _known_days(rt, crawl_id: str, urls: list[str], bound: bool = False) -> dict
                 out[u] = entry_day(json.loads(e), exact)
     if bound:
         out = {u: d or url_latest_day(u) for u, d in out.items()}
+        # (a post a listing prints its URL's day beside, before since: that day, without the margin)
+        dated = [u for u in urls if url_day(u)]
+        for u, o in zip(dated, rt.state.r.smismember(listed.dated_old_key(crawl_id), dated) if dated else []):
+            if o:
+                out[u] = day_before(url_day(u))
     return out
 
 

@@ -35,6 +35,12 @@ def _keys(crawl_id: str) -> list[str]:
     return Keys(crawl_id).listings()  # lists, listed, days, vouched
 
 
+def dated_old_key(crawl_id: str) -> str:
+    """set: pages a listing dated before since: outside the post pattern by its printed day, or
+    a post whose URL's day is the day the listing prints beside it (left when popped)."""
+    return f"{Keys(crawl_id).crawl}:dated_old"
+
+
 def register(rt, crawl_id: str, listing: str, posts: list[str], days: list[str | None], *,
              main: bool = False) -> dict[str, float]:
     """Note `listing`'s post links (document order) and the days known of them (None: unknown).

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 
 from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_day, items_reach, listing_cut, older,
-                                    printed_days, reaches_past, record_day, series, since_cut,
+                                    printed_day, printed_days, reaches_past, record_day, series, since_cut,
                                     twin_days)
 from tasks.discover.candidates import navigation_links
 from tasks.discover.canonical import is_listing
@@ -176,7 +176,7 @@ def _before_read(rt, crawl_id: str, url: str, ctx: dict, post: bool, listing: bo
     if crawl.get("covered") and listing:  # (a page of another kind may be a post: read)
         return "covered"
     if not listing:  # a page of another kind, which may be a post (listed.py judges it with the posts)
-        if ctx.get("entry") is None and rt.state.r.sismember(_dated_old_key(crawl_id), url):
+        if ctx.get("entry") is None and rt.state.r.sismember(listed.dated_old_key(crawl_id), url):
             return "printed_date"  # a listing dated it before since (it was queued before: a sitemap's)
         # (a sitemap's lastmod says the page changed, not that it is a post: a new post is proven
         # known by the home's listing or the chain; an attachment or menu page changed is left;
@@ -281,6 +281,8 @@ def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None
     if entry and older_entry(entry, since, exact):  # (queued by a link: the feed dates it before since)
         _learned(rt, crawl_id, url, entry_day(entry, exact), ctx["blog"]["home"])  # its listing judged as if read
         return "feed_date"
+    if entry is None and url_day(url) and rt.state.r.sismember(listed.dated_old_key(crawl_id), url):
+        return "printed_date"  # a listing prints its URL's day, before since
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
     covered = None if url_day(url) else crawl.get("covered")
     why = _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
@@ -402,6 +404,16 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         home_series.past(rt, crawl_id, url, home, others + posts)
         home_series.release(rt, crawl_id, url)
         return [], [], {}
+    # a post whose URL's day is the day the listing prints beside it: the day its page prints
+    # (two sources agree: no other item's day), compared without the time zones' margin
+    confirmed = {u for u in posts if (d := url_day(u)) and day_of(printed.get(u)) == d
+                 and older(printed_day(d, exact_of(ctx)), since)}
+    if confirmed:  # (a day the reader sees: not a time in UTC the listing gives alone)
+        shown = printed_days(page.root, page.final_url, posts, exact_of(ctx), shown_only=True)
+        confirmed = {u for u in confirmed if shown.get(u) == printed.get(u)}
+    if confirmed:
+        _dated_old(rt, crawl_id, confirmed)
+    old = [o or u in confirmed for u, o in zip(posts, old)]
     keep = [u for u, o in zip(posts, old) if not o]
     _count_old(rt, crawl_id, [u for u, o in zip(posts, old) if o], days, posts)
     others = _others(rt, crawl_id, url, others, since, home)
@@ -548,10 +560,6 @@ def _dated_new(rt, crawl_id: str, url: str, ctx: dict) -> bool:
     return bool(rt.state.r.sismember(_dated_new_key(crawl_id), url))
 
 
-def _dated_old_key(crawl_id: str) -> str:
-    return f"{Keys(crawl_id).crawl}:dated_old"  # set: pages outside the post pattern a listing dated before since
-
-
 def _above_old(scope: list[tuple[str, str | None]], since: str) -> list[str]:
     """The links of a listing page, in document order, above its first one dated before since:
     the ones below (an older post's card, a link in its excerpt) are no new posts it lists."""
@@ -564,9 +572,10 @@ def _above_old(scope: list[tuple[str, str | None]], since: str) -> list[str]:
 
 
 def _dated_old(rt, crawl_id: str, urls: set[str]) -> None:
-    """Pages a listing dates before since that the post pattern does not take in: left when
-    popped (another source, a sitemap, may have queued them before the listing was read)."""
-    k = _dated_old_key(crawl_id)
+    """Pages a listing dates before since (outside the post pattern, or posts whose URL's day it
+    prints): left when popped (another source, a sitemap, a neighbour's link, may have queued
+    them before the listing was read)."""
+    k = listed.dated_old_key(crawl_id)
     with rt.state.r.pipeline(transaction=False) as p:
         p.sadd(k, *urls)
         p.expire(k, 7 * 86400)
