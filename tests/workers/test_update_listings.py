@@ -1094,7 +1094,8 @@ def test_a_link_in_a_listings_excerpt_is_no_item_of_it(rt):
 def test_a_post_whose_url_day_a_listing_prints_beside_it_is_judged_without_the_margin(rt):
     """/2020/02/29/slug/ listed as "2020-02-29" (since 2020-03-01): two sources give the day the
     page prints, so the post of the day before since is old (the time zones' margin is for a
-    URL's or a feed's day alone). It is left when popped, and the chain reaching it ends there
+    URL's or a feed's day alone). Popped before, it waits for the home's listing (a listing may
+    show its day); after, it is left, and the chain reaching it ends there
     unread (blinkfox-zh read it). A listing printing another day than the URL's, or giving a time
     in UTC alone, proves nothing."""
     from lxml import html
@@ -1115,6 +1116,8 @@ def test_a_post_whose_url_day_a_listing_prints_beside_it_is_judged_without_the_m
         final_url, garbled = page3, False
 
     _Listing.root = root
+    # popped before the listing is read (a neighbour's link): it waits for the home's listing
+    assert update.before_read(rt, cid, margin, ctx, post=True, listing=False) == update.WAIT
     keep, _, _ = update.links(rt, cid, page3, ctx, list(shown) + [utc], [], post=False, published=None,
                               page=_Listing())
     assert margin not in keep and new in keep and other in keep and utc in keep

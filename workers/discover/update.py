@@ -284,9 +284,12 @@ def _post_left(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None
     if entry is None and url_day(url) and rt.state.r.sismember(listed.dated_old_key(crawl_id), url):
         return "printed_date"  # a listing prints its URL's day, before since
     crawl = rt.state.r.hgetall(Keys(crawl_id).crawl)
-    covered = None if url_day(url) else crawl.get("covered")
+    day = url_day(url)
+    covered = None if day else crawl.get("covered")
     why = _listed_left(rt, crawl_id, url, ctx, covered) or _held(rt, crawl_id, url, ctx, since)
-    if why is None and not url_day(url) and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) \
+    # (a URL's day before since's but within the time zones' margin: a listing may show that day)
+    unsure = not day or (older(day, since, margin=0) and not older(day, since))
+    if why is None and unsure and _unresolved(crawl) and _unvouched(rt, crawl_id, url, ctx) \
             and not chain.named(rt, crawl_id, url, since) and waits.one_more(rt, crawl_id, url, progress=True):
         # a post only other posts link ("read next", related posts), undated: it waits for the
         # home's listing or the chain to say whether it can be new (then it is left or read)
