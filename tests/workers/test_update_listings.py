@@ -1105,7 +1105,8 @@ def test_a_post_whose_url_day_a_listing_prints_beside_it_is_judged_without_the_m
     k = Keys(cid)
     page3 = f"{home}page/3/"
     new, margin, other = (f"{home}2020/03/02/new/", f"{home}2020/02/29/margin/", f"{home}2020/02/29/other/")
-    shown = {new: "2020-03-02", margin: "2020-02-29", other: "2020-03-05"}  # (other: not its URL's day)
+    outside = f"{home}2020/02/29/a/b/outside/"  # (outside the post pattern: a deeper category path)
+    shown = {new: "2020-03-02", margin: "2020-02-29", other: "2020-03-05", outside: "2020-02-29"}  # (other: not its URL's day)
     utc = f"{home}2020/02/29/utc/"  # a time in UTC alone, no day shown: the reader's day may be the next
     root = html.fromstring("<html><body><main>" + "".join(
         f"<article class='post'><h2><a href='{u}'>T</a></h2><time datetime='{d}'>{d}</time></article>"
@@ -1118,9 +1119,10 @@ def test_a_post_whose_url_day_a_listing_prints_beside_it_is_judged_without_the_m
     _Listing.root = root
     # popped before the listing is read (a neighbour's link): it waits for the home's listing
     assert update.before_read(rt, cid, margin, ctx, post=True, listing=False) == update.WAIT
-    keep, _, _ = update.links(rt, cid, page3, ctx, list(shown) + [utc], [], post=False, published=None,
-                              page=_Listing())
-    assert margin not in keep and new in keep and other in keep and utc in keep
+    keep, others, _ = update.links(rt, cid, page3, ctx, [new, margin, other, utc], [outside], post=False,
+                                   published=None, page=_Listing())
+    assert margin not in keep and new in keep and other in keep and utc in keep and outside not in others
+    assert update.before_read(rt, cid, outside, ctx, post=False, listing=False) == "printed_date"
     assert update.before_read(rt, cid, margin, ctx, post=True, listing=False) == "printed_date"
     assert update.before_read(rt, cid, other, ctx, post=True, listing=False) != "printed_date"
     # the chain: the newest post links the margin post as its older neighbour: reached, unread

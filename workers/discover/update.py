@@ -395,27 +395,25 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         old = [o and u not in aside for u, o in zip(posts, old)]
     if url == home:
         rt.state.r.hset(Keys(crawl_id).crawl, "home_posts", json.dumps(list(dict.fromkeys(posts + maybe))[:MAX_HOME_POSTS]))
+    # a post whose URL's day is the day the listing prints beside it: the day its page prints
+    # (two sources agree: no other item's day), compared without the time zones' margin
+    confirmed = {u for u in posts + maybe if (d := url_day(u)) and day_of(printed.get(u)) == d
+                 and older(printed_day(d, exact_of(ctx)), since)}
+    if confirmed:  # (a day the reader sees: not a time in UTC the listing gives alone)
+        shown = printed_days(page.root, page.final_url, posts + maybe, exact_of(ctx), shown_only=True)
+        confirmed = {u for u in confirmed if shown.get(u) == printed.get(u)}
     # pages outside the post pattern the listing dates before since: older posts, left when
     # popped (another source may have queued them: a sitemap)
-    gone = {u for u, d in zip(maybe, maybe_days) if day_of(d) and older(d, since)}
+    gone = {u for u, d in zip(maybe, maybe_days) if day_of(d) and older(d, since)} | (confirmed - set(posts))
     # (and a link to one of its dated items but for the trailing slash: an excerpt's "/slug")
     gone |= {u for u, d in twin_days(printed, maybe).items() if older(d, since)}
-    if gone:
-        _dated_old(rt, crawl_id, gone)
+    if gone or confirmed:
+        _dated_old(rt, crawl_id, gone | confirmed)
     if past:
         skip(rt, crawl_id, "past_since", posts + others)
         home_series.past(rt, crawl_id, url, home, others + posts)
         home_series.release(rt, crawl_id, url)
         return [], [], {}
-    # a post whose URL's day is the day the listing prints beside it: the day its page prints
-    # (two sources agree: no other item's day), compared without the time zones' margin
-    confirmed = {u for u in posts if (d := url_day(u)) and day_of(printed.get(u)) == d
-                 and older(printed_day(d, exact_of(ctx)), since)}
-    if confirmed:  # (a day the reader sees: not a time in UTC the listing gives alone)
-        shown = printed_days(page.root, page.final_url, posts, exact_of(ctx), shown_only=True)
-        confirmed = {u for u in confirmed if shown.get(u) == printed.get(u)}
-    if confirmed:
-        _dated_old(rt, crawl_id, confirmed)
     old = [o or u in confirmed for u, o in zip(posts, old)]
     keep = [u for u, o in zip(posts, old) if not o]
     _count_old(rt, crawl_id, [u for u, o in zip(posts, old) if o], days, posts)
