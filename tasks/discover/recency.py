@@ -362,11 +362,12 @@ def _items_days(links: dict, exact: bool = False, shown_only: bool = False) -> d
     return out
 
 
-def at_items_place(root, base_url: str, posts: list[str], others: list[str]) -> set[str]:
+def at_items_place(root, base_url: str, posts: list[str], others: list[str], dated=()) -> set[str]:
     """The links of `others` a listing shows where its post links sit (the place most of them
-    share, `_place`: a card's title), such as older posts at another URL scheme listed among
-    them; not a link inside an excerpt (a post citing an older one). Where fewer than two post
-    links share a place, nothing tells: every one of `others`."""
+    share, `_place`: a card's title; first the place most of those it prints a day beside share,
+    `dated`, not a "recent posts" widget with more links and no day), such as older posts at
+    another URL scheme listed among them; not a link inside an excerpt (a post citing an older
+    one). Where fewer than two post links share a place, nothing tells: every one of `others`."""
     wanted, theirs = set(posts), set(others)
     if root is None or not theirs:
         return set()
@@ -377,7 +378,8 @@ def at_items_place(root, base_url: str, posts: list[str], others: list[str]) -> 
             at.setdefault(_place(a), set()).add(u)
         else:
             mine.append((_place(a), u))
-    top = max(at.items(), key=lambda kv: len(kv[1]), default=(None, set()))
+    dated = set(dated)
+    top = max(at.items(), key=lambda kv: (len(kv[1] & dated), len(kv[1])), default=(None, set()))
     if len(top[1]) < 2:
         return theirs
     return {u for place, u in mine if place == top[0]}

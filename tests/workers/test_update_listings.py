@@ -1059,9 +1059,10 @@ def test_a_home_listing_whose_every_page_has_a_file_name_of_its_own_is_read_in_o
 def test_a_link_in_a_listings_excerpt_is_no_item_of_it(rt):
     """A WordPress listing page whose excerpts cite older posts by their old permalinks
     (/2014/01/slug/, a stub that redirects to /2014/01/04/slug/): the listing's items are its
-    cards (not its "recent posts" widget, at the place of the excerpt's list of a series); the
-    excerpt's link, outside the post pattern, is no item the listing vouches for, and once the
-    home's listing proves every new post known it is left (whizzy read seven stubs)."""
+    dated cards (not its "recent posts" widget, more links and no day, at the place of the
+    excerpt's list of a series); the excerpt's link, outside the post pattern, is no item the
+    listing vouches for, and once the home's listing proves every new post known it is left
+    (whizzy read seven stubs)."""
     from lxml import html
 
     home = "http://upd-excerpt.example/"
@@ -1074,10 +1075,10 @@ def test_a_link_in_a_listings_excerpt_is_no_item_of_it(rt):
     stub = f"{home}2020/02/an-older-one/"
     root = html.fromstring(
         "<html><body><main>" + "".join(
-            f"<article class='post'><h2><a href='{u}' rel='bookmark'>T</a></h2>"
+            f"<article class='post'><h2><a href='{u}' rel='bookmark'>T</a></h2><time>2020-0{i}-0{i}</time>"
             f"<div class='entry'><p>The series:</p><ul><li><a href='{stub}'>part 1</a></li></ul></div></article>"
-            for u in cards) + "</main><aside><ul>" + "".join(f"<li><a href='{u}'>R</a></li>" for u in recent)
-        + "</ul></aside></body></html>", base_url=page2)
+            for i, u in zip((5, 4, 3), cards)) + "</main><aside><ul>"
+        + "".join(f"<li><a href='{u}'>R</a></li>" for u in recent) + "</ul></aside></body></html>", base_url=page2)
 
     class _Listing:
         final_url, garbled = page2, False

@@ -372,10 +372,9 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     # it dates outside the post pattern count as its posts where it dates every post link too (a
     # page of a blog's older posts at /slug/ beside the pattern's newer scheme: no post link at all)
     shown = list(zip(posts, days))
-    # (the maybe-posts at the place its post links sit: not a link in an excerpt, a post citing
-    # another; the post links the home page shows too may be a "recent posts" widget's, no items)
-    mine = [u for u in posts if u not in shared] or posts
-    placed = at_items_place(page.root, page.final_url, mine, maybe) if maybe and readable else set(maybe)
+    # (the maybe-posts at the place its post links sit, those it prints a day beside first: not
+    # a link in an excerpt, a post citing another, nor a "recent posts" widget's with no day)
+    placed = at_items_place(page.root, page.final_url, posts, maybe, printed) if maybe and readable else set(maybe)
     if readable and all(day_of(d) for d in days):
         shown += [(u, d) for u, d in zip(maybe, maybe_days) if day_of(d) and u in placed]
     # the page's links in document order, read once (the verdict's and the scope's sorting)

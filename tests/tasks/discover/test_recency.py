@@ -317,3 +317,24 @@ def test_the_next_page_of_a_listing_under_a_file_name_of_its_own():
     assert recency.next_in_series(page2, [page3, o + "ikke9999.html?blog=5&page=1&paged=3"]) is None
     assert recency.next_in_series("http://b.example/page/2/", ["http://b.example/page/3/"]) is None
     assert recency.next_in_series("http://b.example/post.html", [page3]) is None
+
+
+def test_a_listings_items_are_first_where_it_prints_days():
+    """Three dated cards and a "recent posts" widget of five undated links: the items are the
+    cards (a link beside the widget's is no item; one beside the cards' titles is)."""
+    from lxml import html
+
+    base = "http://b.example/page/2/"
+    cards = [f"http://b.example/2020/0{m}/0{m}/c{m}/" for m in (5, 4, 3)]
+    recent = [f"http://b.example/2020/07/0{d}/r{d}/" for d in range(1, 6)]
+    at_cards, at_widget = "http://b.example/old-scheme/", "http://b.example/elsewhere/"
+    root = html.fromstring(
+        "<html><body><main>" + "".join(f"<article><h2><a href='{u}'>T</a></h2><time>2020-0{m}-0{m}</time></article>"
+                                       for m, u in zip((5, 4, 3), cards))
+        + f"<article><h2><a href='{at_cards}'>T</a></h2></article></main><aside><ul>"
+        + "".join(f"<li><a href='{u}'>R</a></li>" for u in recent + [at_widget]) + "</ul></aside></body></html>",
+        base_url=base)
+    printed = recency.printed_days(root, base, cards + recent)
+    assert set(printed) == set(cards)
+    assert recency.at_items_place(root, base, cards + recent, [at_cards, at_widget], printed) == {at_cards}
+    assert recency.at_items_place(root, base, cards + recent, [at_cards, at_widget]) == {at_widget}
