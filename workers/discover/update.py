@@ -399,8 +399,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
     confirmed = {u for u in posts + maybe if (d := url_day(u)) and day_of(printed.get(u)) == d
                  and older(printed_day(d, exact_of(ctx)), since)}
     if confirmed:  # (a day the reader sees: not a time in UTC the listing gives alone)
-        shown = printed_days(page.root, page.final_url, posts + maybe, exact_of(ctx), shown_only=True)
-        confirmed = {u for u in confirmed if shown.get(u) == printed.get(u)}
+        seen = printed_days(page.root, page.final_url, posts + maybe, exact_of(ctx), shown_only=True)
+        confirmed = {u for u in confirmed if seen.get(u) == printed.get(u)}
     # pages outside the post pattern the listing dates before since: older posts, left when
     # popped (another source may have queued them: a sitemap)
     gone = {u for u, d in zip(maybe, maybe_days) if day_of(d) and older(d, since)} | (confirmed - set(posts))
