@@ -21,6 +21,7 @@ from tasks.discover.recency import day_before, day_of, entry_day, older
 from tasks.text.dates import url_day, url_latest_day
 from workers.discover import listed, proof
 from workers.discover.proof import CHAIN_COVER  # noqa: F401 (the chain's proof)
+from workers.fetch import pages
 from workers.keys import Keys
 
 FIELD = "chain"  # the crawl hash's field: how the chain stands
@@ -85,13 +86,7 @@ def judge(rt, crawl_id: str, since: str) -> str:
     on = set(path)
     # (a feed naming each post at an address the blog does not serve, answered 404, names none)
     off = [u for u in _known_new(rt, crawl_id, read_days, since) if u not in on and not _below(u, on)]
-    return BROKEN if [u for u in off if not _gone(rt, crawl_id, u)] else REACHED
-
-
-def _gone(rt, crawl_id: str, url: str) -> bool:
-    """Did the blog answer 404 or 410 for `url` in this crawl (workers/fetch/pages.py)?"""
-    raw = rt.state.cached_page(crawl_id, url)
-    return bool(raw) and "gone" in raw
+    return BROKEN if [u for u in off if not pages.gone(rt, crawl_id, u)] else REACHED
 
 
 def _below(url: str, posts: set[str]) -> bool:

@@ -53,6 +53,12 @@ def cached(rt, crawl_id: str, url: str) -> Page | None:
     return None if raw is None or "gone" in raw else Page.from_cached(raw, url)
 
 
+def gone(rt, crawl_id: str, url: str) -> bool:
+    """Did the blog answer 404 or 410 for `url` in this crawl (`remember_gone`)?"""
+    raw = rt.state.cached_page(crawl_id, url)
+    return raw is not None and "gone" in raw
+
+
 def gone_error(raw: dict, url: str) -> FetchError | None:
     """The FetchError a cached answer of 404 or 410 stands for, or None for a page."""
     if "gone" not in raw:
