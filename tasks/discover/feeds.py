@@ -64,15 +64,31 @@ def discover_feeds(html: str | bytes, base_url: str, guesses: bool = True) -> li
     """
     root = _page_root(html)
     out: list[str] = []
-    linked = None
+    linked, kind = None, None
     if root is not None:
         base = _document_base(root, base_url)
-        out += _ranked_declared_feeds(_declared_feeds(root, base, base_url))
+        declared = _declared_feeds(root, base, base_url)
+        out += _ranked_declared_feeds(declared)
         out += _body_feed_links(root, base, base_url)
         linked = _linked_sections(root, base, base_url)
+        kind = _declared_kind(declared)
     if guesses:
-        out += _usual_feed_urls(base_url, linked)
+        out += _usual_feed_urls(base_url, linked, kind)
     return list(dict.fromkeys(out))
+
+
+def _declared_kind(declared: list[tuple[tuple, str, str]]) -> str | None:
+    """"atom" or "rss": the format of the blog's main declared feed (by its type), which a
+    copy of it under a usual path most likely keeps (FeedBurner's Atom feed beside `/atom.xml`)."""
+    for _rank, _url, ftype in sorted(declared, key=lambda r: r[0]):
+        return "atom" if "atom" in ftype else "rss" if ("rss" in ftype or "rdf" in ftype) else None
+    return None
+
+
+def _kind_of(path: str) -> str | None:
+    """The format a usual feed path names (`atom.xml`, `?feed=rss2`), or None (`feed/`)."""
+    low = path.lower()
+    return "atom" if "atom" in low else "rss" if "rss" in low else None
 
 
 def _linked_sections(root, base: str, base_url: str) -> set[str]:
@@ -130,9 +146,9 @@ def _is_comment_feed(title: str, href: str) -> bool:
     return bool(_COMMENT_WORDS.search(title) or re.search(r"comments?/feed|/comments?(?:/|$)", href, re.I))
 
 
-def _declared_feeds(root, base: str, base_url: str) -> list[tuple[tuple, str]]:
+def _declared_feeds(root, base: str, base_url: str) -> list[tuple[tuple, str, str]]:
     """The page's `<link rel="alternate">` feeds with their rank: (is a comment feed, is a
-    minor feed (category, tag, gallery ...), is on another host, order in the page)."""
+    minor feed (category, tag, gallery ...), is on another host, order in the page), URL and type."""
     declared = []
     for i, el in enumerate(root.iter("link")):
         rels = (el.get("rel") or "").lower().split()
@@ -146,15 +162,15 @@ def _declared_feeds(root, base: str, base_url: str) -> list[tuple[tuple, str]]:
         title = el.get("title") or ""
         rank = (_is_comment_feed(title, href), bool(_MINOR_FEED.search(url) or _MINOR_FEED.search(title)),
                 _host(url) != _host(base_url), i)
-        declared.append((rank, url))
+        declared.append((rank, url, ftype))
     return declared
 
 
-def _ranked_declared_feeds(declared: list[tuple[tuple, str]]) -> list[str]:
+def _ranked_declared_feeds(declared: list[tuple[tuple, str, str]]) -> list[str]:
     """Declared feeds best first; comment feeds only when nothing else is declared."""
-    if any(not rank[0] for rank, _ in declared):
-        declared = [(rank, url) for rank, url in declared if not rank[0]]
-    return [url for _, url in sorted(declared, key=lambda r: r[0])]
+    if any(not rank[0] for rank, _, _ in declared):
+        declared = [d for d in declared if not d[0][0]]
+    return [url for _, url, _ in sorted(declared, key=lambda r: r[0])]
 
 
 def _body_feed_links(root, base: str, base_url: str) -> list[str]:
@@ -171,12 +187,14 @@ def _body_feed_links(root, base: str, base_url: str) -> list[str]:
     return out
 
 
-def _usual_feed_urls(base_url: str, linked: set[str] | None = None) -> list[str]:
+def _usual_feed_urls(base_url: str, linked: set[str] | None = None, kind: str | None = None) -> list[str]:
     """The platforms' usual feed paths under the blog's directory, then under the site root.
     A path under a section (`blog/feed/`, `feeds/posts/default`) is guessed only where the
     page links into that section (`linked`: tasks.discover.feeds._linked_sections; None: not
     known), and a blog section's only at the site root: the page leads into any section its
-    site has, and a platform that keeps its feed in one of its own declares it."""
+    site has, and a platform that keeps its feed in one of its own declares it. Where the page
+    declares a feed of one format (`kind`, "atom" or "rss") that could not be read, the paths
+    naming that format come first, those naming the other last (each a request on every crawl)."""
     parts = urllib.parse.urlsplit(base_url)
     origin = f"{parts.scheme or 'http'}://{parts.netloc}"
     directory = parts.path if parts.path.endswith("/") else parts.path.rsplit("/", 1)[0] + "/"
@@ -191,7 +209,9 @@ def _usual_feed_urls(base_url: str, linked: set[str] | None = None) -> list[str]
             return False
         return linked is None or (d + section + "/").lower() in linked
 
-    return [origin + d + p for d in directories for p in USUAL_PATHS if guessed(d, p)]
+    rank = {None: 1, kind: 0} if kind else {}
+    paths = sorted(USUAL_PATHS, key=lambda p: rank.get(_kind_of(p), 2)) if kind else USUAL_PATHS
+    return [origin + d + p for d in directories for p in paths if guessed(d, p)]
 
 
 def _section(path: str) -> str | None:

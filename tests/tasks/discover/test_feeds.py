@@ -55,6 +55,25 @@ def test_a_section_is_guessed_only_where_the_page_links_into_it():
     assert not [u for u in other if urllib.parse.urlsplit(u).path.startswith("/blog")]
 
 
+def test_guesses_name_the_declared_feeds_format_first():
+    """A blog declaring its feed on another host (an Atom feed at a feed service) that the crawl
+    cannot read keeps its own copy in the same format: `/atom.xml` is asked before `/feed/` and
+    `/rss.xml` (two 404s on every crawl), and an RSS declaration asks the RSS paths first."""
+    def guesses(ftype):
+        html = f'<link rel="alternate" type="{ftype}" href="http://feeds.other.test/x">'
+        return [u for u in discover_feeds(html, "http://blog.test/") if u.startswith("http://blog.test/")]
+
+    atom = guesses("application/atom+xml")
+    assert atom[0] == "http://blog.test/atom.xml"
+    assert atom.index("http://blog.test/feed/") < atom.index("http://blog.test/rss.xml")
+    rss = guesses("application/rss+xml")
+    assert rss[0] == "http://blog.test/rss.xml"
+    assert rss.index("http://blog.test/feed/") < rss.index("http://blog.test/atom.xml")
+    # a type that names no format keeps the usual order
+    assert guesses("application/xml")[0] == "http://blog.test/feed/"
+    assert sorted(atom) == sorted(rss) == sorted(guesses("text/xml"))  # the same paths, in another order
+
+
 def test_twin_adds_or_takes_away_the_trailing_slash():
     assert twin("http://b.test/feed/") == "http://b.test/feed"
     assert twin("http://b.test/rss") == "http://b.test/rss/"
