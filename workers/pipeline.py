@@ -128,7 +128,7 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     own = record or extracted or {}
     posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post, page=page,
                                           published=own.get("published"),
-                                          source=(own.get("sources") or {}).get("published"))
+                                          source=(own.get("sources") or {}).get("published"), title=own.get("title"))
     _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered, listed)
     return result
 

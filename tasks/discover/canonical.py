@@ -12,6 +12,9 @@
     under_post(url, is_post)         a page below a post's URL (attachment, comment page)
     image_pages(root, base, post)    pages below a post that it links only through its images
     body_key(title, text)            what two URLs serving the same post share
+    titled_links(root, base, title, urls)
+                                     links naming the page's own title: where the page is a
+                                     copy of a post, the post's own URL
 """
 from __future__ import annotations
 
@@ -22,7 +25,8 @@ from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 from tasks.discover.urls import _resolve, canonical, same_site
 from tasks.text.similarity import normalize_text
 
-__all__ = ["page_canonical", "fold_to_home", "amp_origin", "is_listing", "under_post", "image_pages", "body_key"]
+__all__ = ["page_canonical", "fold_to_home", "amp_origin", "is_listing", "under_post", "image_pages", "body_key",
+           "titled_links"]
 
 _TAXONOMY = re.compile(r"^(?:page|tag|tags|category|categories|label|labels|author|authors|search|feed|feeds)$",
                        re.I)
@@ -212,3 +216,25 @@ def body_key(title: str | None, text: str | None, min_chars: int = 40) -> str | 
     if len(body) < min_chars or not (title or "").strip():
         return None
     return hashlib.sha1((normalize_text(title).casefold() + "\n" + body).encode()).hexdigest()[:20]
+
+
+def titled_links(root, base_url: str, title: str | None, urls) -> list[str]:
+    """The links to one of `urls` whose whole text is `title`, the page's own (a sidebar's
+    "recent entries" naming the post at its permalink), in document order. On a copy of a post
+    under another URL (a mirror's `/permalink/slug.html` of `/a/150-slug.html`), the post's own
+    URL; nothing where the title is empty."""
+    want = normalize_text(title or "").casefold()
+    if root is None or not want:
+        return []
+    wanted, out = set(urls), []
+    for a in root.iter("a"):
+        href = a.get("href")
+        if not href or normalize_text("".join(a.itertext())).casefold() != want:
+            continue
+        try:
+            u = canonical(urljoin(base_url, href))
+        except ValueError:
+            continue
+        if u in wanted and u not in out:
+            out.append(u)
+    return out

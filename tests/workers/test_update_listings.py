@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from workers.discover import home_series, lastmods, listed, update, waits
+from workers.discover.skipped import was_skipped
 from tasks.discover import recency
 from workers.state import Keys
 
@@ -338,7 +339,7 @@ def test_pages_the_post_pattern_leaves_out_that_the_listing_dates_before_since_a
     _Listing.root = root
     _, others, _ = update.links(rt, cid, page2, ctx, [], [new, old], post=False, published=None, page=_Listing())
     assert new in others and old not in others
-    assert rt.state.r.sismember(f"{Keys(cid).crawl}:skipped", old)
+    assert was_skipped(rt, cid, old)
 
 
 def _post_page(url: str, *neighbours: str):
@@ -1152,3 +1153,42 @@ def test_a_page_the_home_pages_menu_names_is_no_item_of_its_listing(rt):
     update.links(rt, cid, home, ctx, [talks] + cards, [], post=False, published=None, page=_Home())
     assert all(listed.vouched(rt, cid, u) for u in cards)
     assert not listed.vouched(rt, cid, talks)
+
+
+def test_a_new_post_read_at_a_copys_url_has_its_own_url_read_even_when_left_before(rt):
+    """A mirror serves a post at `/permalink/slug.html` too, and its sidebar names the post by its
+    title at `/a/150-slug.html`, which no listing of the copy links. The copy was read (a page of
+    the home's listing linked it); its own URL, left when popped ("covered"), is put back and
+    vouched for, so the post comes out under the blog's URL (as in a full crawl), counted as read
+    and not as left; a link naming another title, or from a page in the post pattern, is not."""
+    from lxml import html
+
+    from workers.discover.skipped import SKIP, skip
+
+    home = "http://upd-copy-1.example/"
+    cid, ctx = _crawl(rt, home)
+    ctx["blog"]["pattern"] = r"^/a/\d+-[^/]+\.html$"
+    k = Keys(cid)
+    copy, own, other = f"{home}permalink/Stammtisch.html", f"{home}a/150-Stammtisch.html", f"{home}a/149-Links.html"
+    rt.state.r.sadd(k.seen, own)
+    skip(rt, cid, "covered", [own])
+    rt.state.mark_done(cid, own)
+    root = html.fromstring(f"<html><body><h2>SEO Stammtisch</h2><p>text</p><ul class='recent'>"
+                           f"<li><a href='/a/150-Stammtisch.html'>SEO  Stammtisch</a></li>"
+                           f"<li><a href='/a/149-Links.html'>Links</a></li></ul></body></html>", base_url=copy)
+
+    class _Copy:
+        final_url, garbled = copy, False
+
+    _Copy.root = root
+    update.links(rt, cid, copy, ctx, [own, other], [], post=True, published="2020-05-05", page=_Copy(),
+                 title="SEO Stammtisch")
+    assert listed.vouched(rt, cid, own) and not listed.vouched(rt, cid, other)
+    assert rt.state.r.zscore(k.frontier, own) is not None and not rt.state.r.sismember(k.done, own)
+    assert not was_skipped(rt, cid, own) and int(rt.state.r.hget(k.crawl, SKIP + "covered")) == 0
+    assert update.before_read(rt, cid, own, ctx, post=True, listing=False) is None  # read when popped
+    # a post read at its own URL in the pattern names nothing so
+    skip(rt, cid, "covered", [other])
+    rt.state.mark_done(cid, other)
+    update.links(rt, cid, own, ctx, [other], [], post=True, published="2020-05-05", page=_Copy(), title="Links")
+    assert not listed.vouched(rt, cid, other) and rt.state.r.sismember(k.done, other)

@@ -24,11 +24,12 @@ from tasks.discover.recency import (archive_end, at_items_place, day_of, entry_d
                                     printed_day, printed_days, reaches_past, record_day, series, since_cut,
                                     twin_days)
 from tasks.discover.candidates import navigation_links
-from tasks.discover.canonical import is_listing
-from tasks.discover.urls import extract_links
+from tasks.discover.canonical import is_listing, titled_links
+from tasks.discover.traversal import POST_PRIORITY
+from tasks.discover.urls import extract_links, is_post
 from tasks.text.dates import url_day, url_latest_day
 from workers.discover import chain, home_series, lastmods, listed, proof, waits
-from workers.discover.skipped import SKIP, skip
+from workers.discover.skipped import SKIP, revive, skip
 from workers.state import Keys, unpack
 
 REASONS = {
@@ -321,13 +322,15 @@ def _held(rt, crawl_id: str, url: str, ctx: dict, since: str) -> str | None:
 # ------------------------------------------------------------------ a read page's links
 
 def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list[str], *,
-          post: bool, published: str | None, page=None, source: str | None = None) -> tuple[list[str], list[str], dict]:
+          post: bool, published: str | None, page=None, source: str | None = None,
+          title: str | None = None) -> tuple[list[str], list[str], dict]:
     """(posts, others, priorities) an update crawl follows from the page at `url`: a post
     older than `since` or a listing showing only older posts leads nowhere new; post links
     dated before `since` (or listed after older ones) and date archives ending before it are
     left; the home page's listing is read in page order (`priorities`: url -> score). A post's
     `published` is judged as its record carries it (`source`: where the record's day came from;
-    recency.record_day: the day its page prints needs no time zones' margin)."""
+    recency.record_day: the day its page prints needs no time zones' margin); its `title`
+    tells a copy of a post its post's own URL (`_own_url`)."""
     since = since_of(ctx)
     if not since:
         return posts, others, {}
@@ -346,6 +349,7 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         if older(published, since):
             skip(rt, crawl_id, "old_post", posts + others)
             return [], [], {}
+        _own_url(rt, crawl_id, url, ctx, page, title, posts)
         return _dated_posts(rt, crawl_id, ctx, posts, since, listing=False), _others(rt, crawl_id, url, others, since, home), {}
     _learned(rt, crawl_id, url, None, home)  # read, and no post: no day of its own for the listing it is in
     # pages the post pattern does not take in that may be posts all the same (a blog with two URL
@@ -456,6 +460,21 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
             home_series.release(rt, crawl_id, url)
         home_series.last_page(rt, crawl_id, url, paging)
     return keep, others, priorities
+
+
+def _own_url(rt, crawl_id: str, url: str, ctx: dict, page, title: str | None, posts: list[str]) -> None:
+    """A new post read at a URL outside the post pattern (a copy: a mirror's `/permalink/slug.html`)
+    that links its own title to one URL the pattern takes in: that URL is the post's own, and
+    is read as if the home's listing linked it (the copy's record gives way to it, as in a full
+    crawl: workers.discover.posts.takes_over), put back if it was left already; listed nowhere
+    but on such copies, it would be left, and the post kept under the copy's URL only."""
+    pattern = ctx["blog"].get("pattern")
+    if page is None or page.garbled or not title or not pattern or is_post(url, pattern):
+        return
+    own = [u for u in titled_links(page.root, page.final_url, title, posts) if u != url]
+    if len(own) == 1:
+        listed.vouch(rt, crawl_id, own)
+        revive(rt, crawl_id, own[0], POST_PRIORITY)  # (left already: the home's listing was read past since)
 
 
 def _maybe(others: list[str], home: str) -> list[str]:

@@ -128,3 +128,18 @@ def test_a_file_named_by_a_year_and_a_month_alone_is_that_months_archive():
         assert is_listing(home + path, home), path
     for path in ("000433.html", "2004_05_12.html", "2019-05-03-slug.html", "2013/01/01/2013/"):
         assert not is_listing(home + path, home), path
+
+
+def test_titled_links_are_the_links_whose_whole_text_is_the_pages_title():
+    from lxml import html
+
+    from tasks.discover.canonical import titled_links
+
+    root = html.fromstring("<html><body><h1>Mobiles Internet</h1><a href='/a/152-Mobiles-Internet.html'>"
+                           "Mobiles  <b>internet</b></a><a href='/a/153-x.html'>Mobiles Internet, part 2</a>"
+                           "<a href='/a/152-Mobiles-Internet.html#comments'>Mobiles Internet</a>"
+                           "<a href='/tag/x/'>Mobiles Internet</a></body></html>")
+    urls = ["http://b.test/a/152-Mobiles-Internet.html", "http://b.test/a/153-x.html"]
+    assert titled_links(root, "http://b.test/permalink/Mobiles-Internet.html", "Mobiles Internet", urls) == urls[:1]
+    assert titled_links(root, "http://b.test/p.html", "", urls) == []
+    assert titled_links(None, "http://b.test/p.html", "Mobiles Internet", urls) == []
