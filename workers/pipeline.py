@@ -40,7 +40,7 @@ from workers import limits, traverse
 from workers.archive import post as archive
 from workers.discover import posts as discovered
 from workers.discover import sources
-from workers.discover import update
+from workers.discover import followed, update
 from workers.discover.feed import CrawlFailed, discover
 from workers.extract import comments
 from workers.extract import fallback as page_fallback
@@ -126,7 +126,7 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
         discovered.listed_beside(rt, crawl_id, ctx["blog"]["home"], page, ctx["blog"].get("pattern"))
     # issue 35: an update crawl follows only the links that may lead to something new
     own = record or extracted or {}
-    posts, others, ordered = update.links(rt, crawl_id, url, ctx, posts, others, post=post, page=page,
+    posts, others, ordered = followed.links(rt, crawl_id, url, ctx, posts, others, post=post, page=page,
                                           published=own.get("published"),
                                           source=(own.get("sources") or {}).get("published"), title=own.get("title"))
     _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered, listed)

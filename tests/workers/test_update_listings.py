@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from workers.discover import home_series, lastmods, listed, update, waits
+from workers.discover import followed, home_series, lastmods, listed, update, waits
 from workers.discover.skipped import was_skipped
 from tasks.discover import recency
 from workers.state import Keys
@@ -33,7 +33,7 @@ def _main_series(rt, cid: str, home: str) -> None:
 
 def _home_read(rt, cid: str, ctx: dict, home: str) -> None:
     """The home page's links followed: one new post, no numbered listing."""
-    update.links(rt, cid, home, ctx, [f"{home}2020/05/01/new/"], [], post=False, published=None)
+    followed.links(rt, cid, home, ctx, [f"{home}2020/05/01/new/"], [], post=False, published=None)
 
 
 def test_a_page_ahead_of_the_home_listing_is_parked_and_put_back_when_the_page_before_is_read(rt):
@@ -65,7 +65,7 @@ def test_a_parked_page_past_the_listing_bound_is_left(rt):
     assert update.before_read(rt, cid, page5, ctx, post=False, listing=True) == update.LATER
     # page 4 runs newest first down past since: page 5 shows older posts only
     posts = [f"{home}2020/03/{d:02d}/p{d}/" for d in (20, 12, 5)] + [f"{home}2020/02/10/old/"]
-    update.links(rt, cid, f"{home}page/4/", ctx, posts, [page5], post=False, published=None)
+    followed.links(rt, cid, f"{home}page/4/", ctx, posts, [page5], post=False, published=None)
     assert rt.state.r.sismember(k.done, page5)
     assert rt.state.r.zscore(k.frontier, page5) is None
     raw = rt.state.r.hgetall(k.crawl)
@@ -83,7 +83,7 @@ def test_the_new_posts_of_the_home_listing_page_that_reaches_past_since_are_read
     posts = [f"{home}{slug}.html" for slug in ("fresh", "newer", "older")]
     for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01")):
         rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
-    update.links(rt, cid, f"{home}page/3/", ctx, posts, [], post=False, published=None)
+    followed.links(rt, cid, f"{home}page/3/", ctx, posts, [], post=False, published=None)
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, posts[0], ctx, post=True, listing=False) is None
     assert update.before_read(rt, cid, f"{home}elsewhere.html", ctx, post=True, listing=False) == "covered"
@@ -98,9 +98,9 @@ def test_a_page_of_the_home_listing_whose_posts_the_home_shows_too_is_judged_by_
     posts = [f"{home}{slug}.html" for slug in ("fresh", "newer", "older", "oldest")]
     for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01", "2019-11-01")):
         rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
-    update.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None)
+    followed.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None)
     home_series.read_in_series(rt, cid, (home, 1))
-    update.links(rt, cid, f"{home}page/2/", ctx, posts[1:], [f"{home}page/3/"], post=False, published=None)
+    followed.links(rt, cid, f"{home}page/2/", ctx, posts[1:], [f"{home}page/3/"], post=False, published=None)
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, f"{home}tag/x/", ctx, post=False, listing=True) == "covered"
 
@@ -112,7 +112,7 @@ def test_a_listing_running_newest_first_past_since_bounds_its_later_pages(rt):
     later = [f"{tag}page/2/", f"{tag}page/3/"]
     posts = [f"{home}2020/04/02/a/", f"{home}2020/03/15/b/", f"{home}2019/12/01/c/"]
     old_below = f"{home}2019/11/02/d/comment-page-2/"  # below a post older than since
-    keep, others, _ = update.links(rt, cid, tag, ctx, posts, later + [f"{home}about/", old_below], post=False,
+    keep, others, _ = followed.links(rt, cid, tag, ctx, posts, later + [f"{home}about/", old_below], post=False,
                                    published=None)
     assert keep == posts[:2] and others == [f"{home}about/"]
     assert int(rt.state.r.hget(Keys(cid).crawl, "skip:url_date")) == 2  # the old post, the page below one
@@ -126,7 +126,7 @@ def test_a_listing_whose_dates_are_out_of_order_proves_nothing(rt):
     tag = f"{home}tag/y/"
     _home_read(rt, cid, ctx, home)
     posts = [f"{home}2019/12/01/c/", f"{home}2020/04/02/a/", f"{home}2020/03/15/b/"]  # a sticky old post first
-    _, others, _ = update.links(rt, cid, tag, ctx, posts, [f"{tag}page/2/"], post=False, published=None)
+    _, others, _ = followed.links(rt, cid, tag, ctx, posts, [f"{tag}page/2/"], post=False, published=None)
     assert others == [f"{tag}page/2/"]
     assert update.before_read(rt, cid, f"{tag}page/2/", ctx, post=False, listing=True) is None
 
@@ -161,12 +161,12 @@ def test_listings_wait_no_more_once_the_home_listing_ends(rt):
     tag = f"{home}tag/w/"
     page2 = f"{home}page/2/"
     new = [f"{home}2020/05/{d:02d}/p{d}/" for d in (20, 18, 16)]
-    update.links(rt, cid, home, ctx, new, [page2, tag], post=False, published=None)
+    followed.links(rt, cid, home, ctx, new, [page2, tag], post=False, published=None)
     assert json.loads(rt.state.r.hget(Keys(cid).crawl, "main_series")) == [home]
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT
     # its last page (no next page linked), all new still: nothing says the other listings are not needed
     more = [f"{home}2020/04/{d:02d}/p{d}/" for d in (20, 18)]
-    update.links(rt, cid, page2, ctx, more, [home, tag], post=False, published=None)
+    followed.links(rt, cid, page2, ctx, more, [home, tag], post=False, published=None)
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) is None
 
 
@@ -191,7 +191,7 @@ def test_the_priority_model_does_not_rescore_the_home_listing_read_in_page_order
 
 def _read_post(rt, cid, ctx, url, day):
     """A post read: its links followed as an update crawl's (its day learned)."""
-    update.links(rt, cid, url, ctx, [], [], post=True, published=day)
+    followed.links(rt, cid, url, ctx, [], [], post=True, published=day)
 
 
 def test_a_listing_of_undated_posts_is_judged_by_reading_them_top_first(rt):
@@ -201,9 +201,9 @@ def test_a_listing_of_undated_posts_is_judged_by_reading_them_top_first(rt):
     cid, ctx = _crawl(rt, home)
     page2, page3, tag = f"{home}page/2/", f"{home}page/3/", f"{home}tag/t/"
     first = [f"{home}a{i}/" for i in range(3)]
-    update.links(rt, cid, home, ctx, first, [page2, tag], post=False, published=None)
+    followed.links(rt, cid, home, ctx, first, [page2, tag], post=False, published=None)
     posts = [f"{home}p{i}/" for i in range(5)]
-    keep, _, prio = update.links(rt, cid, page2, ctx, posts, [page3, tag], post=False, published=None)
+    keep, _, prio = followed.links(rt, cid, page2, ctx, posts, [page3, tag], post=False, published=None)
     assert keep == posts
     assert [prio[u] for u in posts] == sorted((prio[u] for u in posts), reverse=True)  # top first
     assert all(prio[u] < home_series.SERIES_PRIORITY for u in posts)  # the home's listing first
@@ -234,7 +234,7 @@ def test_the_home_page_opening_with_older_posts_is_not_cut(rt):
     home = "http://upd-read-2.example/"
     cid, ctx = _crawl(rt, home)
     posts = [f"{home}p{i}/" for i in range(4)]
-    update.links(rt, cid, home, ctx, posts, [], post=False, published=None)
+    followed.links(rt, cid, home, ctx, posts, [], post=False, published=None)
     for u, d in zip(posts[:2], ("2019-01-01", "2018-01-01")):  # a widget of old posts first
         _read_post(rt, cid, ctx, u, d)
     assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) is None
@@ -245,8 +245,8 @@ def test_a_page_of_the_home_listing_waits_for_the_page_before_it_no_longer_than_
     home = "http://upd-read-3.example/"
     cid, ctx = _crawl(rt, home)
     page2, page3 = f"{home}page/2/", f"{home}page/3/"
-    update.links(rt, cid, home, ctx, [f"{home}a/", f"{home}b/"], [page2], post=False, published=None)
-    update.links(rt, cid, page2, ctx, [f"{home}c/", f"{home}d/"], [page3], post=False, published=None)
+    followed.links(rt, cid, home, ctx, [f"{home}a/", f"{home}b/"], [page2], post=False, published=None)
+    followed.links(rt, cid, page2, ctx, [f"{home}c/", f"{home}d/"], [page3], post=False, published=None)
     home_series.read_in_series(rt, cid, (home, 2))
     holds = [update.before_read(rt, cid, page3, ctx, post=False, listing=True) for _ in range(update.MAX_HOLDS + 1)]
     assert holds == [update.WAIT] * update.MAX_HOLDS + [None]
@@ -259,10 +259,10 @@ def test_a_held_post_judges_its_listing_by_its_records_day(rt):
     cid, ctx = _crawl(rt, home)
     tag = f"{home}tag/h/"
     posts = [f"{home}h{i}/" for i in range(3)]
-    update.links(rt, cid, home, ctx, [], [], post=False, published=None)
-    update.links(rt, cid, tag, ctx, posts, [], post=False, published=None)
-    update._learned(rt, cid, posts[0], "2020-05-01", home)
-    update._learned(rt, cid, posts[1], "2019-05-01", home)
+    followed.links(rt, cid, home, ctx, [], [], post=False, published=None)
+    followed.links(rt, cid, tag, ctx, posts, [], post=False, published=None)
+    followed.learned(rt, cid, posts[0], "2020-05-01", home)
+    followed.learned(rt, cid, posts[1], "2019-05-01", home)
     assert listed.place(rt, cid, posts[2]) == (True, 0)
 
 
@@ -274,7 +274,7 @@ def test_a_listing_whose_known_days_run_oldest_first_is_read_from_the_bottom(rt)
     posts = [f"{home}s{i}/" for i in range(6)]
     entries = {posts[4]: {"url": posts[4], "published": "2020-05-01"}, posts[5]: {"url": posts[5], "published": "2020-06-01"}}
     rt.state.r.hset(Keys(cid).entries, mapping={u: json.dumps(e) for u, e in entries.items()})
-    _, _, prio = update.links(rt, cid, home, ctx, posts, [], post=False, published=None)
+    _, _, prio = followed.links(rt, cid, home, ctx, posts, [], post=False, published=None)
     assert prio[posts[3]] > prio[posts[2]] > prio[posts[1]] > prio[posts[0]]  # from the bottom
     _read_post(rt, cid, ctx, posts[3], "2020-04-01")
     _read_post(rt, cid, ctx, posts[2], "2019-04-01")
@@ -288,7 +288,7 @@ def test_a_listing_being_judged_is_read_a_few_posts_at_a_time(rt):
     home = "http://upd-read-6.example/"
     cid, ctx = _crawl(rt, home)
     posts = [f"{home}w{i}/" for i in range(6)]
-    update.links(rt, cid, home, ctx, posts, [], post=False, published=None)
+    followed.links(rt, cid, home, ctx, posts, [], post=False, published=None)
     assert [update.before_read(rt, cid, u, ctx, post=True, listing=False) for u in posts[:4]] == \
         [None] * listed.WINDOW + [update.SOON]
     _read_post(rt, cid, ctx, posts[0], "2020-06-01")
@@ -305,14 +305,14 @@ def test_pages_the_post_pattern_leaves_out_are_judged_with_the_posts(rt):
     home = "http://upd-read-7.example/"
     cid, ctx = _crawl(rt, home)
     page2, page3 = f"{home}p/2/", f"{home}p/3/"
-    update.links(rt, cid, home, ctx, [f"{home}2020/06/0{i}/n{i}/" for i in range(1, 4)], [page2, f"{home}about/"],
+    followed.links(rt, cid, home, ctx, [f"{home}2020/06/0{i}/n{i}/" for i in range(1, 4)], [page2, f"{home}about/"],
                  post=False, published=None)
     slugs = [f"{home}old-{i}/" for i in range(5)]
-    _, others, prio = update.links(rt, cid, page2, ctx, [], [page3, f"{home}about/", f"{home}tag/t/"] + slugs,
+    _, others, prio = followed.links(rt, cid, page2, ctx, [], [page3, f"{home}about/", f"{home}tag/t/"] + slugs,
                                    post=False, published=None)
     assert all(u in prio for u in slugs) and f"{home}tag/t/" not in prio and f"{home}about/" not in prio
     _read_post(rt, cid, ctx, slugs[0], "2020-05-01")
-    update.links(rt, cid, slugs[1], ctx, [], [], post=False, published=None)  # read: no post after all
+    followed.links(rt, cid, slugs[1], ctx, [], [], post=False, published=None)  # read: no post after all
     _read_post(rt, cid, ctx, slugs[2], "2020-01-01")
     assert update.before_read(rt, cid, slugs[3], ctx, post=False, listing=False) == "listing_order"
     assert update.before_read(rt, cid, page3, ctx, post=False, listing=True) == "pagination"
@@ -337,7 +337,7 @@ def test_pages_the_post_pattern_leaves_out_that_the_listing_dates_before_since_a
         final_url, garbled = page2, False
 
     _Listing.root = root
-    _, others, _ = update.links(rt, cid, page2, ctx, [], [new, old], post=False, published=None, page=_Listing())
+    _, others, _ = followed.links(rt, cid, page2, ctx, [], [new, old], post=False, published=None, page=_Listing())
     assert new in others and old not in others
     assert was_skipped(rt, cid, old)
 
@@ -358,16 +358,16 @@ def test_the_posts_previous_next_links_read_down_past_since_leave_the_other_list
     home = "http://upd-chain-1.example/"
     cid, ctx = _crawl(rt, home)
     e, d, c, old = (f"{home}{s}/" for s in ("e", "d", "c", "old"))  # no day in the URLs
-    update.links(rt, cid, home, ctx, [e, d], [f"{home}tag/x/"], post=False, published=None)
+    followed.links(rt, cid, home, ctx, [e, d], [f"{home}tag/x/"], post=False, published=None)
     tag = f"{home}tag/x/"
     # the newest post read: its older neighbour not read yet, the chain pending; listings wait
-    update.links(rt, cid, e, ctx, [d], [tag], post=True, published="2020-05-05", page=_Page(e, d))
+    followed.links(rt, cid, e, ctx, [d], [tag], post=True, published="2020-05-05", page=_Page(e, d))
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT
-    update.links(rt, cid, d, ctx, [e, c], [tag], post=True, published="2020-04-04", page=_Page(d, c, e))
-    update.links(rt, cid, c, ctx, [d, old], [tag], post=True, published="2020-03-03", page=_Page(c, old, d))
+    followed.links(rt, cid, d, ctx, [e, c], [tag], post=True, published="2020-04-04", page=_Page(d, c, e))
+    followed.links(rt, cid, c, ctx, [d, old], [tag], post=True, published="2020-03-03", page=_Page(c, old, d))
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == update.WAIT  # old: not read yet
     # the older neighbour read: it is older than since, the chain holds every new post
-    update.links(rt, cid, old, ctx, [c], [tag], post=True, published="2020-01-01", page=_Page(old, f"{home}older/", c))
+    followed.links(rt, cid, old, ctx, [c], [tag], post=True, published="2020-01-01", page=_Page(old, f"{home}older/", c))
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == "covered"
     # a page nothing names (not in the home's listing, no feed entry) is no new post either
@@ -379,12 +379,12 @@ def test_a_new_post_off_the_chain_breaks_it(rt):
     cid, ctx = _crawl(rt, home)
     e, d, other = (f"{home}{s}/" for s in ("e", "d", "other"))
     old = f"{home}2019/12/01/old/"
-    update.links(rt, cid, home, ctx, [e, other], [], post=False, published=None)
-    update.links(rt, cid, other, ctx, [], [], post=True, published="2020-04-20", page=_Page(other))
-    update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    followed.links(rt, cid, home, ctx, [e, other], [], post=False, published=None)
+    followed.links(rt, cid, other, ctx, [], [], post=True, published="2020-04-20", page=_Page(other))
+    followed.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
     # d's older neighbour is dated old by its URL: the chain ends, but `other` (new, read) is not on
     # it: the chain is no list of every post (a category's neighbours), it proves nothing
-    update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
+    followed.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "broken"
     assert rt.state.r.hget(Keys(cid).crawl, "covered") is None
 
@@ -407,10 +407,10 @@ def test_a_feed_entry_the_blog_answers_404_for_is_no_new_post_off_the_chain(rt):
         if fate == "gone":
             pages.remember_gone(rt, cid, entry, FetchError("http_status", entry, "HTTP 404", status=404))
         if fate == "read":
-            update.links(rt, cid, entry, ctx, [], [], post=True, published="2020-05-05", page=_Page(entry))
-        update.links(rt, cid, home, ctx, [e], [], post=False, published=None)
-        update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
-        update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
+            followed.links(rt, cid, entry, ctx, [], [], post=True, published="2020-05-05", page=_Page(entry))
+        followed.links(rt, cid, home, ctx, [e], [], post=False, published=None)
+        followed.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+        followed.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
         state = rt.state.r.hget(Keys(cid).crawl, "chain")
         assert state == {"gone": "reached", "unread": "broken", "read": "broken"}[fate], (fate, state)
         assert (rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER) == (fate == "gone")
@@ -423,7 +423,7 @@ def test_a_numbered_page_the_post_pattern_takes_in_is_the_home_listings_next_pag
     cid, ctx = _crawl(rt, home)
     page2 = f"{home}a/P2.html"
     new = [f"{home}2020/05/{d:02d}/p{d}/" for d in (20, 18, 16)]
-    _, _, priorities = update.links(rt, cid, home, ctx, new + [page2], [f"{home}tag/x/"], post=False, published=None)
+    _, _, priorities = followed.links(rt, cid, home, ctx, new + [page2], [f"{home}tag/x/"], post=False, published=None)
     assert json.loads(rt.state.r.hget(Keys(cid).crawl, "main_series")) == [f"{home}a/"]
     assert priorities[page2] == home_series.SERIES_PRIORITY - 2
 
@@ -435,11 +435,11 @@ def test_a_chain_longer_than_its_bound_is_given_up(rt, monkeypatch):
     home = "http://upd-chain-3.example/"
     cid, ctx = _crawl(rt, home)
     urls = [f"{home}p{i}/" for i in range(6)]
-    update.links(rt, cid, home, ctx, urls[:1], [], post=False, published=None)
+    followed.links(rt, cid, home, ctx, urls[:1], [], post=False, published=None)
     states = []
     for i, u in enumerate(urls[:5]):
         near = [urls[i + 1]] + ([urls[i - 1]] if i else [])
-        update.links(rt, cid, u, ctx, near, [], post=True, published=f"2020-05-{20 - i:02d}", page=_Page(u, *near))
+        followed.links(rt, cid, u, ctx, near, [], post=True, published=f"2020-05-{20 - i:02d}", page=_Page(u, *near))
         states.append(rt.state.r.hget(Keys(cid).crawl, "chain"))
     assert states[:3] == ["pending"] * 3 and states[3:] == ["broken", "broken"]
 
@@ -503,8 +503,8 @@ def test_post_links_whose_url_month_ends_before_since_are_left(rt):
     post = f"{home}2020/03/05/a-new-one/"
     old = [f"{home}2019/11/older.html", f"{home}2020/01/old.html"]
     this_month = f"{home}2020/03/maybe-new.html"
-    update._learned(rt, cid, post, "2020-03-05", home)
-    keep, _, _ = update.links(rt, cid, post, ctx, old + [this_month], [], post=True, published="2020-03-05")
+    followed.learned(rt, cid, post, "2020-03-05", home)
+    keep, _, _ = followed.links(rt, cid, post, ctx, old + [this_month], [], post=True, published="2020-03-05")
     assert keep == [this_month]
     assert int(rt.state.r.hget(Keys(cid).crawl, update.SKIP + "url_date")) == 2
 
@@ -533,19 +533,19 @@ def test_the_home_listings_next_pages_wait_for_the_chain_and_are_left_once_it_re
     _main_series(rt, cid, home)
     e, d, old = (f"{home}{s}/" for s in ("e", "d", "old"))
     page2 = f"{home}page/2/"
-    update.links(rt, cid, home, ctx, [e, d], [page2], post=False, published=None)
+    followed.links(rt, cid, home, ctx, [e, d], [page2], post=False, published=None)
     assert update.before_read(rt, cid, page2, ctx, post=False, listing=True) is None  # no chain known yet
-    update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    followed.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending"
     assert update.before_read(rt, cid, page2, ctx, post=False, listing=True) == update.WAIT
-    update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
-    update.links(rt, cid, old, ctx, [d], [], post=True, published="2020-01-01", page=_Page(old, f"{home}older/", d))
+    followed.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-04-04", page=_Page(d, old, e))
+    followed.links(rt, cid, old, ctx, [d], [], post=True, published="2020-01-01", page=_Page(old, f"{home}older/", d))
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
     assert update.before_read(rt, cid, page2, ctx, post=False, listing=True) == "covered"
     # another crawl of the same blog whose chain breaks: its page 2 is read
     cid2, ctx2 = _crawl(rt, home)
     _main_series(rt, cid2, home)
-    update.links(rt, cid2, home, ctx2, [e, d], [page2], post=False, published=None)
+    followed.links(rt, cid2, home, ctx2, [e, d], [page2], post=False, published=None)
     rt.state.r.hset(Keys(cid2).crawl, update.chain.FIELD, "broken")
     assert update.before_read(rt, cid2, page2, ctx2, post=False, listing=True) is None
 
@@ -581,13 +581,13 @@ def test_the_chain_goes_on_through_a_neighbour_outside_the_post_pattern_which_do
     home = "http://upd-chain-schemes.example/"
     cid, ctx = _crawl(rt, home)
     e, old = f"{home}projects/e/", f"{home}posts/old/"
-    update.links(rt, cid, home, ctx, [e], [], post=False, published=None)  # no numbered listing
+    followed.links(rt, cid, home, ctx, [e], [], post=False, published=None)  # no numbered listing
     update.seeds(rt, cid, [e], SINCE)
-    update.links(rt, cid, e, ctx, [], [old], post=True, published="2020-05-05", page=_Page(e, old))
+    followed.links(rt, cid, e, ctx, [], [old], post=True, published="2020-05-05", page=_Page(e, old))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending"
     assert update.before_read(rt, cid, old, ctx, post=False, listing=False) is None  # the chain's next step
     assert update.before_read(rt, cid, f"{home}about/", ctx, post=False, listing=False) == update.WAIT
-    update.links(rt, cid, old, ctx, [], [e], post=True, published="2020-01-01", page=_Page(old, f"{home}posts/older/", e))
+    followed.links(rt, cid, old, ctx, [], [e], post=True, published="2020-01-01", page=_Page(old, f"{home}posts/older/", e))
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
 
 
@@ -598,12 +598,12 @@ def test_the_neighbour_of_a_post_older_than_since_is_no_step_of_the_chain(rt):
     home = "http://upd-chain-past.example/"
     cid, ctx = _crawl(rt, home)
     e, f, old, older = (f"{home}{s}/" for s in ("e", "f", "old", "older"))
-    update.links(rt, cid, home, ctx, [e, f], [], post=False, published=None)  # no numbered listing
+    followed.links(rt, cid, home, ctx, [e, f], [], post=False, published=None)  # no numbered listing
     update.seeds(rt, cid, [e, f], SINCE)
-    update.links(rt, cid, e, ctx, [], [f], post=True, published="2020-05-05", page=_Page(e, f))
+    followed.links(rt, cid, e, ctx, [], [f], post=True, published="2020-05-05", page=_Page(e, f))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending" and update.chain.named(rt, cid, f, SINCE)
     # an older post read meanwhile (a widget of a new post linked it) names its own neighbour
-    update.links(rt, cid, old, ctx, [], [older], post=True, published="2020-01-01", page=_Page(old, older))
+    followed.links(rt, cid, old, ctx, [], [older], post=True, published="2020-01-01", page=_Page(old, older))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "pending"
     assert update.chain.named(rt, cid, older) and not update.chain.named(rt, cid, older, SINCE)
     assert update.before_read(rt, cid, older, ctx, post=True, listing=False) == update.WAIT
@@ -640,7 +640,7 @@ def test_a_listing_page_of_older_posts_outside_the_post_pattern_bounds_its_listi
         final_url, garbled = page6, False
 
     _Listing.root = root
-    posts, others, _ = update.links(rt, cid, page6, ctx, [], olds + [page7], post=False, published=None,
+    posts, others, _ = followed.links(rt, cid, page6, ctx, [], olds + [page7], post=False, published=None,
                                     page=_Listing())
     assert posts == [] and others == []
     assert rt.state.r.hget(Keys(cid).crawl, f"past:{home}") == "6"
@@ -669,7 +669,7 @@ def test_an_older_post_an_excerpt_links_does_not_bound_the_listing(rt):
         final_url, garbled = page7, False
 
     _Listing.root = root
-    posts, others, _ = update.links(rt, cid, page7, ctx, news, [cited, page8], post=False, published=None,
+    posts, others, _ = followed.links(rt, cid, page7, ctx, news, [cited, page8], post=False, published=None,
                                     page=_Listing())
     assert set(news) <= set(posts) and page8 in others
     assert rt.state.r.hget(Keys(cid).crawl, f"past:{home}") is None
@@ -712,8 +712,8 @@ def test_a_listing_page_reaching_past_since_vouches_only_for_the_links_above_its
         final_url, garbled = page2, False
 
     _Listing.root = root
-    update.links(rt, cid, home, ctx, [], [page2], post=False, published=None)
-    update.links(rt, cid, page2, ctx, [], [new, new2, old, part], post=False, published=None, page=_Listing())
+    followed.links(rt, cid, home, ctx, [], [page2], post=False, published=None)
+    followed.links(rt, cid, page2, ctx, [], [new, new2, old, part], post=False, published=None, page=_Listing())
     assert listed.vouched(rt, cid, new) and listed.vouched(rt, cid, new2)
     assert not listed.vouched(rt, cid, part) and not listed.vouched(rt, cid, old)
     update.cover(rt, cid, update.HOME_COVER)
@@ -753,7 +753,7 @@ def test_the_pages_a_listings_menu_names_are_no_posts_it_vouches_for(rt):
         final_url, garbled = home, False
 
     _Home.root = root
-    update.links(rt, cid, home, ctx, [post], [about, f"{home}friends/", f"{home}page/2/"], post=False, published=None,
+    followed.links(rt, cid, home, ctx, [post], [about, f"{home}friends/", f"{home}page/2/"], post=False, published=None,
                  page=_Home())
     assert not listed.vouched(rt, cid, about)
     assert update.before_read(rt, cid, about, ctx, post=False, listing=False) == update.WAIT
@@ -780,10 +780,10 @@ def test_the_chain_ends_at_an_unread_neighbour_whose_url_month_ends_before_since
     cid, ctx = _crawl(rt, home)
     e, d = f"{home}2020/05/e.html", f"{home}2020/03/d.html"
     old = f"{home}2020/01/old.html"  # (its month ends before since by more than the day's margin)
-    update.links(rt, cid, home, ctx, [e], [f"{home}2020/04/"], post=False, published=None)
-    update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    followed.links(rt, cid, home, ctx, [e], [f"{home}2020/04/"], post=False, published=None)
+    followed.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
     assert rt.state.r.hget(Keys(cid).crawl, "covered") is None
-    update.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-03-03", page=_Page(d, old, e))
+    followed.links(rt, cid, d, ctx, [e, old], [], post=True, published="2020-03-03", page=_Page(d, old, e))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "reached", rt.state.r.hgetall(Keys(cid).crawl)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.chain.CHAIN_COVER
     assert update.before_read(rt, cid, f"{home}2020/04/", ctx, post=False, listing=True) == "covered"
@@ -798,9 +798,9 @@ def test_a_post_s_comment_page_the_home_lists_is_on_the_chain_with_its_post(rt):
     e, d = f"{home}2020/05/05/e/", f"{home}2020/04/04/d/"
     old = f"{home}2020/01/01/old/"
     tag = f"{home}tag/x/"
-    update.links(rt, cid, home, ctx, [e, f"{e}comment-page-1/", d], [tag], post=False, published=None)
-    update.links(rt, cid, e, ctx, [d], [tag], post=True, published="2020-05-05", page=_Page(e, d))
-    update.links(rt, cid, d, ctx, [e, old], [tag], post=True, published="2020-04-04", page=_Page(d, old, e))
+    followed.links(rt, cid, home, ctx, [e, f"{e}comment-page-1/", d], [tag], post=False, published=None)
+    followed.links(rt, cid, e, ctx, [d], [tag], post=True, published="2020-05-05", page=_Page(e, d))
+    followed.links(rt, cid, d, ctx, [e, old], [tag], post=True, published="2020-04-04", page=_Page(d, old, e))
     assert rt.state.r.hget(Keys(cid).crawl, "chain") == "reached"
     assert update.before_read(rt, cid, tag, ctx, post=False, listing=True) == "covered"
 
@@ -832,7 +832,7 @@ def test_a_post_whose_neighbour_links_cannot_be_read_is_read_all_the_same(rt, mo
     home = "http://upd-chain-error.example/"
     cid, ctx = _crawl(rt, home)
     e, d = f"{home}2020/05/05/e/", f"{home}2020/04/04/d/"
-    keep, _, _ = update.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
+    keep, _, _ = followed.links(rt, cid, e, ctx, [d], [], post=True, published="2020-05-05", page=_Page(e, d))
     assert keep == [d]
     assert any("previous/next links unreadable" in json.dumps(x) for x in rt.state.errors(cid)), rt.state.errors(cid)
 
@@ -890,7 +890,7 @@ def test_a_widget_below_a_listing_is_not_old_by_the_listings_order(rt):
         final_url, garbled = cat, False
 
     _Listing.root = root
-    keep, _, _ = update.links(rt, cid, cat, ctx, items + recent, [], post=False, published=None, page=_Listing())
+    keep, _, _ = followed.links(rt, cid, cat, ctx, items + recent, [], post=False, published=None, page=_Listing())
     assert set(recent) <= set(keep) and items[0] in keep and items[3] not in keep
     assert rt.state.r.hget(k.crawl, "skip:listing_order") == "1"
 
@@ -905,7 +905,7 @@ def test_a_post_another_listing_dates_new_is_not_left_by_a_cut(rt):
     cid, ctx = _crawl(rt, home)
     widget_page = f"{home}k/2-plugins"
     posts = [f"{home}a/{n}.html" for n in (151, 87, 61, 149)]
-    update.links(rt, cid, widget_page, ctx, posts, [], post=False, published=None)
+    followed.links(rt, cid, widget_page, ctx, posts, [], post=False, published=None)
     for u, day in zip(posts[:3], ("2020-04-01", "2020-01-10", "2019-12-01")):  # read from the top
         listed.learned(rt, cid, u, day, home=home)
     assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) == "listing_order"
@@ -918,7 +918,7 @@ def test_a_post_another_listing_dates_new_is_not_left_by_a_cut(rt):
         final_url, garbled = page2, False
 
     _Listing.root = root
-    update.links(rt, cid, page2, ctx, [f"{home}a/160.html", posts[3]], [], post=False, published=None, page=_Listing())
+    followed.links(rt, cid, page2, ctx, [f"{home}a/160.html", posts[3]], [], post=False, published=None, page=_Listing())
     assert update.before_read(rt, cid, posts[3], ctx, post=True, listing=False) in (None, update.WAIT)  # (read in time)
 
 
@@ -943,7 +943,7 @@ def test_a_home_page_listing_every_post_dated_covers_the_new_posts(rt):
     home = "http://upd-home-all.example/"
     cid, ctx = _crawl(rt, home)
     posts, page = _dated_home(home, ["2020-05-02", "2020-04-01", "2020-03-02", "2020-02-01", "2020-01-05"])
-    keep, _, _ = update.links(rt, cid, home, ctx, posts, [f"{home}tag/x"], post=False, published=None, page=page)
+    keep, _, _ = followed.links(rt, cid, home, ctx, posts, [f"{home}tag/x"], post=False, published=None, page=page)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
     assert keep == posts[:3]
     assert update.before_read(rt, cid, f"{home}tag/x", ctx, post=False, listing=True) == "covered"
@@ -958,7 +958,7 @@ def test_a_listings_printed_day_goes_before_a_pseudo_entrys(rt):
     cid, ctx = _crawl(rt, home)
     posts, page = _dated_home(home, ["2020-05-02", "2020-04-11", "2020-03-02", "2020-02-01", "2020-01-05"])
     rt.state.r.hset(Keys(cid).entries, posts[1], json.dumps({"url": posts[1], "published": "2020-11-04", "pseudo": True}))
-    update.links(rt, cid, home, ctx, posts, [], post=False, published=None, page=page)
+    followed.links(rt, cid, home, ctx, posts, [], post=False, published=None, page=page)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") == update.HOME_COVER
 
 
@@ -969,7 +969,7 @@ def test_a_home_page_with_numbered_pages_is_proven_by_them_not_by_its_own_list(r
     home = "http://upd-home-paged.example/"
     cid, ctx = _crawl(rt, home)
     posts, page = _dated_home(home, ["2020-05-02", "2020-04-01", "2020-02-01", "2020-01-05"])
-    update.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None, page=page)
+    followed.links(rt, cid, home, ctx, posts, [f"{home}page/2/"], post=False, published=None, page=page)
     assert rt.state.r.hget(Keys(cid).crawl, "covered") is None
 
 
@@ -980,7 +980,7 @@ def test_a_listing_whose_first_page_has_a_url_of_its_own_is_read_from_it(rt):
     home = "http://upd-series-p1.example/"
     cid, ctx = _crawl(rt, home)
     pages = {n: f"{home}a/P{n}.html" for n in (1, 2, 3)}
-    update.links(rt, cid, home, ctx, [f"{home}a/9-new.html"], list(pages.values()), post=False, published=None)
+    followed.links(rt, cid, home, ctx, [f"{home}a/9-new.html"], list(pages.values()), post=False, published=None)
     assert update.before_read(rt, cid, pages[2], ctx, post=False, listing=True) == update.LATER
     assert update.before_read(rt, cid, pages[1], ctx, post=False, listing=True) is None
     home_series.read_in_series(rt, cid, (f"{home}a/", 1))  # page 1 read: page 2 back on the frontier
@@ -1018,11 +1018,11 @@ def test_the_home_listings_cover_waits_for_an_earlier_page_that_page_links_and_t
     posts = [f"{home}a/{n}-post.html" for n in (158, 120, 110)]
     for u, day in zip(posts, ("2020-04-02", "2020-03-15", "2019-12-01")):
         rt.state.r.hset(k.entries, u, json.dumps({"url": u, "published": day}))
-    update.links(rt, cid, p2, ctx, posts, [p1, p3], post=False, published=None)
+    followed.links(rt, cid, p2, ctx, posts, [p1, p3], post=False, published=None)
     assert rt.state.r.hget(k.crawl, "covered") is None  # (page 1 unread)
     assert update._unresolved(rt.state.r.hgetall(k.crawl))
     assert update.before_read(rt, cid, only_p1, ctx, post=True, listing=False) != "covered"
-    update.links(rt, cid, p1, ctx, [only_p1, posts[0]], [p2], post=False, published=None)
+    followed.links(rt, cid, p1, ctx, [only_p1, posts[0]], [p2], post=False, published=None)
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, only_p1, ctx, post=True, listing=False) is None  # vouched by page 1
     assert update.before_read(rt, cid, f"{home}a/99-elsewhere.html", ctx, post=True, listing=False) == "covered"
@@ -1042,16 +1042,16 @@ def test_a_home_listing_whose_every_page_has_a_file_name_of_its_own_is_read_in_o
     first = f"{home}index.php/ikkece51.html?blog=5&page=1&paged=1"
     tag_next = f"{home}index.php/ikke0e30.html?blog=5&cat=16&page=1&paged=3"  # another listing's page 3
     posts = {n: [f"{home}index.php/ikke/2020/0{7 - n}/0{i}/p{n}{i}.html" for i in (1, 2)] for n in (1, 2)}
-    update.links(rt, cid, home, ctx, posts[1], [page[2], f"{home}index.php/all.html"], post=False, published=None)
+    followed.links(rt, cid, home, ctx, posts[1], [page[2], f"{home}index.php/all.html"], post=False, published=None)
     assert json.loads(rt.state.r.hget(k.crawl, "main_series")) == [recency.series(page[2])[0]]
     assert update.before_read(rt, cid, page[2], ctx, post=False, listing=True) is None
-    _, _, order = update.links(rt, cid, page[2], ctx, posts[2], [first, page[3], tag_next], post=False,
+    _, _, order = followed.links(rt, cid, page[2], ctx, posts[2], [first, page[3], tag_next], post=False,
                                published=None)
     assert rt.state.r.hget(k.crawl, "covered") is None
     assert order.get(page[3]) == home_series.SERIES_PRIORITY - 3 and tag_next not in order
     assert update.before_read(rt, cid, page[3], ctx, post=False, listing=True) is None  # not LATER
     old = [f"{home}index.php/ikke/2019/12/0{i}/old{i}.html" for i in (1, 2)]
-    _, others, _ = update.links(rt, cid, page[3], ctx, old, [page[2], page[4]], post=False, published=None)
+    _, others, _ = followed.links(rt, cid, page[3], ctx, old, [page[2], page[4]], post=False, published=None)
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, f"{home}index.php/all.html", ctx, post=False, listing=True) == "covered"
     assert page[4] not in others  # past since: not followed
@@ -1085,7 +1085,7 @@ def test_a_link_in_a_listings_excerpt_is_no_item_of_it(rt):
         final_url, garbled = page2, False
 
     _Listing.root = root
-    _, others, _ = update.links(rt, cid, page2, ctx, cards + recent, [stub], post=False, published=None,
+    _, others, _ = followed.links(rt, cid, page2, ctx, cards + recent, [stub], post=False, published=None,
                                 page=_Listing())
     assert all(listed.vouched(rt, cid, u) for u in cards)
     assert not listed.vouched(rt, cid, stub)
@@ -1121,14 +1121,14 @@ def test_a_post_whose_url_day_a_listing_prints_beside_it_is_judged_without_the_m
     _Listing.root = root
     # popped before the listing is read (a neighbour's link): it waits for the home's listing
     assert update.before_read(rt, cid, margin, ctx, post=True, listing=False) == update.WAIT
-    keep, others, _ = update.links(rt, cid, page3, ctx, [new, margin, other, utc], [outside], post=False,
+    keep, others, _ = followed.links(rt, cid, page3, ctx, [new, margin, other, utc], [outside], post=False,
                                    published=None, page=_Listing())
     assert margin not in keep and new in keep and other in keep and utc in keep and outside not in others
     assert update.before_read(rt, cid, outside, ctx, post=False, listing=False) == "printed_date"
     assert update.before_read(rt, cid, margin, ctx, post=True, listing=False) == "printed_date"
     assert update.before_read(rt, cid, other, ctx, post=True, listing=False) != "printed_date"
     # the chain: the newest post links the margin post as its older neighbour: reached, unread
-    update.links(rt, cid, new, ctx, [margin], [], post=True, published="2020-03-02", page=_Page(new, margin))
+    followed.links(rt, cid, new, ctx, [margin], [], post=True, published="2020-03-02", page=_Page(new, margin))
     assert rt.state.r.hget(k.crawl, "chain") == "reached"
 
 
@@ -1150,7 +1150,7 @@ def test_a_page_the_home_pages_menu_names_is_no_item_of_its_listing(rt):
         final_url, garbled = home, False
 
     _Home.root = root
-    update.links(rt, cid, home, ctx, [talks] + cards, [], post=False, published=None, page=_Home())
+    followed.links(rt, cid, home, ctx, [talks] + cards, [], post=False, published=None, page=_Home())
     assert all(listed.vouched(rt, cid, u) for u in cards)
     assert not listed.vouched(rt, cid, talks)
 
@@ -1173,15 +1173,15 @@ def test_a_new_post_read_at_a_copys_url_has_its_own_url_read_even_when_left_befo
     rt.state.r.sadd(k.seen, own)
     skip(rt, cid, "covered", [own])
     rt.state.mark_done(cid, own)
-    root = html.fromstring(f"<html><body><h2>SEO Stammtisch</h2><p>text</p><ul class='recent'>"
-                           f"<li><a href='/a/150-Stammtisch.html'>SEO  Stammtisch</a></li>"
-                           f"<li><a href='/a/149-Links.html'>Links</a></li></ul></body></html>", base_url=copy)
+    root = html.fromstring("<html><body><h2>SEO Stammtisch</h2><p>text</p><ul class='recent'>"
+                           "<li><a href='/a/150-Stammtisch.html'>SEO  Stammtisch</a></li>"
+                           "<li><a href='/a/149-Links.html'>Links</a></li></ul></body></html>", base_url=copy)
 
     class _Copy:
         final_url, garbled = copy, False
 
     _Copy.root = root
-    update.links(rt, cid, copy, ctx, [own, other], [], post=True, published="2020-05-05", page=_Copy(),
+    followed.links(rt, cid, copy, ctx, [own, other], [], post=True, published="2020-05-05", page=_Copy(),
                  title="SEO Stammtisch")
     assert listed.vouched(rt, cid, own) and not listed.vouched(rt, cid, other)
     assert rt.state.r.zscore(k.frontier, own) is not None and not rt.state.r.sismember(k.done, own)
@@ -1190,5 +1190,5 @@ def test_a_new_post_read_at_a_copys_url_has_its_own_url_read_even_when_left_befo
     # a post read at its own URL in the pattern names nothing so
     skip(rt, cid, "covered", [other])
     rt.state.mark_done(cid, other)
-    update.links(rt, cid, own, ctx, [other], [], post=True, published="2020-05-05", page=_Copy(), title="Links")
+    followed.links(rt, cid, own, ctx, [other], [], post=True, published="2020-05-05", page=_Copy(), title="Links")
     assert not listed.vouched(rt, cid, other) and rt.state.r.sismember(k.done, other)
