@@ -30,6 +30,7 @@ ENDED = ("done", "failed", "budget_exhausted")
 
 
 MAX_SAMPLES = 5000
+KEPT_SECONDS = 7 * 86400  # a crawl's working sets at most (deleted with it; this bounds a lost crawl's)
 AHEAD = list(lua.AHEAD)  # the crawl hash's fields a page's first read asks
 AHEAD_TTL = 5.0  # seconds a page's end's reading of them stands for the page it kept (its next one)
 BLOG_TTL = 1.0  # seconds a process reuses a blog's hash and patterns between pages (issue 33): a
@@ -660,6 +661,16 @@ class State:
     def note_alias(self, crawl_id: str, url: str, owner: str) -> None:
         """`url` shows the post whose record is `owner`'s (a duplicate left out of the output)."""
         self.r.hset(Keys(crawl_id).aliases, url, owner)
+
+    def add_kept(self, key: str, urls) -> None:
+        """Add `urls` to a crawl's working set `key`, kept KEPT_SECONDS at most (a crawl's working
+        keys are deleted with it; this bounds one a lost crawl leaves)."""
+        urls = list(urls)
+        if urls:
+            with self.r.pipeline(transaction=False) as p:
+                p.sadd(key, *urls)
+                p.expire(key, KEPT_SECONDS)
+                p.execute()
 
     # ------------------------------------------------------------ politeness
     def robots(self, host: str) -> str | None:

@@ -291,8 +291,4 @@ def _dated_old(rt, crawl_id: str, urls: set[str]) -> None:
     """Pages a listing dates before since (outside the post pattern, or posts whose URL's day it
     prints): left when popped (another source, a sitemap, a neighbour's link, may have queued
     them before the listing was read)."""
-    k = listed.dated_old_key(crawl_id)
-    with rt.state.r.pipeline(transaction=False) as p:
-        p.sadd(k, *urls)
-        p.expire(k, 7 * 86400)
-        p.execute()
+    rt.state.add_kept(listed.dated_old_key(crawl_id), urls)

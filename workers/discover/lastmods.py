@@ -13,27 +13,18 @@ from __future__ import annotations
 from workers.discover import proof
 from workers.keys import Keys
 
-KEPT_SECONDS = 7 * 86400  # (a crawl's working keys are deleted with it; this bounds a lost one)
-
-
-def _add(rt, key: str, urls: list[str]) -> None:
-    if urls:
-        with rt.state.r.pipeline(transaction=False) as p:
-            p.sadd(key, *urls)
-            p.expire(key, KEPT_SECONDS)
-            p.execute()
 
 
 def stamped(rt, crawl_id: str, urls: list[str]) -> None:
     """Pages found by a sitemap whose lastmods are one build's time (tasks.discover.sitemaps.stamped):
     the sitemap names them, but says nothing of whether they changed."""
-    _add(rt, f"{Keys(crawl_id).crawl}:stamped", urls)
+    rt.state.add_kept(f"{Keys(crawl_id).crawl}:stamped", urls)
 
 
 def changed(rt, crawl_id: str, urls: list[str]) -> None:
     """Pages a sitemap dates after since by their lastmods (not a build's stamp): they may be new
     posts, whichever page led to them first (a post's neighbour link, before the sitemap)."""
-    _add(rt, f"{Keys(crawl_id).crawl}:changed", urls)
+    rt.state.add_kept(f"{Keys(crawl_id).crawl}:changed", urls)
 
 
 def named(rt, crawl_id: str, url: str, ctx: dict) -> bool:

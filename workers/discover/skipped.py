@@ -5,9 +5,9 @@ then found needed after all (`revive`) is read and counted as read, not as left.
 from __future__ import annotations
 
 from workers.keys import Keys
+from workers.state import KEPT_SECONDS
 
 SKIP = "skip:"  # crawl hash fields: pages an update crawl left unread, by reason
-KEEP_SECONDS = 7 * 86400
 
 
 def skipped_key(crawl_id: str) -> str:
@@ -23,7 +23,7 @@ def skip(rt, crawl_id: str, reason: str, urls: list[str]) -> int:
     with rt.state.r.pipeline(transaction=False) as p:
         for u in urls:
             p.hsetnx(skipped_key(crawl_id), u, reason)
-        p.expire(skipped_key(crawl_id), KEEP_SECONDS)
+        p.expire(skipped_key(crawl_id), KEPT_SECONDS)
         fresh = sum(p.execute()[:-1])
     if fresh:
         rt.state.r.hincrby(k.crawl, SKIP + reason, fresh)
