@@ -1192,3 +1192,38 @@ def test_a_new_post_read_at_a_copys_url_has_its_own_url_read_even_when_left_befo
     rt.state.mark_done(cid, other)
     followed.links(rt, cid, own, ctx, [other], [], post=True, published="2020-05-05", page=_Copy(), title="Links")
     assert not listed.vouched(rt, cid, other) and rt.state.r.sismember(k.done, other)
+
+
+def test_the_home_listing_read_to_its_end_past_since_covers_though_not_in_date_order(rt):
+    """A home listing not in date order (a bulk import's days shuffled, or every page holding a
+    post of the day before since, within the time zones' margin) never shows a page of older
+    posts only; read to its last page, with an older post on one of its pages, it showed every
+    post it lists: the other listings (categories, authors) are left as when it reaches past
+    since. A listing that ends before any older post (the newest few, and no more) proves nothing."""
+    home = "http://upd-series-end.example/"
+    cid, ctx = _crawl(rt, home)
+    k = Keys(cid)
+    day = {"a": "2020-05-01", "b": "2019-12-01", "c": "2020-04-01", "d": "2020-02-29", "e": "2020-03-20"}
+    url = {s: f"{home}{s}.html" for s in day}
+    for s, d in day.items():
+        rt.state.r.hset(k.entries, url[s], json.dumps({"url": url[s], "published": d}))
+    page2, page3 = f"{home}page/2/", f"{home}page/3/"
+    followed.links(rt, cid, home, ctx, [url["a"], url["b"]], [page2, f"{home}category/x/"], post=False, published=None)
+    home_series.read_in_series(rt, cid, (home, 1))
+    assert rt.state.r.hget(k.crawl, "covered") is None
+    followed.links(rt, cid, page2, ctx, [url["c"], url["d"]], [page3], post=False, published=None)
+    assert rt.state.r.hget(k.crawl, "covered") is None  # a new post below the day before since: read on
+    followed.links(rt, cid, page3, ctx, [url["e"]], [], post=False, published=None)  # no next page: its end
+    assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
+    assert update.before_read(rt, cid, f"{home}category/x/", ctx, post=False, listing=True) == "covered"
+
+    home2 = "http://upd-series-end-2.example/"
+    cid2, ctx2 = _crawl(rt, home2)
+    k2 = Keys(cid2)
+    new = [f"{home2}{s}.html" for s in "xyz"]
+    for u, d in zip(new, ("2020-05-01", "2020-04-01", "2020-03-10")):
+        rt.state.r.hset(k2.entries, u, json.dumps({"url": u, "published": d}))
+    followed.links(rt, cid2, home2, ctx2, new[:2], [f"{home2}page/2/"], post=False, published=None)
+    home_series.read_in_series(rt, cid2, (home2, 1))
+    followed.links(rt, cid2, f"{home2}page/2/", ctx2, new[2:], [], post=False, published=None)
+    assert rt.state.r.hget(k2.crawl, "covered") is None and rt.state.r.hget(k2.crawl, f"ended:{home2}")

@@ -29,13 +29,24 @@ from workers.keys import Keys
 SERIES_PRIORITY = (POST_PRIORITY + SEED_PRIORITY) / 2
 
 
-def last_page(rt, crawl_id: str, url: str, others: list[str]) -> None:
+def last_page(rt, crawl_id: str, url: str, others: list[str], old_item: bool = False) -> bool:
     """A page of the home's listing that links no next page ends it (`ended:` in the crawl's
-    hash): the listings waiting for it to reach past since wait no more."""
-    main = json.loads(rt.state.r.hget(Keys(crawl_id).crawl, "main_series") or "[]")
+    hash): the listings waiting for it to reach past since wait no more. `old_item`: this page
+    lists a post older than since (`reached:` noted). True where the listing ends here and one
+    of its pages listed an older post: read whole, the listing showed every post it has down
+    past since, though not in date order (a bulk import's days shuffled, or days within the
+    time zones' margin on every page): a proof as `past` is (the caller gives it)."""
+    k = Keys(crawl_id).crawl
+    main = json.loads(rt.state.r.hget(k, "main_series") or "[]")
     base, n = series(url) or (main[0] if main else url, 1)
-    if base in main and not any(series(u) == (base, n + 1) for u in others) and not next_in_series(url, others):
-        rt.state.r.hset(Keys(crawl_id).crawl, "ended:" + base, n)
+    if base not in main:
+        return False
+    if old_item:
+        rt.state.r.hset(k, "reached:" + base, n)
+    if any(series(u) == (base, n + 1) for u in others) or next_in_series(url, others):
+        return False
+    rt.state.r.hset(k, "ended:" + base, n)
+    return n > 1 and (old_item or rt.state.r.hexists(k, "reached:" + base))
 
 
 def in_main_series(rt, crawl_id: str, url: str) -> bool:
