@@ -1203,16 +1203,19 @@ def test_the_home_listing_read_to_its_end_past_since_covers_though_not_in_date_o
     home = "http://upd-series-end.example/"
     cid, ctx = _crawl(rt, home)
     k = Keys(cid)
-    day = {"a": "2020-05-01", "b": "2019-12-01", "c": "2020-04-01", "d": "2020-02-29", "e": "2020-03-20"}
+    day = {"a": "2020-05-01", "b": "2019-12-01", "c": "2020-04-01", "d": "2020-03-10", "e": "2020-03-20",
+           "w": "2019-06-01"}
     url = {s: f"{home}{s}.html" for s in day}
     for s, d in day.items():
         rt.state.r.hset(k.entries, url[s], json.dumps({"url": url[s], "published": d}))
     page2, page3 = f"{home}page/2/", f"{home}page/3/"
-    followed.links(rt, cid, home, ctx, [url["a"], url["b"]], [page2, f"{home}category/x/"], post=False, published=None)
+    # (the home page's own older link, a widget's, says nothing of the listing's reach)
+    followed.links(rt, cid, home, ctx, [url["a"], url["c"], url["w"]], [page2, f"{home}category/x/"], post=False,
+                   published=None)
     home_series.read_in_series(rt, cid, (home, 1))
     assert rt.state.r.hget(k.crawl, "covered") is None
-    followed.links(rt, cid, page2, ctx, [url["c"], url["d"]], [page3], post=False, published=None)
-    assert rt.state.r.hget(k.crawl, "covered") is None  # a new post below the day before since: read on
+    followed.links(rt, cid, page2, ctx, [url["b"], url["d"]], [page3], post=False, published=None)
+    assert rt.state.r.hget(k.crawl, "covered") is None  # a new post below an older one: not in date order
     followed.links(rt, cid, page3, ctx, [url["e"]], [], post=False, published=None)  # no next page: its end
     assert rt.state.r.hget(k.crawl, "covered") == update.HOME_COVER
     assert update.before_read(rt, cid, f"{home}category/x/", ctx, post=False, listing=True) == "covered"
@@ -1223,7 +1226,8 @@ def test_the_home_listing_read_to_its_end_past_since_covers_though_not_in_date_o
     new = [f"{home2}{s}.html" for s in "xyz"]
     for u, d in zip(new, ("2020-05-01", "2020-04-01", "2020-03-10")):
         rt.state.r.hset(k2.entries, u, json.dumps({"url": u, "published": d}))
-    followed.links(rt, cid2, home2, ctx2, new[:2], [f"{home2}page/2/"], post=False, published=None)
+    widget = f"{home2}2019/06/01/popular.html"  # an older post the home page's widget shows
+    followed.links(rt, cid2, home2, ctx2, new[:2] + [widget], [f"{home2}page/2/"], post=False, published=None)
     home_series.read_in_series(rt, cid2, (home2, 1))
     followed.links(rt, cid2, f"{home2}page/2/", ctx2, new[2:], [], post=False, published=None)
     assert rt.state.r.hget(k2.crawl, "covered") is None and rt.state.r.hget(k2.crawl, f"ended:{home2}")

@@ -165,7 +165,8 @@ def links(rt, crawl_id: str, url: str, ctx: dict, posts: list[str], others: list
         if s:  # this page of the home's listing is read: the next one may be
             home_series.read_in_series(rt, crawl_id, s)
             home_series.release(rt, crawl_id, url)
-        old_item = any(day_of(d) and older(d, since) for _, d in own)
+        # (a page after the home page: the home's own links hold its widgets, which no other page's verdict counts)
+        old_item = url != home and any(day_of(d) and older(d, since) for _, d in own)
         if home_series.last_page(rt, crawl_id, url, paging, old_item):
             home_series.past(rt, crawl_id, url, home, others + posts)  # (read whole: every post it lists known)
     return keep, others, priorities
