@@ -127,8 +127,8 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     # issue 35: an update crawl follows only the links that may lead to something new
     own = record or extracted or {}
     posts, others, ordered = followed.links(rt, crawl_id, url, ctx, posts, others, post=post, page=page,
-                                          published=own.get("published"),
-                                          source=(own.get("sources") or {}).get("published"), title=own.get("title"))
+                                            published=own.get("published"), title=own.get("title"),
+                                            source=(own.get("sources") or {}).get("published"))
     _end(rt, crawl_id, url, page, ctx, (posts, others), sample, record, result, chain, ordered, listed)
     return result
 

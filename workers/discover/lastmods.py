@@ -14,7 +14,6 @@ from workers.discover import proof
 from workers.keys import Keys
 
 
-
 def stamped(rt, crawl_id: str, urls: list[str]) -> None:
     """Pages found by a sitemap whose lastmods are one build's time (tasks.discover.sitemaps.stamped):
     the sitemap names them, but says nothing of whether they changed."""
