@@ -22,7 +22,7 @@ import hashlib
 import re
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
-from tasks.discover.urls import _resolve, canonical, same_site
+from tasks.discover.urls import _resolve, anchors_to, canonical, same_site
 from tasks.text.similarity import normalize_text
 
 __all__ = ["page_canonical", "fold_to_home", "amp_origin", "is_listing", "under_post", "image_pages", "body_key",
@@ -226,15 +226,5 @@ def titled_links(root, base_url: str, title: str | None, urls) -> list[str]:
     want = normalize_text(title or "").casefold()
     if root is None or not want:
         return []
-    wanted, out = set(urls), []
-    for a in root.iter("a"):
-        href = a.get("href")
-        if not href or normalize_text("".join(a.itertext())).casefold() != want:
-            continue
-        try:
-            u = canonical(urljoin(base_url, href))
-        except ValueError:
-            continue
-        if u in wanted and u not in out:
-            out.append(u)
-    return out
+    named = (u for a, u in anchors_to(root, base_url, set(urls)) if normalize_text("".join(a.itertext())).casefold() == want)
+    return list(dict.fromkeys(named))

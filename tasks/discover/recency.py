@@ -25,10 +25,10 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from urllib.parse import parse_qsl, unquote, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from tasks.discover.canonical import MONTH_FILE
-from tasks.discover.urls import canonical
+from tasks.discover.urls import anchors_to
 from tasks.text.calendars import jalali_day
 from tasks.text.dates import parse_date, url_day
 
@@ -309,7 +309,7 @@ def printed_days(root, base_url: str, posts: list[str], exact: bool = False, sho
     wanted = set(posts)
     if not wanted or root is None:
         return {}
-    links = dict(_anchors(root, base_url, wanted))
+    links = dict(anchors_to(root, base_url, wanted))
     groups = [dict(g) for g in _places(links.items()).values() if len({u for _, u in g}) >= 2] or [links]
     best: dict[str, str] = {}
     for group in groups:
@@ -373,7 +373,7 @@ def at_items_place(root, base_url: str, posts: list[str], others: list[str], dat
         return set()
     at: dict = {}
     mine: list = []
-    for a, u in _anchors(root, base_url, wanted | theirs):
+    for a, u in anchors_to(root, base_url, wanted | theirs):
         if u in wanted:
             at.setdefault(_place(a), set()).add(u)
         else:
@@ -393,24 +393,10 @@ def items_reach(root, base_url: str, pairs: list[tuple[str, str | None]], since:
     day = {u: day_of(d) for u, d in pairs if day_of(d)}
     if root is None or len(day) < 2:
         return False
-    groups = [list(dict.fromkeys(u for _, u in g)) for g in _places(_anchors(root, base_url, set(day))).values()]
+    groups = [list(dict.fromkeys(u for _, u in g)) for g in _places(anchors_to(root, base_url, set(day))).values()]
     items = max(groups, key=len, default=[])
     days = [day[u] for u in items]
     return bool(days) and not older(days[0], since) and reaches_past(days, since)
-
-
-def _anchors(root, base_url: str, wanted: set[str]):
-    """(a, canonical URL) of the page's links to one of `wanted`, in document order."""
-    for a in root.iter("a"):
-        href = a.get("href")
-        if not href:
-            continue
-        try:
-            u = canonical(urljoin(base_url, href))
-        except ValueError:
-            continue
-        if u in wanted:
-            yield a, u
 
 
 def _places(anchors) -> dict:

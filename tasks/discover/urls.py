@@ -17,7 +17,7 @@ from functools import lru_cache
 import lxml.html
 from lxml import etree
 
-__all__ = ["canonical", "same_site", "extract_links", "learn_post_pattern", "is_post",
+__all__ = ["canonical", "same_site", "extract_links", "anchors_to", "learn_post_pattern", "is_post",
            "url_features", "FEATURE_NAMES", "TRACKING_PARAMS"]
 
 # Query parameters that make a second URL for the same page (analytics, sharing,
@@ -187,6 +187,20 @@ def _root(root_or_html):
 
 
 _LINKING = {"a": "href", "frame": "src"}  # (not iframes: embeds, comment widgets, a post's own /embed/ copy)
+
+
+def anchors_to(root, base_url: str, wanted):
+    """(a, canonical URL) of the page's links to one of `wanted`, in document order."""
+    for a in root.iter("a"):
+        href = a.get("href")
+        if not href:
+            continue
+        try:
+            u = canonical(urllib.parse.urljoin(base_url, href))
+        except ValueError:
+            continue
+        if u in wanted:
+            yield a, u
 
 
 def extract_links(root_or_html, base_url: str) -> list[str]:
