@@ -204,7 +204,8 @@ def check_blog(b: Path, h, lh) -> list[str]:
             notes.append(f"ERROR SOURCE.txt has no '{k}:' line")
     posts = (b / "posts.txt").read_text().split()
     truth = h.read_jsonl(b / "truth.jsonl")
-    if [t.get("path") for t in truth] != posts:
+    # (truth.jsonl may name a path as its file is named, posts.txt as it is linked: %-encoded, one word a line)
+    if [unquote(t.get("path") or "") for t in truth] != [unquote(p) for p in posts]:
         notes.append("ERROR truth.jsonl paths are not posts.txt's, in order")
     if len(set(posts)) != len(posts):
         notes.append("ERROR posts.txt repeats a path")

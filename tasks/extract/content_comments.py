@@ -39,6 +39,9 @@ def comment_area(content, blocks: list):
     area = _common(inside)
     if area is None or area is content or not is_ancestor(content, area):
         return None
+    said = sum(len(node_text(k)) for b in inside for k in (b, footer_of(b)) if k is not None)
+    if len(node_text(area)) - said > max(AREA_EXTRA, said):
+        return None  # (broken markup: an element left open holds the post's last part and the comments)
     while area.getparent() is not None and area.getparent() is not content \
             and len(node_text(area.getparent())) - len(node_text(area)) < AREA_EXTRA:
         area = area.getparent()
@@ -89,6 +92,22 @@ def _tail_run(content, blocks: list) -> list:
     return run
 
 
+def _blocks_alone(content, blocks: list) -> list:
+    """The comment blocks, each with the line naming it, where an element left open inside the
+    content (broken markup) holds the post's last part and then the comments: its children from
+    the first block on are blocks, their lines and short headings ("Post a comment") only; the
+    post's part before them stays. [] otherwise."""
+    inside = [b for b in blocks if is_ancestor(content, b) and node_text(b)]
+    holder = _common(inside) if inside else None
+    if holder is None or holder is content or any(b is holder for b in inside):
+        return []
+    kids = [k for k in holder if isinstance(k.tag, str)]
+    mine = {id(k) for b in inside for k in (b, footer_of(b)) if k is not None}
+    first = next((i for i, k in enumerate(kids) if id(k) in mine), None)
+    if first is None or any(id(k) not in mine and len(node_text(k)) > HEAD_CHARS for k in kids[first:]):
+        return []  # (a block nested in another, or the post going on after them)
+    return [k for k in kids[first:] if id(k) in mine]
+
 
 def content_without_comments(content, container_rule: str | None, then=None) -> tuple[str, str] | None:
     """(text, html) of `content` with its comment area cut (and then `then(block)`: the edge lines
@@ -100,7 +119,7 @@ def content_without_comments(content, container_rule: str | None, then=None) -> 
     except Exception:  # a rule this page cannot evaluate: nothing to cut
         return None
     area = comment_area(content, blocks)
-    areas = _with_edges(content, area) if area is not None else _tail_run(content, blocks)
+    areas = _with_edges(content, area) if area is not None else (_tail_run(content, blocks) or _blocks_alone(content, blocks))
     if not areas:
         return None
     tree = content.getroottree()

@@ -244,7 +244,9 @@ def _judged_lines(nodes: list, like, lined: dict) -> bool:
         lines = [next(iter(own_matches(n, line_rule, nested)), None) if line_rule else None for n in nodes]
     if rule is None:
         return False
-    named = sum(1 for n, x in zip(nodes, lines) if like(n) or (x is not None and name_in(node_text(x), rule)))
+    # (a line of the same shape that names no one, "Posted by:  at ...", is a comment left unsigned)
+    named = sum(1 for n, x in zip(nodes, lines)
+                if like(n) or (x is not None and (name_in(node_text(x), rule) or comment_lines.unsigned(node_text(x), rule))))
     return named >= COMMENT_LIKE * len(nodes)
 
 

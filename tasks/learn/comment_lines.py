@@ -51,10 +51,21 @@ def learn(lines: list[str]) -> dict | None:
     stops = sorted(word for word, n in seen.items() if n >= SHARE * len(rest) and not _NOTE.match(word))
     rule = {"lead": lead, "stops": stops}
     names = [name_in(" ".join(w), rule) for w in split]
+    signed = len(split) - sum(1 for w in split if unsigned(" ".join(w), rule))
     # (no stop word: a note after every name ends it, "Comment from: Ann [Visitor] ...")
-    if sum(1 for n in names if n) < SHARE * len(split) or len(set(names)) < 2:
+    if sum(1 for n in names if n) < SHARE * signed or len(set(names) - {""}) < 2:
         return None
     return rule
+
+
+def unsigned(line: str | None, rule: dict | None) -> bool:
+    """Does the line print no name at all, its stop word right after its lead ("Posted by:  at
+    ...": a comment its writer left unsigned)? Such a line still has the lines' shape."""
+    if not line or not isinstance(rule, dict) or not rule.get("stops"):
+        return False
+    lead, words = rule.get("lead") or [], _words(line)
+    return bool(lead) and words[:len(lead)] == list(lead) and len(words) > len(lead) \
+        and words[len(lead)] in set(rule["stops"])
 
 
 def name_in(line: str | None, rule: dict | None) -> str:
@@ -66,7 +77,10 @@ def name_in(line: str | None, rule: dict | None) -> str:
     if not lead or words[:len(lead)] != list(lead):
         return ""
     name = []
-    for word in words[len(lead):]:
+    rest = words[len(lead):]
+    if len(rest) > 1 and _NUMBER.fullmatch(rest[0]) and rest[1] in stops:
+        name = rest[:1]  # a name of digits alone, a stop word right after it ("Posted by: 1234 at")
+    for word in rest[len(name):] if not name else ():
         if word in stops or _NOTE.match(word) or _NUMBER.fullmatch(word):
             break
         name.append(word)

@@ -120,3 +120,24 @@ def test_comments_named_by_the_line_after_them_inside_the_content_are_learned_an
     # a byline at the top of the content (a header) is no end of the post: the content is
     header = parse_html(mt3_page(1, MT3_PEOPLE).replace("<h3>Chapter 1</h3>", "<h3>Chapter 1</h3><p class='by'>Ross</p>"))
     assert post_end(header, dict(rules, author={"rule": "//p[@class='by']"})).get("class") == "content"
+
+
+def test_an_element_left_open_keeps_the_posts_last_part_when_its_comments_are_cut():
+    """Broken markup: an element the post leaves open (a `<div>` never closed) holds the post's last
+    part, its byline and the comment blocks, all inside the content rule's element. Their lowest
+    common element is no comment area (most of its text is the post's): the blocks alone are cut,
+    each with its line, and the post's last part stays (a held-out blog's two such posts lost
+    half their text once their comments were read)."""
+    last = "The last part of the post, which the open element holds. " * 12
+    blocks = "".join(f"<div class='comments-body'><p>Reader {i} says a thing about it.</p>"
+                     f"<span class='comments-post'>Posted by: r{i} at May {i + 1}, 2004 01:00 PM</span></div>"
+                     for i in range(3))
+    html = ("<html><body><div class='blogbody'><h3 class='title'>A post</h3>"
+            f"<p>{SAID * 6}</p><div class='note'><p>{last}</p>"
+            "<span class='posted'>Posted by Owner at May 1, 2004 09:00 AM</span>"
+            f"<div class='comments-head'>Comments</div>{blocks}</div></body></html>")
+    root = parse_html(html, "https://b.example/archives/000368.html")
+    content = root.find(".//div[@class='blogbody']")
+    text, _ = content_without_comments(content, "//div[@class='comments-body']")
+    assert SAID.strip() in text and last.strip() in text
+    assert "Reader 1 says" not in text and "r2 at" not in text

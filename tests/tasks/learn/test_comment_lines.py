@@ -1,7 +1,7 @@
 """tasks.learn.comment_lines: a comment's name printed inside its date line."""
 from __future__ import annotations
 
-from tasks.learn.comment_lines import learn, name_in
+from tasks.learn.comment_lines import learn, name_in, unsigned
 
 CZ = ["Napsal uživatel Mordemy (bez ověření) dne 29. Červen 2009 - 10:37.",
       "Napsal uživatel Arthur Dent dne 29. Červen 2009 - 11:28.",
@@ -35,3 +35,17 @@ def test_a_note_after_every_name_ends_it_where_no_stop_word_does():
     assert rule and rule["lead"] == ["Comment", "from:"]
     assert [name_in(t, rule) for t in lines] == ["Daniele Medri", "Ikke", "John Drinkwater", "dhon"]
     assert name_in("Comment from: someone who wrote a long line", rule) == ""  # no note, no stop: no name
+
+
+def test_an_unsigned_line_and_a_name_of_digits_keep_the_lines_reading():
+    """"Posted by:  at ..." (a comment its writer left unsigned) and "Posted by: 12345678 at ..."
+    among nine lines (a held-out blog's post with nine comments read none): the one has the lines'
+    shape and no name, the other a name of digits right before the stop word."""
+    names = ["sunwell", "Hilton", "autumnleaf", "kingfish", "dancewing", "12345678", "", "udoo", "keke"]
+    lines = [f"Posted by: {n} at January {10 - i}, 2004 0{i % 9 + 1}:48 PM" for i, n in enumerate(names)]
+    rule = learn(lines)
+    assert rule and rule["lead"] == ["Posted", "by:"] and "at" in rule["stops"]
+    assert [name_in(t, rule) for t in lines] == names
+    assert [unsigned(t, rule) for t in lines] == [n == "" for n in names]
+    assert not unsigned("Posted by: Ann at 5", None) and not unsigned("Something else at 5", rule)
+    assert name_in("Posted by: 2004 March 3", rule) == ""  # a number with no stop word after it is a date
