@@ -66,6 +66,7 @@ class Keys:
         self.cut = f"{c}:cut"  # hash: family -> pages in a row when it was cut
         self.inlist = f"{c}:inlist"  # hash: page url -> JSON its slots of links (tasks/discover/unlisted.py)
         self.aliases = f"{c}:aliases"  # hash: url -> the url whose record shows its post (one record per post)
+        self.menu = f"{c}:menu"  # set: posts the home page's menu links (a page unless a listing lists it)
 
     def fetched(self, scope: str | None = None) -> str:
         """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
@@ -77,7 +78,7 @@ class Keys:
                 self.entries, self.pages, f"{self.crawl}:variants",
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:skipped",
                 f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, f"{self.crawl}:near",
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, self.menu, f"{self.crawl}:near",
                 f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
                 f"{self.crawl}:held",
                 *self.listings()]
@@ -91,7 +92,7 @@ class Keys:
                 self.errors, self.entries, self.pages, f"{self.crawl}:attempts", self.trace,
                 self.sitemaps, self.sources, self.bodies, f"{self.crawl}:fallbacks", f"{self.crawl}:later",
                 f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
-                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, f"{self.crawl}:near",
+                f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, self.menu, f"{self.crawl}:near",
                 f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
                 f"{self.crawl}:held",
                 *self.listings()]

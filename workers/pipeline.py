@@ -301,10 +301,23 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
     if post and not _from_feed(entry) and (not _reads_as_post(extracted, rules, pattern, home, bool(blog.get("pseudo")),
                                                               page.root)
                                            or listing_like(page.root, rules)
-                                           or discovered.in_navigation(rt, crawl_id, home, url, pattern)):
+                                           or _menu_page(rt, crawl_id, url, pattern, home)):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in (or the menu links), a listing
     return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
                              generic=bool(blog.get("generic")), built=blog.get("built") or ())
+
+
+def _menu_page(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:
+    """Is the page one of the site's own that the blog's menu links (about, projects)? Under a
+    pattern that takes in any one-slug page, yes; under a narrower one (a `/posts/` folder, a
+    date) the menu may point at a post (a tutorial's first part): it is read as one, and noted,
+    and at the crawl's end it stays a post only where a listing lists it (workers/records.py)."""
+    if not discovered.in_navigation(rt, crawl_id, home, url, pattern):
+        return False
+    if _broad(pattern, home):
+        return True
+    rt.state.r.sadd(rt.keys(crawl_id).menu, url)
+    return False
 
 
 def _rules_reading(rt, crawl_id: str, url: str, page: Page, rules: dict, entry, blog: dict) -> dict:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tasks.archive.records import record_id
 from tasks.discover.canonical import body_key
-from tasks.discover.unlisted import copies, rehomed, unlisted
+from tasks.discover.unlisted import copies, menu_pages, rehomed, unlisted
 from tasks.discover.urls import is_post
 from workers.keys import Keys
 
@@ -83,6 +83,9 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
     note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
             f"{len(records)} pages read as posts: a page of the site in the post template")
     notes = dict.fromkeys(pages, note)
+    for url in menu_pages(sorted(r.smembers(k.menu)), records, [urls for page in slots for urls in page],
+                          r.hgetall(k.aliases)):
+        notes.setdefault(url, "linked by the blog's menu and listed by none of its listings: a page of the site")
     for url, owner in _copies(r, raw, k, records).items():
         notes.setdefault(url, f"shows the text of the post {owner} under a URL that is not the blog's "
                               f"post pattern (an archive holding one entry)")

@@ -67,6 +67,20 @@ def unlisted(records: list[str], slots: list[list[str]], aliases: dict[str, str]
     return sorted(out)
 
 
+def menu_pages(menu: list[str], records: list[str], slots: list[list[str]],
+               aliases: dict[str, str] | None = None) -> list[str]:
+    """The records among `menu` (pages the blog's menu links, read as posts) that no listing
+    lists: the site's own pages in the post template. A post the menu points at (a series'
+    first part) is listed with the others, by a category or an archive, whatever the cover."""
+    known = {url_form(u) for u in records}
+    mine = [u for u in menu if url_form(u) in known]
+    if not mine:
+        return []
+    owner = {url_form(a): url_form(o) for a, o in (aliases or {}).items() if url_form(o) in known}
+    listed = _listed(slots, known | set(owner), owner)
+    return sorted(u for u in mine if url_form(u) not in listed)
+
+
 def _listed(slots: list[list[str]], known: set[str], owner: dict[str, str]) -> set[str]:
     """The URL forms the slots that list posts name (an alias's as its record's)."""
     listed: set[str] = set()

@@ -3,8 +3,8 @@
 Blogs serve wrong charsets, broken markup and absurd nesting; rule learning and
 extraction must see the same tree and the same text for the same bytes, so both go
 through `parse_html` and `node_text`. Text is what lxml's text_content() gives (the
-harness's truth is built that way), minus script/style/noscript/template and comments,
-each text piece NFKC-normalised, whitespace folded.
+harness's truth is built that way), minus script/style/noscript/template, comments and
+a frame's fallback markup, each text piece NFKC-normalised, whitespace folded.
 """
 from __future__ import annotations
 
@@ -113,6 +113,10 @@ def parse_html(data: bytes | str | None, url: str | None = None, encoding: str |
         return _empty()
     _keep_json_ld(root)
     etree.strip_elements(root, *DROP_TAGS, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    for frame in root.iter("iframe"):  # what a frame holds is for browsers without frames: never shown
+        frame.text = None
+        for kid in list(frame):
+            frame.remove(kid)
     return root
 
 

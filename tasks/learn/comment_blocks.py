@@ -345,7 +345,8 @@ def _read(c, slots: dict, nested: set, page, theme) -> tuple[str, str, list, boo
         else shown_name(name_node)
     text, text_nodes = said_text(c, slots, nested)
     linked = sum(_linked(n, page) for n in text_nodes)
-    away = linked > 0.5 * max(1, len(text))
+    # mostly links within the blog, or nothing but a link anywhere (a "source: <URL>" box, no one's words)
+    away = linked > 0.5 * max(1, len(text)) or (bool(text_nodes) and sum(map(_link_words, text_nodes)) >= len(text) > 0)
     # the theme's when all it says is printed on other posts too ("Reply" under a text is not all)
     printed = bool(theme) and bool(text_nodes) and all(
         fingerprint(text_without(n, nested)) in theme for n in text_nodes if text_without(n, nested))
@@ -363,6 +364,13 @@ def _linked(node, page) -> int:
     if any(_target(a, page) for a in node.iterancestors("a")):
         return len(node_text(node))
     return sum(len(node_text(a)) for a in node.iter("a") if _target(a, page))
+
+
+def _link_words(node) -> int:
+    """Characters of a node's text that are the words of links, wherever they lead."""
+    if next(node.iterancestors("a"), None) is not None:
+        return len(node_text(node))
+    return sum(len(node_text(a)) for a in node.iter("a"))
 
 
 def _name_away(targets: list[str], shared: Counter) -> bool:

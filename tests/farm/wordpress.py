@@ -54,7 +54,8 @@ class WordPress(Blog):
         return ["/feed/"]
 
     def feed_pages(self) -> int:
-        return self.pages(len(self.posts), self.feed_size)
+        """Option `one_feed_page`: the feed shows its newest entries only (no ?paged=N), as most do."""
+        return 1 if self.options.get("one_feed_page") else self.pages(len(self.posts), self.feed_size)
 
     def archives(self):
         """(base path, title, posts) of every archive list: categories, tags, authors, months."""
@@ -148,6 +149,14 @@ class WordPress(Blog):
 
     # ------------------------------------------------------------ pages
 
+    def _menu_post(self, o) -> str:
+        """Option `menu_post`: the menu links the oldest post (a series' first part), which the home
+        page's listing does not show and its category lists."""
+        if not self.options.get("menu_post") or not self.posts:
+            return ""
+        first = min(self.posts, key=lambda p: p.published)
+        return f'<li class="menu-item"><a href="{o}{first.path}">{esc(first.title)}</a></li>'
+
     def layout(self, o, title, main, head="", body_class="", post: Post | None = None) -> Reply:
         L = self.L
         nav = "".join(f'<li class="menu-item"><a href="{o}/category/{T.slugify(c)}/">{esc(c)}</a></li>'
@@ -156,7 +165,7 @@ class WordPress(Blog):
                   f'{esc(self.site_name)}</a></p><p class="site-description">{esc(self.tagline)}</p>\n'
                   f'<nav id="site-navigation" class="main-navigation"><ul id="primary-menu" class="menu">'
                   f'<li class="menu-item"><a href="{o}/">{L["home"]}</a></li>'
-                  f'<li class="menu-item"><a href="{o}/about/">{L["about"]}</a></li>{nav}</ul></nav></header>')
+                  f'<li class="menu-item"><a href="{o}/about/">{L["about"]}</a></li>{nav}{self._menu_post(o)}</ul></nav></header>')
         recent = "".join(f'<li><a href="{o}{p.path}">{esc(p.title)}</a></li>' for p in self.recent(o, post))
         # the archive widget's "show post counts" option
         counts = {m: f"&nbsp;({len(ps)})" if self.options.get("archive_counts") else "" for m, ps in self.by_month.items()}

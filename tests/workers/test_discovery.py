@@ -28,6 +28,21 @@ def test_feed_covering_one_section_finds_root_and_other_section_posts(crawl, far
     assert info["sources"]["feed"] >= len(feed_paths) - 1 and sum(info["sources"].values()) == len(records)
 
 
+def test_a_post_the_menu_links_is_a_post_where_a_listing_lists_it(crawl, farm_blog):
+    """The menu links the blog's oldest post (a series' first part, the home page's listing far
+    from it; its category lists it): a post, not one of the site's pages (a new held-out blog lost
+    such a post); /about/ stays out."""
+    site = farm_blog("wordpress", seed=3, n_posts=30, menu_post=True, one_feed_page=True)
+    first = min(site.blog.posts, key=lambda p: p.published)
+    info, records = crawl(site.url, timeout=240)
+    assert info["state"] == "done", info
+    assert info["sources"]["feed"] < len(site.blog.posts)  # the premise: the oldest post is no feed entry
+    posts = {u.rstrip("/") for u in _urls(records)}
+    assert site.url.rstrip("/") + first.path.rstrip("/") in posts, first.path
+    s = score(site.truth, records)
+    assert s["found"] == 100 and s["precision"] == 100, s
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_three_url_schemes_over_a_blogs_life(crawl, farm_blog, seed):
     site = farm_blog("eras", seed=seed, n_posts=42)

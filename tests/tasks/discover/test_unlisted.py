@@ -117,3 +117,19 @@ def test_of_two_names_of_a_post_in_one_scheme_the_one_more_listings_give_keeps_i
     assert rehomed(own + [old], {new: old}, lambda u: True, lambda u: False, pages) == {old: new}
     assert rehomed(own + [new], {old: new}, lambda u: True, lambda u: False, pages) == {}
     assert rehomed(own + [old], {new: old}, lambda u: True, lambda u: False, pages[1:]) == {}  # a tie keeps it
+
+
+def test_a_menu_page_is_a_post_only_where_a_listing_lists_it():
+    """The home page's menu links a tutorial's first part (a post a category lists) and a project
+    page in the post template (no listing lists it): the one stays a post, the other is a page,
+    whatever the listings' cover (a new held-out blog's menu post was dropped as a menu page)."""
+    from tasks.discover.unlisted import menu_pages
+
+    tutorial, project = H + "posts/tutorial/", H + "posts/project/"
+    records = POSTS + [tutorial, project]
+    category = [POSTS[3], tutorial.rstrip("/"), POSTS[7]]  # (as a listing writes it)
+    assert menu_pages([tutorial, project], records, _pages(*POSTS[:10]) + [category]) == [project]
+    assert menu_pages([H + "about/"], records, [category]) == []  # not read as a post: nothing to judge
+    # a listing naming the tutorial by its other URL (an alias) lists it too
+    copy = H + "?p=12"
+    assert menu_pages([tutorial], records, [[POSTS[1], copy, POSTS[2]]], {copy: tutorial}) == []

@@ -97,3 +97,15 @@ def test_block_text_reads_a_formula_once_as_the_page_shows_it():
         "<p>Plain <math><mi>x</mi><annotation>x</annotation></math> alone</p></div></body></html>")
     div = root.xpath("//div[@id='c']")[0]
     assert block_text(div) == "Weighted FST by sample MathJax y too Plain x alone"
+
+
+def test_a_frames_fallback_markup_is_no_text():
+    """What an <iframe> holds is shown only by browsers without frames (a PDF viewer's "your
+    browser cannot show PDFs" in six posts of a new held-out blog); its element and src stay."""
+    from tasks.fetch.html import node_text, parse_html
+
+    root = parse_html("<html><body><div><p>Ouvrage de 1884</p><iframe src='/a.pdf'><p>Votre navigateur ne prend pas "
+                      "en charge les PDF. <a href='/a.pdf'>ici</a></p></iframe><p>Source Gallica</p></div></body></html>")
+    text = node_text(root.find(".//div"))
+    assert "Ouvrage de 1884" in text and "Source Gallica" in text and "navigateur" not in text and "ici" not in text
+    assert root.find(".//iframe").get("src") == "/a.pdf"

@@ -400,3 +400,17 @@ def test_a_blocks_date_line_is_found_without_reading_its_long_parts():
     sizes = _text_sizes(block)
     assert all(sizes[el] == len("".join(el.itertext())) for el in block.iter() if isinstance(el.tag, str))
     assert _date_line_of(block).get("class") == "by"
+
+
+def test_a_box_of_links_marked_comments_is_no_comment():
+    """A post's text copied from another site with its "sharebar-comments" box: a link to a PDF
+    over a link to the source, nothing anyone said (a new held-out blog without comments had a
+    comment "by" "Télécharger la version PDF"). A text that is only a link is no comment's."""
+    said = "Words of the post, a long history of the island told here at length. " * 20
+    html = (f"<html><body><article><h1>A post</h1><p>{said}</p><div class='comments'><div class='sharebar-comments'>"
+            "<div class='sharebar-comments-right'><strong><a href='http://other.example/a.pdf'>Télécharger la version PDF"
+            "</a></strong></div><div class='sharebar-comments-right'><strong>source</strong> :</div>"
+            "<div class='sharebar-comments-right'><a href='http://other.example/dossier-158/'>"
+            "http://other.example/dossier-158/</a></div></div></div></article></body></html>")
+    root = parse_html(html, f"{O}/a-post/")
+    assert learn_comment_blocks([(root, None)]) is None
