@@ -316,7 +316,7 @@ def _menu_page(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> b
         return False
     if _broad(pattern, home):
         return True
-    rt.state.r.sadd(rt.keys(crawl_id).menu, url)
+    rt.state.note_menu(crawl_id, url)
     return False
 
 

@@ -662,6 +662,11 @@ class State:
         """`url` shows the post whose record is `owner`'s (a duplicate left out of the output)."""
         self.r.hset(Keys(crawl_id).aliases, url, owner)
 
+    def note_menu(self, crawl_id: str, url: str) -> None:
+        """`url`, read as a post, is linked by the blog's menu: a page at the crawl's end unless a
+        listing lists it (workers.records.mark_unlisted)."""
+        self.r.sadd(Keys(crawl_id).menu, url)
+
     def add_kept(self, key: str, urls) -> None:
         """Add `urls` to a crawl's working set `key`, kept KEPT_SECONDS at most (a crawl's working
         keys are deleted with it; this bounds one a lost crawl leaves)."""
