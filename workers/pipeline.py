@@ -30,7 +30,7 @@ from tasks.extract.content_comments import content_without_comments
 from tasks.extract.footer import without_footer
 from tasks.discover.traps import capped
 from tasks.discover.traversal import feed_links, looks_like_feed, paging_links, split_links
-from tasks.discover.canonical import image_pages, is_listing
+from tasks.discover.canonical import dated_tail, image_pages, is_listing
 from tasks.discover.urls import canonical, extract_links, is_post
 from tasks.discover import feeds as feedlib
 from tasks.extract.post import extract_root, post_block, rule_of
@@ -263,7 +263,8 @@ def _links(rt, crawl_id: str, page: Page, ctx: dict) -> tuple[list[str], list[st
     links = extract_links(page.root, page.final_url)  # canonical already
     # a post link is the pattern's and no listing (`UrlKind.post`: /index2.html, a listing's second
     # page, is no post though a /slug.html pattern takes it in)
-    posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)) and not is_listing(u, home))
+    dates = not dated_tail(link_rx)  # (a pattern ending in a date after the post's name: those are posts)
+    posts, others = split_links(links, home, lambda u: bool(link_rx and is_post(u, link_rx)) and not is_listing(u, home, dates))
     # a control repeated under each comment ("Reply": a form a comment) is no page to read
     controls = item_controls(page.root, page.final_url,
                              lambda u: is_listing(u, home) or bool(link_rx and is_post(u, link_rx))) if others else set()

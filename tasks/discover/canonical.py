@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
@@ -110,9 +111,11 @@ def _on_site(named: str, url: str, home: str) -> str | None:
     return amp_origin(fold_to_home(target, home))
 
 
-def is_listing(url: str, home: str) -> bool:
+def is_listing(url: str, home: str, dates: bool = True) -> bool:
     """Pages that list posts (home, `page/N`, tag/category/author/label pages, date archives,
-    search, Blogger's `?updated-max=`): never a post, whatever the rules extract from them."""
+    search, Blogger's `?updated-max=`): never a post, whatever the rules extract from them.
+    `dates`: a URL ending in a date is a date archive (False where the blog's post pattern ends
+    in one: `dated_tail`)."""
     p = urlsplit(canonical(url))
     path, query = p.path or "/", p.query
     if "%3f" in path.lower():  # a mirror's saved listing ("search%3Fupdated-max=...html"): its query is in its name
@@ -123,9 +126,40 @@ def is_listing(url: str, home: str) -> bool:
         return True
     if path.rstrip("/") == hp.rstrip("/"):
         return not query  # the home page, not /?p=123
-    if _PAGED.search(path) or _DATE_ARCHIVE.match(path) or MONTH_FILE.match(path):
+    if _PAGED.search(path) or (dates and _DATE_ARCHIVE.match(path) and not _slug_before_date(path, hp)) \
+            or MONTH_FILE.match(path):
         return True
     return _listing_segments(path, query)
+
+
+_DATE_PROBES = ("/2014/", "/2014/03/", "/2014/03/09/", "/blog/2014/03/")  # date archives any blog may have
+_TAIL_PROBES = ("/a-post/2014/", "/a-post/2014/03/", "/a-post/2014/03/09/", "/a/2014/")
+
+
+@functools.lru_cache(maxsize=256)
+def dated_tail(pattern: str | None) -> bool:
+    """Does the blog's post pattern (learned on its posts' URLs) end in a date after the post's
+    name (`/<slug>/<year>/`: WordPress's `%postname%/%year%`), and take in no plain date archive?
+    Then a URL it takes in that ends in a date is a post, not that date's archive."""
+    if not pattern:
+        return False
+    try:
+        rx = re.compile(pattern)
+    except re.error:
+        return False
+    return any(rx.match(p) for p in _TAIL_PROBES) and not any(rx.match(p) for p in _DATE_PROBES)
+
+
+SLUG_WORDS = 3  # words a segment joins with hyphens before it is a post's slug, not a section's name
+
+
+def _slug_before_date(path: str, home_path: str) -> bool:
+    """Does a post's slug stand before the date (`/napoli-patrimonio-a-rischio/2010/`: a WordPress
+    permalink of the post's name, then its year), not the name of one of the blog's sections
+    (`/blog/2014/`, `/index.php/all/2005/02/09/`)? The home page's own folders are sections."""
+    own = {s for s in home_path.split("/") if s}
+    return any(len([w for w in re.split(r"[-_]", s) if w]) >= SLUG_WORDS
+               for s in path.split("/") if s and s not in own and not s.isdigit())
 
 
 def _listing_segments(path: str, query: str) -> bool:

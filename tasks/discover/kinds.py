@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tasks.discover.canonical import is_listing, under_post
+from tasks.discover.canonical import dated_tail, is_listing, under_post
 from tasks.discover.urls import is_post
 
 __all__ = ["UrlKind", "url_kind", "render_need", "js_decision", "ALWAYS", "HINTED"]
@@ -46,8 +46,8 @@ def url_kind(url: str, home: str, pattern: str | None, entry: bool = False, js=F
     """The kind of `url` on the blog at `home` under its learned post `pattern`; `entry`: its
     feed lists the URL (False where that was not looked up), `js` the crawl's --js decision."""
     below = bool(pattern) and under_post(url, lambda u: is_post(u, pattern), home)
-    listing = is_listing(url, home)
     by_pattern = bool(pattern and is_post(url, pattern))
+    listing = is_listing(url, home, dates=not (by_pattern and dated_tail(pattern)))
     return UrlKind(entry=entry, by_pattern=by_pattern, listing=listing, below_post=below,
                    render=render_need(js, entry or by_pattern))
 
