@@ -331,13 +331,26 @@ def rest_text(container, rule: dict, nested) -> str:
     """What a comment says when no element holds it: the block's lines without the parts that
     hold its name and date (its header), its controls and its replies."""
     skip = set(nested)
+    name = ""
     for field in ("author", "date"):
         node = next(iter(own_matches(container, rule.get(field), nested)), None) if rule.get(field) else None
         top = _child_holding(container, node) if node is not None else None
         if top is not None:
             skip.add(top)
-    skip.update(k for k in container if isinstance(k.tag, str) and _chrome(k))
+        if field == "author" and node is not None:
+            name = shown_name(node).strip(" :：,;|-–—")  # ("Ann:", its header's own affix)
+    skip.update(k for k in container if isinstance(k.tag, str) and (_chrome(k) or _byline(k, name)))
     return " ".join(lines(container, skip))
+
+
+BYLINE_CHARS = 120  # a line naming the commenter and the day is short
+
+
+def _byline(el, name: str) -> bool:
+    """A short line that names the commenter and shows a date ("Posted by: Ann | 2009-01-16
+    14:56"): a second header or footer of the comment (the date rule read another), not said."""
+    text = node_text(el)
+    return bool(name) and len(text) <= BYLINE_CHARS and name in text and date_value(el) is not None
 
 
 def said_text(container, rule: dict, nested: set) -> tuple[str, list]:

@@ -21,7 +21,8 @@ from tasks.discover.announced import archive_widget_total
 from tasks.discover.forward import MAX_FORWARDS, declares_feed, forward_target, frame_probes, frames
 from tasks.discover.recognise import build_times
 from tasks.discover.traversal import in_scope
-from tasks.discover.urls import canonical, same_site
+from tasks.discover.moved import moved_prefix, rehome
+from tasks.discover.urls import canonical, extract_links, same_site
 from tasks.extract.fallback import GENERIC_NOTE
 from tasks.extract.fields import blog_authors
 from tasks.extract.post import extract_root, matches_entry
@@ -204,6 +205,23 @@ def _read_feed(rt, url: str) -> dict:
     return copy.deepcopy(feed)  # the caller's to change
 
 
+def _moved(feed: dict, home_url: str, links: list[str]) -> dict:
+    """The feed with its entries at the blog's address, where it names them at the one the
+    blog had before it moved (tasks.discover.moved); `moved` keeps the change for its next pages."""
+    if not links or _lists_ours(feed, home_url):
+        return feed
+    change = moved_prefix([e.get("url") for e in feed.get("entries", [])], links,
+                          lambda u: in_scope(canonical(u), home_url))
+    if change is None:
+        return feed
+    log.info("feed entries named at %s: read at %s", *change)
+    return dict(feed, moved=list(change), entries=[_rehomed(e, change) for e in feed.get("entries", [])])
+
+
+def _rehomed(entry: dict, change) -> dict:
+    return dict(entry, url=rehome(entry.get("url"), change), comments_feed=rehome(entry.get("comments_feed"), change))
+
+
 def _lists_ours(feed: dict, home_url: str) -> bool:
     """Does the feed list a post of this blog (in the crawl's scope)?"""
     return any(e.get("url") and in_scope(canonical(e["url"]), home_url) for e in feed.get("entries", []))
@@ -213,6 +231,7 @@ def _lists_ours(feed: dict, home_url: str) -> bool:
 class _FeedSearch:
     """The candidates passed over on the way to the blog's feed, and the best of them."""
     home_url: str
+    links: list = field(default_factory=list)  # the home page's links (a feed written before the blog moved)
     tried: list = field(default_factory=list)  # "candidate: why not", every candidate passed over
     skipped: list = field(default_factory=list)  # (candidate, why) of the malformed (bozo) feeds
     fallback: tuple | None = None  # (feed, candidate, lists ours) to take when no clean feed is found
@@ -221,7 +240,7 @@ class _FeedSearch:
     def read(self, rt, candidate: str) -> dict | None:
         """The candidate read as a feed, or None (why: in `tried`)."""
         try:
-            return _read_feed(rt, candidate)
+            return _moved(_read_feed(rt, candidate), self.home_url, self.links)
         except FetchError as e:
             self.tried.append(f"{candidate}: {e}")
             if e.kind == "http_status" and e.status in GONE:
@@ -254,7 +273,7 @@ def _find_feed(rt, home: Page, home_url: str, guesses: bool = True) -> tuple[dic
     or guessed (a static export's /feed/ listing the exporter's URLs: fourteen 404s do not find a
     better one); a feed declared on another host (FeedBurner's) may list none of the blog's URLs
     while the blog's own /feed/ does, and is no reason to stop."""
-    search = _FeedSearch(home_url)
+    search = _FeedSearch(home_url, links=extract_links(home.root, home.final_url))
     declared = set(feedlib.discover_feeds(home.html, home.final_url, guesses=False))
     for candidate in feedlib.discover_feeds(home.html, home.final_url, guesses)[:MAX_FEED_CANDIDATES]:
         if candidate not in declared and search.fallback is not None and same_site(search.fallback[1], home_url):
@@ -292,9 +311,11 @@ def _feed_entries(rt, feed: dict, feed_url: str | None, home_url: str, since: st
     scope, each post once."""
     entries, seen = [], set()
 
+    change = feed.get("moved")  # (the blog moved since its feed was written: its next pages too)
+
     def take(f: dict) -> int:
         before = len(entries)
-        for e in f.get("entries", []):
+        for e in f.get("entries", []) if f is feed or not change else [_rehomed(e, change) for e in f.get("entries", [])]:
             u = e.get("url") and canonical(e["url"])
             if u and u not in seen and in_scope(u, home_url):
                 seen.add(u)

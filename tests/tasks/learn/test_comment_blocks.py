@@ -414,3 +414,42 @@ def test_a_box_of_links_marked_comments_is_no_comment():
             "http://other.example/dossier-158/</a></div></div></div></article></body></html>")
     root = parse_html(html, f"{O}/a-post/")
     assert learn_comment_blocks([(root, None)]) is None
+
+
+def test_a_second_line_naming_the_commenter_and_the_day_is_not_what_was_said():
+    """Movable Type's comment: a header "Ann:", the text, a footer "投稿者: Ann | DATE" and another
+    "日時: DATE" (the date rule reads the one); comments short enough that the block's remaining
+    lines outweighed the text's element (a new held-out blog: 454 comments read with their footer)."""
+    said = ["お疲れさまでした。下りの件は安全面でよかったです。", "すごいですね、みんな仕事もあるのに。", "了解です、また走りましょう。",
+            "ありがとうございます、参考になります。", "また来年もよろしくお願いします。", "いい写真ですね、空がきれい。"]
+    people = ["ヤマ", "ken", "yama-kei", "jmz", "key", "Bob"]
+    link = "<p><a href='http://tarmac.example/entry-294.html'>http://tarmac.example/entry-294.html</a></p>"
+    blocks = "".join(
+        f"<a id='c{i}'></a><div class='comment' id='comment-{i}'><div class='comment-inner'>"
+        f"<div class='comment-header'>{n}:</div><div class='comment-content'><p>{t}</p>{link if i % 2 else ''}</div>"
+        f"<p class='comment-footer'>投稿者: {n} | <a href='#comment-{i}'>2010年06月0{i + 1}日 09:5{i}</a></p>"
+        f"<p class='comment-footer-experimental'>日時: <a href='#comment-{i}' title='permalink'>2010年06月0{i + 1}日 "
+        f"09:5{i}</a></p></div></div>" for i, (n, t) in enumerate(zip(people, said)))
+    html = (f"<html><body><div class='entry-content'><p>{'本文です。' * 60}</p></div><div id='comments' "
+            f"class='comments'><div class='comments-content'><h3 class='comments-header'>コメント (6)</h3>{blocks}"
+            "</div></div></body></html>")
+    root = parse_html(html, f"{O}/ltnm/2010/06/mt_2010.html")
+    rule = learn_comment_blocks([(root, root.find(".//div[@class='entry-content']"))])
+    got = extract_comments(root, rule, f"{O}/ltnm/2010/06/mt_2010.html")
+    assert [c["author"] for c in got] == people
+    assert [c["content_text"] for c in got] == [t + (" http://tarmac.example/entry-294.html" if i % 2 else "")
+                                                for i, t in enumerate(said)]
+
+
+def test_the_rest_of_a_block_leaves_out_a_line_naming_the_commenter_and_the_day():
+    """The block's lines read as its text (no element holds it) leave out its header and the
+    date rule's line, and a second line with the commenter's name and the day too ("投稿者: ken |
+    DATE" beside "日時: DATE"); a line of the text that gives a day without the name stays."""
+    from tasks.learn.comment_nodes import rest_text
+
+    root = parse_html("<html><body><div class='c'><div class='h'>ken:</div><p>We ride again on 12 June 2010.</p>"
+                      "<p class='f'>投稿者: ken | <a href='#c1'>2010年06月07日 12:12</a></p>"
+                      "<p class='x'>日時: <a href='#c1'>2010年06月07日 12:12</a></p></div></body></html>", f"{O}/p.html")
+    block = root.find(".//div[@class='c']")
+    got = rest_text(block, {"author": ".//*[@class='h']", "date": ".//p[@class='x']"}, set())
+    assert got == "We ride again on 12 June 2010."
