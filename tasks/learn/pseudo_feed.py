@@ -85,6 +85,9 @@ SUMMARY_MATCH = 0.6  # share of a summary's word 3-grams found in the page conte
 _AFFIX_SEP = re.compile(r"\s*[|:\-–—·•»«]+\s*")
 
 
+_GROUP = re.compile(r"\s*[(\[（【「][^()\[\]（）【】「」]+[)\]）】」]\s*")  # "Post (Blog name)": a site's name in brackets
+
+
 def _common_affixes(titles: list[str]) -> tuple[str | tuple, str | tuple]:
     """The prefix and suffix that the `<title>`s share (the site name), if any: the part all of
     them share, else, after the title, the parts beyond a separator that several share ("Post
@@ -106,8 +109,8 @@ def _common_affixes(titles: list[str]) -> tuple[str | tuple, str | tuple]:
 
     pre, suf = common(titles), common([t[::-1] for t in titles])[::-1]
     # only whole words around a separator count: "Post A | Blog" and "Post B | Blog" share " | Blog"
-    pre = pre if re.search(r"[|:\-–—·•»«]\s*$", pre) else ""
-    suf = suf if re.match(r"^\s*[|:\-–—·•»«]", suf) else ""
+    pre = pre if re.search(r"[|:\-–—·•»«]\s*$", pre) or _GROUP.fullmatch(pre) else ""
+    suf = suf if re.match(r"^\s*[|:\-–—·•»«]", suf) or _GROUP.fullmatch(suf) else ""
     if not suf:
         suf = tuple(sorted(_shared_parts(titles, lambda t, m: t[m.start():], 2), key=len, reverse=True)) or ""
     return pre, suf

@@ -198,3 +198,18 @@ def test_a_label_every_pseudo_title_starts_with_is_the_templates_not_the_posts()
     series = entries("Review: A", "Review: B", "Something else")
     assert _without_common_label(series) == series
     assert _without_common_label(entries("Post: A", "Post: B")) == entries("Post: A", "Post: B")  # too few
+
+
+def test_a_site_name_in_brackets_after_every_pseudo_title_is_cut():
+    """Movable Type's `<title>`: "Post (Blog name)" (a new held-out blog read without its feed had
+    every title with its blog's name); a bracket only some titles end with is theirs."""
+    from tasks.learn.pseudo_feed import _without_common_label
+
+    def entries(*titles):
+        return [{"title": t, "url": f"http://b.test/{i}"} for i, t in enumerate(titles)]
+
+    got = _without_common_label(entries("これまでのあらすじ (鈍行・中目黒の自転車メモ)", "7900 Dura 到着 (鈍行・中目黒の自転車メモ)",
+                                        "Quarq CinQo (鈍行・中目黒の自転車メモ)"))
+    assert [e["title"] for e in got] == ["これまでのあらすじ", "7900 Dura 到着", "Quarq CinQo"]
+    parts = entries("Trip (1)", "Trip (2)", "Trip (3)")
+    assert _without_common_label(parts) == parts
