@@ -12,7 +12,7 @@ import copy
 
 from tasks.extract.footer import MEDIA
 from tasks.fetch.html import block_text, drop_keeping_tail, node_text, to_html
-from tasks.learn.comment_nodes import is_ancestor
+from tasks.learn.comment_nodes import date_value, is_ancestor
 from tasks.learn.comment_slots import footer_of
 from tasks.learn.rules import apply_rule
 
@@ -49,6 +49,7 @@ def comment_area(content, blocks: list):
 
 
 HEAD_CHARS = 40  # a short element just before the comments is their heading ("Comments")
+LINE_CHARS = 120  # a comment's line naming it and its day is short
 NOTE_CHARS = 200  # what follows the comments to the content's end, at most, is their note ("Comments are closed")
 
 
@@ -84,6 +85,8 @@ def _tail_run(content, blocks: list) -> list:
     if first is None or first == 0:
         return []
     run = kids[first:]
+    # (a short dated line after a block is its "Posted by: Ann at DATE", where no pair repeats: one comment)
+    mine |= {id(k) for k in run if id(k) not in mine and len(node_text(k)) <= LINE_CHARS and date_value(k)}
     if any(id(k) not in mine and node_text(k) for k in run):
         return []  # the post goes on after them: not a comment section
     head = kids[first - 1]

@@ -3,8 +3,9 @@
 Where a post's paragraphs sit beside its heading with no wrapper of their own, the content
 rule selects the block around both, and the post's text would start with its title, its date,
 "3 min read". The header is the largest block around the title node, inside the content
-block, that holds little more than the title and less than half the block's text: it is left out of the content (the page is not
-changed: the cut is made on a copy).
+block, that holds little more than the title and less than half the block's text: it is left out
+of the content, with what little the template prints above it (a "« Previous | Main | Next »"
+line, the day's heading). The page is not changed: the cut is made on a copy.
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def without_header(block, title_node, title: str | None):
     target = out
     for i in path[:depth + 1]:
         target = target[i]
+    _without_preamble(out, target, limit)
     parent = target.getparent()
     tail, at = target.tail, parent.index(target)
     prev = parent[at - 1] if at else None
@@ -64,3 +66,27 @@ def without_header(block, title_node, title: str | None):
         else:
             parent.text = (parent.text or "") + tail
     return out
+
+
+def _without_preamble(block, header, limit: float) -> None:
+    """Cut from `block` (a copy) what comes before the post's `header` inside it, where that is
+    short (`limit`): the template's line above the title (Movable Type's "« Previous | Main |
+    Next »" and the day's heading, a category label). Nothing is cut where it says more."""
+    loose, el = [], header
+    while el is not block and el.getparent() is not None:
+        parent = el.getparent()
+        loose += [k for k in parent if isinstance(k.tag, str) and parent.index(k) < parent.index(el)]
+        el = parent
+    if not loose or sum(_text_len(k) for k in loose) > limit \
+            or any(True for k in loose for _ in k.iter("img", "picture", "video", "iframe", "table")):
+        return  # (a picture above the title is the post's)
+    for k in loose:
+        parent, tail = k.getparent(), k.tail
+        prev = k.getprevious()
+        parent.remove(k)
+        if tail and tail.strip():
+            if prev is not None:
+                prev.tail = (prev.tail or "") + tail
+            else:
+                parent.text = (parent.text or "") + tail
+

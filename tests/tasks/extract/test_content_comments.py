@@ -141,3 +141,16 @@ def test_an_element_left_open_keeps_the_posts_last_part_when_its_comments_are_cu
     text, _ = content_without_comments(content, "//div[@class='comments-body']")
     assert SAID.strip() in text and last.strip() in text
     assert "Reader 1 says" not in text and "r2 at" not in text
+
+
+def test_a_posts_one_comment_is_cut_with_its_line_after_it():
+    """Movable Type 3 with one comment: its "Posted by: NAME at DATE" line follows it and no pair
+    repeats to say it is the comment's; the blocks' rule (a path by position) also takes the
+    entry's empty "more" anchor (a new held-out blog: each post with one comment kept it in its
+    text). A short dated line after the blocks is theirs."""
+    html = mt3_page(1, MT3_PEOPLE[:1]).replace("<div id='a001more'><div class='more'></div></div>", "<div id='a001more'></div>")
+    root = parse_html(html, "https://b.example/archives/1.html")
+    content = root.xpath("//div[@class='content']")[0]
+    text, _ = content_without_comments(content, "/html/body/div/div/div")
+    assert "Excellent first post" not in text and "Posted by: Donald" not in text
+    assert "The road from Toronto" in text
