@@ -53,7 +53,7 @@ TOP = 12  # candidate rules completed with slots and judged
 INLINE = frozenset("a abbr b bdi cite code em font i kbd label mark q s small span strong sub sup time u".split())
 LAYOUT_BLOCKS = ("div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "form")
 BLOCK_CHARS = 20000  # a block larger than this is a section of the page, not a comment
-COMMENT_MARK = re.compile(r"comment|komment|coment|reac|repl|respon|répon|antwort|discus|thread|talk|"
+COMMENT_MARK = re.compile(r"comment|komment|coment|reac|repl|respon(?!siv)|répon|antwort|discus|thread|talk|"
                           r"댓글|コメント|评论|留言|تعليق", re.I)
 
 
@@ -119,6 +119,16 @@ def _after(content):
         last = max((order.get(d, 0) for d in content.iter()), default=0)
         test = lambda el: order.get(el, -1) > last  # noqa: E731
     test.content = content
+    return test
+
+
+def _around_not(content):
+    """A test for the blind reading: any element but the post's content and those around it (the
+    post's own article: its byline and paragraphs are no comment of it)."""
+    if content is None:
+        return _after(None)
+    test = lambda el: not (el is content or is_ancestor(el, content))  # noqa: E731
+    test.content = None
     return test
 
 
@@ -498,7 +508,7 @@ def learn_comment_blocks(pages, theme=()) -> dict | None:
     if best is None and not blind:
         # none after the content: a content rule wider than the post (the article holding its
         # comment section) has them inside; they are taken only where the markup calls them comments
-        best = _best([(root, _after(None)) for root, _ in prepared], True, theme)
+        best = _best([(root, _around_not(after.content)) for root, after in prepared], True, theme)
     return best
 
 

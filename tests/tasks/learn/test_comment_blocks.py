@@ -453,3 +453,23 @@ def test_the_rest_of_a_block_leaves_out_a_line_naming_the_commenter_and_the_day(
     block = root.find(".//div[@class='c']")
     got = rest_text(block, {"author": ".//*[@class='h']", "date": ".//p[@class='x']"}, set())
     assert got == "We ride again on 12 June 2010."
+
+
+def test_the_posts_own_article_is_no_comment_of_it():
+    """WordPress posts with no comment, their `body` class "wp-embed-responsive" ("respon", as in
+    responses), each `article.post` holding the byline's `fn` and the post's paragraphs around
+    the content (a new held-out blog: every post got itself as its one comment, and the rule
+    then read none of its 412 comments). Responsive is no response; the article around the
+    content is the post."""
+    pages = []
+    for i in range(8):
+        html = (f"<html><body class='single single-post postid-{i} wp-embed-responsive'><div id='page' class='hfeed site'>"
+                f"<main id='main'><article id='post-{i}' class='post-{i} post type-post hentry category-reviews'>"
+                f"<header><h1 class='entry-title'>Post {i}</h1></header><div class='entry-content'>"
+                f"<p>{'The words of post %d, said at some length here. ' % i * 12}</p></div><footer class='entry-footer'>"
+                f"<span class='byline'><span class='author vcard'><a class='url fn n' href='/?author=1'>andrew</a></span>"
+                f"</span><time class='entry-date published updated' datetime='2020-0{i + 1}-03T10:00:00'>March {i + 3}, "
+                f"2020</time></footer></article></main></div></body></html>")
+        root = parse_html(html, f"{O}/?p={100 + i}")
+        pages.append((root, root.find(".//div[@class='entry-content']")))
+    assert learn_comment_blocks(pages) is None
