@@ -183,33 +183,32 @@ def test_a_series_prefix_most_titles_share_stays_in_them():
     assert _common_affixes(titles) == ("", "")
 
 
+def _titled(*titles) -> list[dict]:
+    """Pseudo entries of these titles."""
+    return [{"title": t, "url": f"http://b.test/{i}"} for i, t in enumerate(titles)]
+
+
 def test_a_label_every_pseudo_title_starts_with_is_the_templates_not_the_posts():
     """b2evolution prints "Post details: <title>" above each post (and in <title> after the site's
     name): a prefix every pseudo entry's title carries, ended by a separator, is cut; a prefix some
     lack is a series, part of each title."""
     from tasks.learn.pseudo_feed import _without_common_label
 
-    def entries(*titles):
-        return [{"title": t, "url": f"http://b.test/{i}"} for i, t in enumerate(titles)]
-
-    got = _without_common_label(entries("Post details: Blog moved", "Post details: GNOME inside",
+    got = _without_common_label(_titled("Post details: Blog moved", "Post details: GNOME inside",
                                         "Post details: Up again"))
     assert [e["title"] for e in got] == ["Blog moved", "GNOME inside", "Up again"]
-    series = entries("Review: A", "Review: B", "Something else")
+    series = _titled("Review: A", "Review: B", "Something else")
     assert _without_common_label(series) == series
-    assert _without_common_label(entries("Post: A", "Post: B")) == entries("Post: A", "Post: B")  # too few
+    assert _without_common_label(_titled("Post: A", "Post: B")) == _titled("Post: A", "Post: B")  # too few
 
 
 def test_a_site_name_in_brackets_after_every_pseudo_title_is_cut():
     """Movable Type's `<title>`: "Post (Blog name)" (a new held-out blog read without its feed had
-    every title with its blog's name); a bracket only some titles end with is theirs."""
+    every title with its blog's name); a bracket each title ends with in its own words is the title's."""
     from tasks.learn.pseudo_feed import _without_common_label
 
-    def entries(*titles):
-        return [{"title": t, "url": f"http://b.test/{i}"} for i, t in enumerate(titles)]
-
-    got = _without_common_label(entries("これまでのあらすじ (鈍行・中目黒の自転車メモ)", "7900 Dura 到着 (鈍行・中目黒の自転車メモ)",
+    got = _without_common_label(_titled("これまでのあらすじ (鈍行・中目黒の自転車メモ)", "7900 Dura 到着 (鈍行・中目黒の自転車メモ)",
                                         "Quarq CinQo (鈍行・中目黒の自転車メモ)"))
     assert [e["title"] for e in got] == ["これまでのあらすじ", "7900 Dura 到着", "Quarq CinQo"]
-    parts = entries("Trip (1)", "Trip (2)", "Trip (3)")
+    parts = _titled("Trip (1)", "Trip (2)", "Trip (3)")
     assert _without_common_label(parts) == parts
