@@ -12,7 +12,7 @@ import copy
 
 from tasks.extract.footer import MEDIA
 from tasks.fetch.html import block_text, drop_keeping_tail, node_text, to_html
-from tasks.learn.comment_nodes import date_value, is_ancestor
+from tasks.learn.comment_nodes import LINE_CHARS, date_value, is_ancestor
 from tasks.learn.comment_slots import footer_of
 from tasks.learn.rules import apply_rule
 
@@ -49,7 +49,6 @@ def comment_area(content, blocks: list):
 
 
 HEAD_CHARS = 40  # a short element just before the comments is their heading ("Comments")
-LINE_CHARS = 120  # a comment's line naming it and its day is short
 NOTE_CHARS = 200  # what follows the comments to the content's end, at most, is their note ("Comments are closed")
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 
+from tasks.fetch.html import drop_keeping_tail
+
 __all__ = ["without_header"]
 
 HEADER_EXTRA = 120  # characters beside the title a header holds at most (a date, a reading time, a byline)
@@ -56,15 +58,7 @@ def without_header(block, title_node, title: str | None):
     for i in path[:depth + 1]:
         target = target[i]
     _without_preamble(out, target, limit)
-    parent = target.getparent()
-    tail, at = target.tail, parent.index(target)
-    prev = parent[at - 1] if at else None
-    parent.remove(target)
-    if tail and tail.strip():  # the text after the header stays
-        if prev is not None:
-            prev.tail = (prev.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
+    drop_keeping_tail(target)  # (the text after the header stays)
     return out
 
 
@@ -81,12 +75,4 @@ def _without_preamble(block, header, limit: float) -> None:
             or any(True for k in loose for _ in k.iter("img", "picture", "video", "iframe", "table")):
         return  # (a picture above the title is the post's)
     for k in loose:
-        parent, tail = k.getparent(), k.tail
-        prev = k.getprevious()
-        parent.remove(k)
-        if tail and tail.strip():
-            if prev is not None:
-                prev.tail = (prev.tail or "") + tail
-            else:
-                parent.text = (parent.text or "") + tail
-
+        drop_keeping_tail(k)

@@ -37,7 +37,7 @@ from tasks.extract.comment_count import shown_count
 from tasks.fetch.html import node_text
 from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import (
-    date_value, elements, is_ancestor, is_date_child, names_page, own_matches, page_titles, said_text, shown_name, text_without,
+    LINE_CHARS, date_value, elements, is_ancestor, is_date_child, names_page, own_matches, page_titles, said_text, shown_name, text_without,
     title_parts)
 from tasks.learn import comment_lines
 from tasks.learn.comment_lines import name_in
@@ -198,7 +198,6 @@ def _holds_form(el) -> bool:
 MAX_LINED = 200  # blocks of one rule on one page whose date lines are read for names
 
 
-LINE_CHARS = 120  # a date line is short
 
 
 def _date_line_of(el):

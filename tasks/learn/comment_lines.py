@@ -76,11 +76,10 @@ def name_in(line: str | None, rule: dict | None) -> str:
     words = _words(line)
     if not lead or words[:len(lead)] != list(lead):
         return ""
-    name = []
     rest = words[len(lead):]
-    if len(rest) > 1 and _NUMBER.fullmatch(rest[0]) and rest[1] in stops:
-        name = rest[:1]  # a name of digits alone, a stop word right after it ("Posted by: 1234 at")
-    for word in rest[len(name):] if not name else ():
+    # (a name of digits alone, a stop word right after it: "Posted by: 1234 at")
+    name = rest[:1] if len(rest) > 1 and _NUMBER.fullmatch(rest[0]) and rest[1] in stops else []
+    for word in [] if name else rest:
         if word in stops or _NOTE.match(word) or _NUMBER.fullmatch(word):
             break
         name.append(word)

@@ -343,14 +343,14 @@ def rest_text(container, rule: dict, nested) -> str:
     return " ".join(lines(container, skip))
 
 
-BYLINE_CHARS = 120  # a line naming the commenter and the day is short
+LINE_CHARS = 120  # a comment's date line (and a line naming its writer and the day) is short
 
 
 def _byline(el, name: str) -> bool:
     """A short line that names the commenter and shows a date ("Posted by: Ann | 2009-01-16
     14:56"): a second header or footer of the comment (the date rule read another), not said."""
     text = node_text(el)
-    return bool(name) and len(text) <= BYLINE_CHARS and name in text and date_value(el) is not None
+    return bool(name) and len(text) <= LINE_CHARS and name in text and date_value(el) is not None
 
 
 def said_text(container, rule: dict, nested: set) -> tuple[str, list]:
