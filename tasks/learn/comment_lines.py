@@ -53,7 +53,7 @@ def learn(lines: list[str]) -> dict | None:
     names = [name_in(" ".join(w), rule) for w in split]
     signed = len(split) - sum(1 for w in split if unsigned(" ".join(w), rule))
     # (no stop word: a note after every name ends it, "Comment from: Ann [Visitor] ...")
-    if sum(1 for n in names if n) < SHARE * signed or len(set(names) - {""}) < 2:
+    if sum(1 for n in names if n) < SHARE * signed or len(set(names)) < 2:
         return None
     return rule
 
