@@ -76,10 +76,8 @@ def name_in(line: str | None, rule: dict | None) -> str:
     words = _words(line)
     if not lead or words[:len(lead)] != list(lead):
         return ""
-    rest = words[len(lead):]
-    # (a name of digits alone, a stop word right after it: "Posted by: 1234 at")
-    name = rest[:1] if len(rest) > 1 and _NUMBER.fullmatch(rest[0]) and rest[1] in stops else []
-    for word in [] if name else rest:
+    name = []
+    for word in words[len(lead):]:
         if word in stops or _NOTE.match(word) or _NUMBER.fullmatch(word):
             break
         name.append(word)

@@ -357,7 +357,7 @@ def _date_line(containers: list, nested: set, dated: list[str], name_rule: str |
             if " ".join(shown_name(shown).split()).casefold() != " ".join((said or "").split()).casefold():
                 return None, None
             agreed += 1
-        said_any += bool(said)  # (a comment signed by no one says no name either way)
+        said_any += bool(said) or comment_lines.unsigned(node_text(n), line)  # (signed by no one: the lines' shape)
     if said_any < comment_lines.SHARE * len(containers) or agreed < shown_any / 2:
         return None, None  # the name elements are mostly elsewhere: the line's words are no name
     return rule, line
@@ -369,7 +369,8 @@ def _line_reading(containers: list, nested: set, rule: str) -> dict | None:
     texts = [node_text(n) for c in containers if (n := next(iter(own_matches(c, rule, nested)), None)) is not None]
     enough = comment_lines.SHARE * len(containers)
     line = comment_lines.learn(texts) if len(texts) >= enough else None
-    return line if line and sum(1 for t in texts if comment_lines.name_in(t, line)) >= enough else None
+    return line if line and sum(1 for t in texts if comment_lines.name_in(t, line) or comment_lines.unsigned(t, line)) \
+        >= enough else None
 
 
 def _own_line(containers: list, nested: set, name_rule: str) -> dict | None:
