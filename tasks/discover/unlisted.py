@@ -56,10 +56,7 @@ def unlisted(records: list[str], slots: list[list[str]], aliases: dict[str, str]
     listed = _listed(slots, known, {})
     if len(listed & known) < min_cover * len(records):
         return []
-    owner = {url_form(a): url_form(o) for a, o in (aliases or {}).items()}
-    for _ in range(3):  # (a copy of a copy)
-        owner = {a: owner.get(o, o) for a, o in owner.items()}
-    owner = {a: o for a, o in owner.items() if o in known and a not in known}
+    owner = _owners(aliases, known)
     listed |= _listed(slots, known | set(owner), owner)
     out = [u for u in records if url_form(u) not in listed]
     if not out or len(out) > MAX_SHARE * len(records):
@@ -76,9 +73,18 @@ def menu_pages(menu: list[str], records: list[str], slots: list[list[str]],
     mine = [u for u in menu if url_form(u) in known]
     if not mine:
         return []
-    owner = {url_form(a): url_form(o) for a, o in (aliases or {}).items() if url_form(o) in known}
+    owner = _owners(aliases, known)
     listed = _listed(slots, known | set(owner), owner)
     return sorted(u for u in mine if url_form(u) not in listed)
+
+
+def _owners(aliases: dict[str, str] | None, known: set[str]) -> dict[str, str]:
+    """URL form of an alias -> its record's (a copy of a copy followed), for the aliases that
+    are no record themselves and whose post is one (`known`)."""
+    owner = {url_form(a): url_form(o) for a, o in (aliases or {}).items()}
+    for _ in range(3):  # (a copy of a copy)
+        owner = {a: owner.get(o, o) for a, o in owner.items()}
+    return {a: o for a, o in owner.items() if o in known and a not in known}
 
 
 def _listed(slots: list[list[str]], known: set[str], owner: dict[str, str]) -> set[str]:

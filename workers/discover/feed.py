@@ -315,7 +315,8 @@ def _feed_entries(rt, feed: dict, feed_url: str | None, home_url: str, since: st
 
     def take(f: dict) -> int:
         before = len(entries)
-        for e in f.get("entries", []) if f is feed or not change else [_rehomed(e, change) for e in f.get("entries", [])]:
+        moved = f is not feed and change  # (the first page's entries are rehomed already: _moved)
+        for e in (_rehomed(e, change) if moved else e for e in f.get("entries", [])):
             u = e.get("url") and canonical(e["url"])
             if u and u not in seen and in_scope(u, home_url):
                 seen.add(u)
