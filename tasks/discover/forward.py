@@ -15,13 +15,14 @@ import urllib.parse
 
 from tasks.fetch.html import node_text
 
-__all__ = ["forward_target", "frames", "frame_probes", "declares_feed", "MAX_FORWARDS", "MAX_STAND_IN_TEXT",
-           "MAX_FRAMES", "MAX_PROBES"]
+__all__ = ["forward_target", "frames", "frame_probes", "landing_links", "declares_feed", "MAX_FORWARDS",
+           "MAX_STAND_IN_TEXT", "MAX_FRAMES", "MAX_PROBES", "MAX_LANDING_LINKS"]
 
 MAX_FORWARDS = 3  # forwarding pages followed in a row at most (a loop ends there)
 MAX_REFRESH_DELAY = 30  # seconds: a page that refreshes later is read for itself first (a slideshow, a news ticker)
 MAX_FRAMES = 8  # a frameset's frames read at most
 MAX_PROBES = 12  # pages its frames link to, read at most, looking for the blog's home
+MAX_LANDING_LINKS = 4  # pages of its own site a landing page links at most (a blog's home lists many)
 MAX_STAND_IN_TEXT = 300  # characters of text: a stand-in says "moved to ...", a home page says much more
 
 _REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(['\"]?)(.*?)\2\s*$", re.I | re.S)
@@ -92,6 +93,21 @@ def frame_probes(roots: list, base_urls: list[str], home: str) -> list[str]:
             if _same_host(url, home) and not any(_same_page(url, s) for s in skip):
                 out.setdefault(url.split("#")[0], None)
     return list(out)[:MAX_PROBES]
+
+
+def landing_links(root, base_url: str) -> list[str]:
+    """The pages of its own host a landing page links to, in document order: a start page that
+    declares no feed and links to a few pages of its site only (a firm's or a person's front page
+    whose "Blog" link leads to the blog's home, which declares the feed); [] for any other page
+    (a blog's home lists its posts: many links). The crawl's home is the first of them that
+    declares a feed (workers/discover/feed.py), where one does."""
+    if _declares_feed(root) or root.find(".//frameset") is not None:
+        return []
+    out: dict[str, None] = {}
+    for url in _links(root, base_url):
+        if _same_host(url, base_url) and not _same_page(url, base_url):
+            out.setdefault(url.split("#")[0], None)
+    return list(out) if len(out) <= MAX_LANDING_LINKS else []
 
 
 def declares_feed(root) -> bool:

@@ -172,6 +172,36 @@ def test_a_frameset_start_page_leads_to_the_blog_a_frame_links(crawl):
     assert info["sources"].get("feed", 0) >= 1, info["sources"]
 
 
+def test_a_landing_page_leads_to_the_blog_home_it_links(crawl):
+    """A firm's front page at the root (no feed, a "Blog" link and a contact page): the blog's
+    home it links declares the feed, which trains the rules and dates the posts (a real blog
+    whose posts print no date came out dated by its pages' month archives)."""
+    from tests.farm import make_blog
+    from tests.httpd import LoopbackServer, Reply
+
+    blog = make_blog("wordpress", seed=4, n_posts=12)
+    landing = ('<html><head><title>Lawyer online</title></head><body><h1>Lawyer online</h1>'
+               '<p>Advice on contracts, property and family law.</p><a href="/journal/">Our blog</a> '
+               '<a href="/contact.html">Contact</a></body></html>')
+    pages = {"/": Reply(200, landing), "/contact.html": Reply(200, "<html><body><p>Call us.</p></body></html>")}
+    holder = {}
+
+    def route(req):
+        path = req.split.path
+        if path in pages:
+            return pages[path]
+        return blog.render("/" if path == "/journal/" else req.path, holder["origin"]) or Reply(404, "not found")
+
+    with LoopbackServer(route) as site:
+        holder["origin"] = site.url.rstrip("/")
+        info, records = crawl(site.url, timeout=240)
+    assert info["state"] == "done", info
+    s = score(blog.truth, records)
+    assert s["found"] >= 99 and s["precision"] >= 99 and s["date"] >= 99, s
+    assert {r["blog"] for r in records} == {site.url + "journal/"}, {r["blog"] for r in records}
+    assert info["sources"].get("feed", 0) >= 1, info["sources"]
+
+
 def _export_whose_feed_links_another_host(crawl, seed: int, declared: bool) -> set:
     """A farm WordPress blog served as a static export whose /feed/ links the exporter's host
     (`declared`: its pages keep their <link rel="alternate">): crawled, the paths it was asked."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from tasks.discover import feeds as feedlib
 from tasks.discover.announced import archive_widget_total
-from tasks.discover.forward import MAX_FORWARDS, declares_feed, forward_target, frame_probes, frames
+from tasks.discover.forward import MAX_FORWARDS, declares_feed, forward_target, frame_probes, frames, landing_links
 from tasks.discover.recognise import build_times
 from tasks.discover.traversal import in_scope
 from tasks.discover.moved import moved_prefix, rehome
@@ -144,7 +144,23 @@ def _home(rt, url: str, update: bool) -> Page:
             page = Page.from_response(rt.downloader.get(target, revisit=update), target)
         except FetchError as e:
             raise CrawlFailed(f"home page unreachable: {page.final_url} forwards to {target}: {e}") from e
-    return _framed_home(rt, page, update) or page
+    return _framed_home(rt, page, update) or _landing_home(rt, page, update) or page
+
+
+def _landing_home(rt, page: Page, update: bool) -> Page | None:
+    """A landing page (no feed, a few links of its own site: tasks.discover.forward.landing_links):
+    the blog's home is the first page it links that declares a feed; None where none does (the
+    traversal still follows its links, the blog read without a feed)."""
+    if page.garbled:
+        return None
+    for url in landing_links(page.root, page.final_url):
+        try:
+            probe = Page.from_response(rt.downloader.get(url, revisit=update), url)
+        except FetchError:
+            continue
+        if not probe.garbled and declares_feed(probe.root):
+            return probe
+    return None
 
 
 def _framed_home(rt, page: Page, update: bool) -> Page | None:

@@ -59,3 +59,17 @@ def test_the_pages_a_frameset_s_frames_link_are_probed_in_order_bounded():
     assert all(u.startswith("https://host.test/") and u not in (ROOT, "https://host.test/main.html") for u in got)
     assert declares_feed(_page('<link rel="alternate" type="application/atom+xml" href="/atom.xml">'))
     assert not declares_feed(_page('<link rel="stylesheet" href="/s.css">'))
+
+
+def test_a_landing_page_s_few_links_are_where_the_blog_s_home_is_looked_for():
+    from tasks.discover.forward import MAX_LANDING_LINKS, landing_links
+
+    landing = ('<h1>Lawyer online</h1><p>Advice on contracts, property and family law, every day.</p>'
+               '<a href="/blog.html">Our blog</a> <a href="/2010/12/sitemap.html#top">Site map</a> '
+               '<a href="/">Home</a> <a href="https://other.test/">a friend</a>')
+    assert landing_links(_page(body=landing), ROOT) == ["https://host.test/blog.html",
+                                                        "https://host.test/2010/12/sitemap.html"]
+    # a page that declares a feed is a home of its own; a blog's home links many pages of its site
+    assert landing_links(_page('<link rel="alternate" type="application/rss+xml" href="/rss.xml">', landing), ROOT) == []
+    listing = " ".join(f'<a href="/2014/0{i % 9 + 1}/post-{i}.html">post {i}</a>' for i in range(MAX_LANDING_LINKS + 1))
+    assert landing_links(_page(body=listing), ROOT) == []
