@@ -14,7 +14,7 @@ import copy
 
 from tasks.text.dates import near_day, parse_date
 
-__all__ = ["without_footer"]
+__all__ = ["without_footer", "cut_from", "cut_keeping"]
 
 FOOTER_CHARS = 120  # characters an edge line holds at most
 FOOTER_SHARE = 0.3  # and at most this share of the block's text
@@ -105,3 +105,49 @@ def without_footer(block, published: str | None, lang: str | None = None, author
             continue
         parent.remove(el)
     return out
+
+
+def _path(block, el) -> list[int] | None:
+    """Child indices from `block` down to `el`, or None where `el` does not lie inside it."""
+    path = []
+    while el is not block:
+        parent = el.getparent()
+        if parent is None:
+            return None
+        path.append(parent.index(el))
+        el = parent
+    return path[::-1]
+
+
+def _at(block, path: list[int]):
+    for i in path:
+        block = block[i]
+    return block
+
+
+def cut_from(block, marker):
+    """A copy of `block` without `marker` (an element inside it) and all that follows it in the
+    block (the post's footer, trackbacks and comments after its byline); None where `marker`
+    does not lie inside `block`."""
+    return cut_keeping(block, marker, None)[0]
+
+
+def cut_keeping(block, marker, keep):
+    """(`cut_from(block, marker)`, the copy in it of `keep`, an element of `block` before the
+    marker (the post's title), or None)."""
+    path = _path(block, marker)
+    if path is None:
+        return None, None
+    kept = _path(block, keep) if keep is not None else None
+    out = copy.deepcopy(block)
+    chain = [_at(out, path[:i + 1]) for i in range(len(path))]
+    kept_copy = _at(out, kept) if kept is not None and kept < path else None  # (before the marker: kept)
+    for node in reversed(chain):  # from the marker up: what follows each level goes
+        parent = node.getparent()
+        for sib in list(node.itersiblings()):
+            parent.remove(sib)
+        if node is chain[-1]:
+            parent.remove(node)  # (its tail with it)
+        else:
+            node.tail = None
+    return out, kept_copy

@@ -16,7 +16,7 @@ from lxml import etree
 
 from tasks.text.dates import near_day, parse_date, url_day
 from tasks.extract.fields import complete
-from tasks.extract.footer import without_footer
+from tasks.extract.footer import cut_keeping, without_footer
 from tasks.learn.link_slots import without_link_slots
 from tasks.learn.template_blocks import without_template
 from tasks.learn.template_lines import without_template_lines
@@ -300,6 +300,19 @@ def _without_template(node, rules: dict | None):
     return without_template_lines(node, content.get("template_lines"))
 
 
+def _ended_at_date(root, node, text: str, date_rules: list[str], firsts, title_node):
+    """(node, text, title node) cut at the date rule's line where it lies inside the node after
+    the post's text: the blog's posts end at their byline (tasks.learn.byline_end). The title's
+    node, where it lies in the node before the line, is its copy in the cut node."""
+    line, _ = _select_first(root, date_rules, elements=True, firsts=firsts)
+    if line is None or isinstance(line, str):
+        return node, text, title_node
+    cut, title_copy = cut_keeping(node, line, title_node)
+    if cut is None or not block_text(cut).strip():
+        return node, text, title_node
+    return cut, block_text(cut), title_copy if title_copy is not None else title_node
+
+
 def _page_lang(root, blog: dict | None) -> str | None:
     """The page's language, else the feed's: which word joins a list of authors."""
     return (root.get("lang") or "").strip() or (blog or {}).get("language") or None
@@ -331,6 +344,8 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     node, text = _select_first(root, content_rules, elements=True, firsts=firsts)
     if node is None and content_rules:  # a post without the inner wrapper the rule names: its container
         node, text = _container(root, content_rules[0])
+    if node is not None and text and date_rules and ((rules or {}).get("content") or {}).get("ends_at_date"):
+        node, text, title_node = _ended_at_date(root, node, text, date_rules, firsts, title_node)
     if node is not None and text:
         node = without_header(node, title_node, title)  # a block around the post's heading: not the heading
         node = _without_template(node, rules)  # nor what every post's node holds beside the post

@@ -223,9 +223,31 @@ def page_authors(root, raw=None) -> list[str]:
                 continue
             name = clean_author(node_text(r))
             if plausible_name(name):
-                return [name]
+                return (p.startswith("//meta") and _shown_instead(root, name)) or [name]
     return (next(([name] for name in _ld_author_names(raw) if plausible_name(name)), None) or byline_authors(root)
             or copyright_holder(root))
+
+
+# an element the theme marks as the post's author ("post-author", "author-name", "entry-author")
+_AUTHOR_MARKED = "//body//*[contains(@class, 'author')]"
+_AUTHOR_CLASS = re.compile(r"(?:^|[\s_-])author(?:$|[\s_-])", re.I)
+
+
+def _shown_instead(root, meta_name: str) -> list[str] | None:
+    """The name the page shows where its metadata names someone it does not show: the element
+    its theme marks as the author's holds another spelling (a transliteration, a display name
+    over a login): a record says what a reader sees. None where the page shows the metadata's
+    name, or marks no other."""
+    body = root.find(".//body")
+    if body is None or contains_name(node_text(body), meta_name):
+        return None
+    for el in root.xpath(_AUTHOR_MARKED):
+        if not _AUTHOR_CLASS.search(el.get("class") or "") or _in_comment_block(el):
+            continue
+        name = clean_author(node_text(el))
+        if person_like(name) and name.casefold() != meta_name.casefold():
+            return [name]
+    return None
 
 
 def contains_name(text: str, name: str) -> bool:

@@ -34,6 +34,7 @@ from tasks.fetch.html import html_block_text, html_to_text, parse_html
 from tasks.learn.narrow import narrowed_content
 from tasks.learn.rules import apply_rule
 from tasks.learn.authors import person_like
+from tasks.learn.byline_end import ends_at_date
 from tasks.learn.link_slots import link_slots
 from tasks.learn.template_blocks import template_blocks
 from tasks.learn.template_lines import template_lines
@@ -273,8 +274,9 @@ def _with_template(rules: dict, roots: list, feed_texts: list) -> dict:
         nodes.append(found[0] if found else None)
     said = normalize_text(" ".join(t for t in feed_texts if t)).casefold()  # a feed's words are the posts'
     above = None if said else [_first_node(root, _rule_of(rules, "title")) for root in roots]
+    dates = [_first_node(root, _rule_of(rules, "date")) for root in roots]
     found = {"template": [t for t in template_blocks(nodes, above) if t not in said], "link_slots": link_slots(nodes),
-             "template_lines": template_lines(nodes, said)}
+             "template_lines": template_lines(nodes, said), "ends_at_date": ends_at_date(nodes, dates, feed_texts)}
     found = {k: v for k, v in found.items() if v}
     return dict(rules, content=dict(content, **found)) if found else rules
 

@@ -106,3 +106,21 @@ def test_an_author_label_and_its_value_is_a_byline_in_any_language():
         assert byline_authors(root) == [name], line
     root = parse_html("<html><body><p>Author of the week: see below</p></body></html>", "http://b.test/p")
     assert byline_authors(root) == []
+
+
+@pytest.mark.parametrize("shown,want", [
+    ("Сергій Пірогов", "Сергій Пірогов"),  # the page shows another spelling than its metadata's
+    ("Sergey Pirogov", "Sergey Pirogov"),  # the page shows the metadata's name: the metadata's
+])
+def test_the_name_the_page_shows_over_a_metadata_name_it_does_not(shown, want):
+    html = ('<html><head><meta name="author" content="Sergey Pirogov"></head><body>'
+            f'<h1>Не баг, а фіча #5</h1><p><span class="post-author"><a href="/author/">{shown}</a></span> | 27/12/2022</p>'
+            '<section class="post-content"><p>Новий україномовний подкаст.</p></section>'
+            '<div class="comment"><span class="comment-author">Олег</span><p>Дякую!</p></div></body></html>')
+    assert page_authors(parse_html(html, "http://blog.test/2023/x/"), html) == [want]
+
+
+def test_a_commenter_s_name_is_not_shown_instead_of_the_metadata_s():
+    html = ('<html><head><meta name="author" content="Sergey Pirogov"></head><body><h1>Title</h1>'
+            '<p>Text of the post.</p><div class="comment"><span class="comment-author">Олег</span></div></body></html>')
+    assert page_authors(parse_html(html, "http://blog.test/2023/x/"), html) == ["Sergey Pirogov"]
