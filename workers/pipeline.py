@@ -305,7 +305,8 @@ def _recognise(rt, crawl_id: str, url: str, kind: UrlKind, page: Page, ctx: dict
                                            or _menu_page(rt, crawl_id, url, pattern, home)):
         post = result["post"] = False  # an /about/ page that a one-slug pattern took in (or the menu links), a listing
     return discovered.settle(rt, crawl_id, url, kind, page, rules, pattern, home, post, extracted, result,
-                             generic=bool(blog.get("generic")), built=blog.get("built") or ())
+                             generic=bool(blog.get("generic")), built=blog.get("built") or (),
+                             meta=blog.get("feed_meta"))
 
 
 def _menu_page(rt, crawl_id: str, url: str, pattern: str | None, home: str) -> bool:

@@ -8,6 +8,8 @@ no date reliably has no template recognition: its pages would pass for posts. Li
 """
 from __future__ import annotations
 
+import re
+
 from urllib.parse import urljoin, urlsplit
 
 from tasks.extract.post import rule_of
@@ -153,9 +155,17 @@ def _teaser(root, rules: dict, url: str | None) -> bool:
                     there = urlsplit(urljoin(url, href))
                 except ValueError:
                     continue
-                if there.netloc == here.netloc and there.path.rstrip("/") != here.path.rstrip("/"):
+                if there.netloc == here.netloc and there.path.rstrip("/") != here.path.rstrip("/") \
+                        and not _above(there.path, here.path):
                     return True
     return False
+
+
+def _above(path: str, below: str) -> bool:
+    """Is `path` the site's root or a folder `below` lies in (the banner's heading links the
+    blog's home, a section's heading its section: no listed post's title)?"""
+    p = re.sub(r"/index\.html?$", "/", path).rstrip("/")
+    return below.startswith(p + "/")
 
 
 def _not_a_title_list(root, rules: dict) -> bool:

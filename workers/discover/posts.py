@@ -66,9 +66,12 @@ def listed_on(page) -> list[list[str]]:
 
 
 def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, pattern: str | None,
-           home: str, post: bool, extracted: dict | None, result: dict, generic: bool = False, built=()):
+           home: str, post: bool, extracted: dict | None, result: dict, generic: bool = False, built=(),
+           meta: dict | None = None):
     """(post, extracted, record url) of a page (a tasks.fetch.page.Page: its tree parsed once)
     at `url` of `kind`; `post` is whether it is one so far (by its URL, as the rules read it).
+    `meta`: the blog's feed metadata (its author, for the posts whose pages name none, as the
+    pattern's posts are read: workers/pipeline._rules_reading).
     `generic`: the blog has no rules, and its posts are recognised by the page-level extractor;
     `built`: the site's build times (a page dated so has no date of its own)."""
     record_url, record = _record_url(rt, crawl_id, url, kind, page.final_url, page.root, pattern, home)
@@ -86,7 +89,7 @@ def settle(rt, crawl_id: str, url: str, kind: UrlKind, page, rules: dict, patter
         result["post"] = result["generic"] = True
         _support(rt, crawl_id, record_url, home)
         return True, dict(got, extraction="fallback"), record_url
-    extracted = extract_root(page.root, page.html, rules)
+    extracted = extract_root(page.root, page.html, rules, blog=meta, url=page.final_url)
     if built_at(extracted.get("published"), built):
         extracted = dict(extracted, published=None)  # the site's build time: the page has no date of its own
     if not template_post(page.root, extracted, rules, record_url):

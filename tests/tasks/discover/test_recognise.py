@@ -178,3 +178,16 @@ def test_a_listing_of_one_post_is_no_post():
     own = teaser.replace("href='/k-tanci/'", "href='/stitky/disco'")  # a heading linking the page itself
     root = parse_html(own, "https://b.test/stitky/disco")
     assert template_post(root, extract_root(root, own, RULES), RULES, "https://b.test/stitky/disco")
+
+
+def test_a_banner_heading_that_links_the_blog_s_home_makes_no_teaser():
+    """Movable Type's banner `<h1><a href="/">Blog</a></h1>` sits beside the content in the same
+    container: it links the blog's home (or the folder the post lies in), no listed post (a new
+    blog lost 42 posts named off its feed's pattern)."""
+    for home in ("/", "/index.html", "/ltnm/"):
+        page = ("<html><body><div id='container'><h1 class='banner'><a href='" + home + "'>Sachi's blog</a></h1>"
+                "<div class='node'><h2 class='post-title'>Ninagawa, part 4</h2><span class='post-date'>March 9, 2014"
+                f"</span><span class='post-author'>Jo</span><div class='post-content'>{BODY}</div></div></div></body></html>")
+        url = "https://b.test/ltnm/2005/08/ninagawa_3.html"
+        root = parse_html(page, url)
+        assert template_post(root, extract_root(root, page, RULES), RULES, url), home
