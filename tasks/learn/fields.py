@@ -338,17 +338,42 @@ def _near_candidates(page: _Scores, short: list, keys, values: list[str], floor:
 
 def _learn_author(page: _Scores, cands: list, authors: list[str], source: str) -> dict | None:
     """The rule field of the first candidate that names one of `authors` and has a rule,
-    with the span of its text that holds the names."""
+    with the span of its text that holds the names. Where several name them as well, one the
+    page marks as the author's (rel/itemprop/class "author") goes first: the byline, not a
+    "posted in A, B, C by X" line whose link to X moves with the number of tags."""
+    named_cands = []
     for _, s, c in cands:
         text = page.text(c)
         named = [a for a in authors if contains_name(text, a)]
-        if not named:
-            continue
+        if named:
+            named_cands.append((s, c, text, named))
+    if named_cands:
+        top = named_cands[0][0]
+        marked = [x for x in named_cands if x[0] >= top - AUTHOR_TIE and _author_marked(page.nodes[x[1][0]])]
+        named_cands = marked[:1] + [x for x in named_cands if not marked or x is not marked[0]]
+    for s, c, text, named in named_cands:
         rules = _rules_for(page.tree, c)
         if rules:
             span = learn_span(page.nodes[c[0]] if c[1] == "elem" else text, named, author=True)
             return _with_span(_field(rules, s) | {"source": source}, span)
     return None
+
+
+AUTHOR_TIE = 0.01  # similarity within which candidates naming the author tie
+_AUTHOR_MARK = re.compile(r"(?:^|[\s_-])author(?:$|[\s_-])", re.I)
+_COMMENT_MARK = re.compile(r"comment|repl|respon(?!siv)", re.I)
+
+
+def _author_marked(el, levels: int = 2) -> bool:
+    """Does the element, or one of its nearest ancestors, say it holds the post's author
+    (rel="author", itemprop="author", an "author" class; not a commenter's)?"""
+    for x in (el, *list(el.iterancestors())[:levels]):
+        marks = " ".join(x.get(a) or "" for a in ("class", "rel", "itemprop"))
+        if _COMMENT_MARK.search(marks):
+            return False
+        if _AUTHOR_MARK.search(marks):
+            return True
+    return False
 
 
 def _day_reading(text: str, published: str | None) -> tuple[str, bool] | None:
