@@ -13,6 +13,7 @@ import urllib.parse
 
 from tasks.extract.generic import page_content
 from tasks.fetch.html import json_ld, node_text, parse_html
+from tasks.learn.authors import shown_instead
 from tasks.text.dates import parse_date
 from tasks.text.similarity import normalize_text
 
@@ -154,7 +155,10 @@ def page_facts(html: str, url: str | None = None, content: bool = True, root=Non
     root = root if root is not None else parse_html(html, url)
     meta = _meta(root, set(_DATE_META) | set(_AUTHOR_META) | {"og:title", "twitter:title", "og:type"})
     title_el = root.find(".//title")
-    facts = {"url": url, **_ld_facts(_ld_post(json_ld(html))), **_meta_facts(meta),
+    shown = _meta_facts(meta)
+    if shown["meta_authors"]:  # the name the page shows, where its metadata names someone it does not
+        shown["meta_authors"] = shown_instead(root, shown["meta_authors"][0]) or shown["meta_authors"]
+    facts = {"url": url, **_ld_facts(_ld_post(json_ld(html))), **shown,
              "title_tag": node_text(title_el) if title_el is not None else None,
              "headings": _headings(root),
              "site_headings": _site_headings(root, url),

@@ -223,7 +223,7 @@ def page_authors(root, raw=None) -> list[str]:
                 continue
             name = clean_author(node_text(r))
             if plausible_name(name):
-                return (p.startswith("//meta") and _shown_instead(root, name)) or [name]
+                return (p.startswith("//meta") and shown_instead(root, name)) or [name]
     return (next(([name] for name in _ld_author_names(raw) if plausible_name(name)), None) or byline_authors(root)
             or copyright_holder(root))
 
@@ -233,7 +233,7 @@ _AUTHOR_MARKED = "//body//*[contains(@class, 'author')]"
 _AUTHOR_CLASS = re.compile(r"(?:^|[\s_-])author(?:$|[\s_-])", re.I)
 
 
-def _shown_instead(root, meta_name: str) -> list[str] | None:
+def shown_instead(root, meta_name: str) -> list[str] | None:
     """The name the page shows where its metadata names someone it does not show: the element
     its theme marks as the author's holds another spelling (a transliteration, a display name
     over a login): a record says what a reader sees. None where the page shows the metadata's

@@ -212,3 +212,18 @@ def test_a_site_name_in_brackets_after_every_pseudo_title_is_cut():
     assert [e["title"] for e in got] == ["これまでのあらすじ", "7900 Dura 到着", "Quarq CinQo"]
     parts = _titled("Trip (1)", "Trip (2)", "Trip (3)")
     assert _without_common_label(parts) == parts
+
+
+def test_a_pseudo_entry_names_the_author_the_page_shows_not_a_metadata_spelling_it_does_not():
+    """The metadata says "Sergey Pirogov", the byline shows "Сергій Пірогов": a feedless crawl
+    trained on the metadata's name learned `meta[@name=author]` and gave every post a name its
+    page never shows (a held-out blog's author 0)."""
+    from tasks.extract.page_facts import page_facts
+
+    html = ('<html><head><meta name="author" content="Sergey Pirogov"><title>Не баг, а фіча #5</title></head><body>'
+            '<h1>Не баг, а фіча #5</h1><p><span class="post-author"><a href="/author/">Сергій Пірогов</a></span>'
+            ' | 27/12/2022</p><section class="post-content"><p>Новий україномовний подкаст про тестування.</p>'
+            '</section></body></html>')
+    assert page_facts(html, "http://blog.test/2023/not-a-bug-5/", content=False)["meta_authors"] == ["Сергій Пірогов"]
+    shown = html.replace("Сергій Пірогов", "Sergey Pirogov")
+    assert page_facts(shown, "http://blog.test/2023/not-a-bug-5/", content=False)["meta_authors"] == ["Sergey Pirogov"]
