@@ -138,14 +138,33 @@ def test_a_feed_s_own_time_is_a_build_time_only_where_no_entry_has_it():
     assert _build_time({}, posts) == []
 
 
+def _journal_behind(crawl, seed: int, pages: dict) -> tuple[dict, list, object, str]:
+    """(info, records, blog, site URL) of a crawl started at the root of a site whose own `pages`
+    (path -> Reply) lead to a farm blog whose home is /journal/."""
+    from tests.farm import make_blog
+    from tests.httpd import LoopbackServer, Reply
+
+    blog = make_blog("wordpress", seed=seed, n_posts=12)
+    holder = {}
+
+    def route(req):
+        path = req.split.path
+        if path in pages:
+            return pages[path]
+        return blog.render("/" if path == "/journal/" else req.path, holder["origin"]) or Reply(404, "not found")
+
+    with LoopbackServer(route) as site:
+        holder["origin"] = site.url.rstrip("/")
+        info, records = crawl(site.url, timeout=240)
+    return info, records, blog, site.url
+
+
 def test_a_frameset_start_page_leads_to_the_blog_a_frame_links(crawl):
     """A personal site of the 2000s: its root is a frameset (no body, no feed) whose navigation
     frame links the blog's home (a page that declares a feed); the crawl starts at the root and
     harvests the blog, not nothing."""
-    from tests.farm import make_blog
-    from tests.httpd import LoopbackServer, Reply
+    from tests.httpd import Reply
 
-    blog = make_blog("wordpress", seed=3, n_posts=12)
     frameset = ('<html><head><title>My homepage</title></head><frameset rows="10%,*">'
                 '<frame src="/nav.html" name="top"><frame src="/hello.html" name="main"></frameset></html>')
     nav = ('<html><body><a href="/hello.html">Hello</a> <a href="/cv.html">CV</a> '
@@ -153,22 +172,12 @@ def test_a_frameset_start_page_leads_to_the_blog_a_frame_links(crawl):
     pages = {"/": Reply(200, frameset), "/nav.html": Reply(200, nav),
              "/hello.html": Reply(200, "<html><body><p>Welcome to my homepage.</p></body></html>"),
              "/cv.html": Reply(200, "<html><body><p>Born, studied, worked.</p></body></html>")}
-    holder = {}
-
-    def route(req):
-        path = req.split.path
-        if path in pages:
-            return pages[path]
-        return blog.render("/" if path == "/journal/" else req.path, holder["origin"]) or Reply(404, "not found")
-
-    with LoopbackServer(route) as site:
-        holder["origin"] = site.url.rstrip("/")
-        info, records = crawl(site.url, timeout=240)
+    info, records, blog, url = _journal_behind(crawl, 3, pages)
     assert info["state"] == "done", info
     s = score(blog.truth, records)
     assert s["found"] >= 99 and s["precision"] >= 99, s
     # the blog's home (it declares the feed) was taken for the crawl's home: its feed trained the rules
-    assert {r["blog"] for r in records} == {site.url + "journal/"}, {r["blog"] for r in records}
+    assert {r["blog"] for r in records} == {url + "journal/"}, {r["blog"] for r in records}
     assert info["sources"].get("feed", 0) >= 1, info["sources"]
 
 
@@ -176,29 +185,17 @@ def test_a_landing_page_leads_to_the_blog_home_it_links(crawl):
     """A firm's front page at the root (no feed, a "Blog" link and a contact page): the blog's
     home it links declares the feed, which trains the rules and dates the posts (a real blog
     whose posts print no date came out dated by its pages' month archives)."""
-    from tests.farm import make_blog
-    from tests.httpd import LoopbackServer, Reply
+    from tests.httpd import Reply
 
-    blog = make_blog("wordpress", seed=4, n_posts=12)
     landing = ('<html><head><title>Lawyer online</title></head><body><h1>Lawyer online</h1>'
                '<p>Advice on contracts, property and family law.</p><a href="/journal/">Our blog</a> '
                '<a href="/contact.html">Contact</a></body></html>')
     pages = {"/": Reply(200, landing), "/contact.html": Reply(200, "<html><body><p>Call us.</p></body></html>")}
-    holder = {}
-
-    def route(req):
-        path = req.split.path
-        if path in pages:
-            return pages[path]
-        return blog.render("/" if path == "/journal/" else req.path, holder["origin"]) or Reply(404, "not found")
-
-    with LoopbackServer(route) as site:
-        holder["origin"] = site.url.rstrip("/")
-        info, records = crawl(site.url, timeout=240)
+    info, records, blog, url = _journal_behind(crawl, 4, pages)
     assert info["state"] == "done", info
     s = score(blog.truth, records)
     assert s["found"] >= 99 and s["precision"] >= 99 and s["date"] >= 99, s
-    assert {r["blog"] for r in records} == {site.url + "journal/"}, {r["blog"] for r in records}
+    assert {r["blog"] for r in records} == {url + "journal/"}, {r["blog"] for r in records}
     assert info["sources"].get("feed", 0) >= 1, info["sources"]
 
 

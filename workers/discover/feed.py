@@ -151,9 +151,12 @@ def _landing_home(rt, page: Page, update: bool) -> Page | None:
     """A landing page (no feed, a few links of its own site: tasks.discover.forward.landing_links):
     the blog's home is the first page it links that declares a feed; None where none does (the
     traversal still follows its links, the blog read without a feed)."""
-    if page.garbled:
-        return None
-    for url in landing_links(page.root, page.final_url):
+    return None if page.garbled else _first_declaring(rt, landing_links(page.root, page.final_url), update)
+
+
+def _first_declaring(rt, urls: list[str], update: bool) -> Page | None:
+    """The first of the pages at `urls` that declares a feed (a blog's home), read in order."""
+    for url in urls:
         try:
             probe = Page.from_response(rt.downloader.get(url, revisit=update), url)
         except FetchError:
@@ -183,14 +186,8 @@ def _framed_home(rt, page: Page, update: bool) -> Page | None:
         if declares_feed(frame.root):
             return frame
         read.append(frame)
-    for url in frame_probes([f.root for f in read], [f.final_url for f in read], page.final_url):
-        try:
-            probe = Page.from_response(rt.downloader.get(url, revisit=update), url)
-        except FetchError:
-            continue
-        if not probe.garbled and declares_feed(probe.root):
-            return probe
-    return None
+    return _first_declaring(rt, frame_probes([f.root for f in read], [f.final_url for f in read], page.final_url),
+                            update)
 
 
 def _announced(st, crawl_id: str, home: Page) -> None:
