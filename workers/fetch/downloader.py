@@ -103,6 +103,7 @@ return 1
 # HostBusy: the step is done at that slot (workers.fetch.patience), and the thread goes to
 # other hosts' pages meanwhile. No thread sleeps through a politeness gap, let alone a Crawl-delay.
 INLINE_WAIT = 0.25
+ROBOTS_TRIES = 2  # robots.txt asked at most this often where the network fails (read as missing after)
 
 
 # Cookies belong to one crawl: a jar per crawl id (a worker thread serves many blogs, and one
@@ -262,11 +263,15 @@ class Downloader:
             self._note_cap(origin, cached[1])
             return cached[1]
         text = self.state.robots(origin)
-        if text is None:
+        for attempt in range(ROBOTS_TRIES):
+            if text is not None:
+                break
             try:
                 r = self._fetch(origin + "/robots.txt", max_bytes=500_000, delay=None, robots=None)
                 text = r.text if r.status < 400 else ""
             except FetchError as e:
+                if e.status is None and attempt + 1 < ROBOTS_TRIES:
+                    continue  # a network error (a timeout, a reset): asked once more, not read as "no robots.txt"
                 # RFC 9309: unreachable (5xx) means "disallow all"; missing (4xx) means "allow all"
                 text = "User-agent: *\nDisallow: /\n" if (e.status or 0) >= 500 else ""
             self.state.save_robots(origin, text)
