@@ -230,7 +230,19 @@ def page_authors(root, raw=None) -> list[str]:
 
 # an element the theme marks as the post's author ("post-author", "author-name", "entry-author")
 _AUTHOR_MARKED = "//body//*[contains(@class, 'author')]"
-_AUTHOR_CLASS = re.compile(r"(?:^|[\s_-])author(?:$|[\s_-])", re.I)
+AUTHOR_MARK = re.compile(r"(?:^|[\s_-])author(?:$|[\s_-])", re.I)
+
+
+def author_marked(el, levels: int = 2) -> bool:
+    """Does the element, or one of its `levels` nearest ancestors, say it holds the post's
+    author (rel="author", itemprop="author", an "author" class; a commenter's never)?"""
+    for x in (el, *list(el.iterancestors())[:levels]):
+        marks = " ".join(x.get(a) or "" for a in ("class", "rel", "itemprop"))
+        if _COMMENTISH.search(marks):
+            return False
+        if AUTHOR_MARK.search(marks):
+            return True
+    return False
 
 
 def shown_instead(root, meta_name: str) -> list[str] | None:
@@ -242,7 +254,7 @@ def shown_instead(root, meta_name: str) -> list[str] | None:
     if body is None or contains_name(node_text(body), meta_name):
         return None
     for el in root.xpath(_AUTHOR_MARKED):
-        if not _AUTHOR_CLASS.search(el.get("class") or "") or _in_comment_block(el):
+        if not AUTHOR_MARK.search(el.get("class") or "") or _in_comment_block(el):
             continue
         name = clean_author(node_text(el))
         if person_like(name) and name.casefold() != meta_name.casefold():

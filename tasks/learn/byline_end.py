@@ -15,7 +15,7 @@ from collections import Counter
 
 from tasks.extract.footer import cut_from
 from tasks.fetch.html import block_text
-from tasks.text.similarity import normalize_text
+from tasks.text.similarity import normalize_text, token_f1
 
 __all__ = ["ends_at_date"]
 
@@ -27,15 +27,6 @@ OPENING_WORDS = 3  # the words compared (no word with a digit)
 
 def _tokens(s: str) -> list[str]:
     return normalize_text(s).casefold().split()
-
-
-def _f1(gold: str, got: str) -> float:
-    g, h = Counter(_tokens(gold)), Counter(_tokens(got))
-    common = sum((g & h).values())
-    if not common:
-        return 0.0
-    p, r = common / sum(h.values()), common / sum(g.values())
-    return 2 * p * r / (p + r)
 
 
 def ends_at_date(nodes: list, dates: list, feed_texts: list) -> bool:
@@ -54,7 +45,7 @@ def ends_at_date(nodes: list, dates: list, feed_texts: list) -> bool:
         words = [w for w in _tokens(after.replace(block_text(date), "", 1)) if not any(c.isdigit() for c in w)]
         openings.append(" ".join(words[:OPENING_WORDS]) or None)  # (a trackback URL's number differs)
         if said:
-            gain = _f1(said, kept) - _f1(said, whole)
+            gain = token_f1(said, kept) - token_f1(said, whole)
             better += gain > BETTER
             worse += gain < -BETTER
     if better or worse:  # the feed's contents are the evidence where there are any

@@ -24,7 +24,7 @@ import re
 from collections import defaultdict
 
 from tasks.fetch.html import html_to_text, node_text, parse_html
-from tasks.learn.authors import clean_author, contains_name, page_authors, person_like, target_authors
+from tasks.learn.authors import author_marked, clean_author, contains_name, page_authors, person_like, target_authors
 from tasks.learn.spans import learn_span, span_key
 from tasks.learn.rules import attribute_rules, element_rules, text_node_rules, walk_scores
 from tasks.text.similarity import bigrams, normalize_text
@@ -349,7 +349,7 @@ def _learn_author(page: _Scores, cands: list, authors: list[str], source: str) -
             named_cands.append((s, c, text, named))
     if named_cands:
         top = named_cands[0][0]
-        marked = [x for x in named_cands if x[0] >= top - AUTHOR_TIE and _author_marked(page.nodes[x[1][0]])]
+        marked = [x for x in named_cands if x[0] >= top - AUTHOR_TIE and author_marked(page.nodes[x[1][0]])]
         named_cands = marked[:1] + [x for x in named_cands if not marked or x is not marked[0]]
     for s, c, text, named in named_cands:
         rules = _rules_for(page.tree, c)
@@ -360,20 +360,6 @@ def _learn_author(page: _Scores, cands: list, authors: list[str], source: str) -
 
 
 AUTHOR_TIE = 0.01  # similarity within which candidates naming the author tie
-_AUTHOR_MARK = re.compile(r"(?:^|[\s_-])author(?:$|[\s_-])", re.I)
-_COMMENT_MARK = re.compile(r"comment|repl|respon(?!siv)", re.I)
-
-
-def _author_marked(el, levels: int = 2) -> bool:
-    """Does the element, or one of its nearest ancestors, say it holds the post's author
-    (rel="author", itemprop="author", an "author" class; not a commenter's)?"""
-    for x in (el, *list(el.iterancestors())[:levels]):
-        marks = " ".join(x.get(a) or "" for a in ("class", "rel", "itemprop"))
-        if _COMMENT_MARK.search(marks):
-            return False
-        if _AUTHOR_MARK.search(marks):
-            return True
-    return False
 
 
 def _day_reading(text: str, published: str | None) -> tuple[str, bool] | None:

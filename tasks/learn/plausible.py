@@ -38,7 +38,7 @@ from tasks.learn.byline_end import ends_at_date
 from tasks.learn.link_slots import link_slots
 from tasks.learn.template_blocks import template_blocks
 from tasks.learn.template_lines import template_lines
-from tasks.text.similarity import dice, normalize_text
+from tasks.text.similarity import dice, normalize_text, token_f1
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
 
@@ -52,19 +52,6 @@ CONTENT_OK = 0.8  # token F1 with the feed's full content that counts as the pos
 REWORDED = 0.5  # Dice of bigrams above which a title is the feed's reworded (the paper's measure)
 MARGIN = 0.15  # the generic reading must agree this much more often to take a field over
 FIELDS = {"title": "title", "content": "content_text", "author": "authors", "date": "published"}
-
-
-def _tokens(text: str | None) -> Counter:
-    return Counter(normalize_text(text or "").casefold().split())
-
-
-def token_f1(a: str | None, b: str | None) -> float:
-    x, y = _tokens(a), _tokens(b)
-    common = sum((x & y).values())
-    if not common:
-        return 1.0 if not x and not y else 0.0
-    p, r = common / sum(y.values()), common / sum(x.values())
-    return 2 * p * r / (p + r)
 
 
 def _same(a, b) -> bool:

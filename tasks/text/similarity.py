@@ -14,6 +14,8 @@ quotes, CJK, ...) can collide, and then only with other non-Latin-1 pairs.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import unicodedata
 
 MASK_BITS = 1 << 17  # width of a bigram bitset
@@ -129,3 +131,14 @@ def dice_mask_text(a: str, b: str) -> float:
     if la + lb == 0:
         return 1.0 if a == b else 0.0
     return dice_masks(ma, la, mb, lb)
+
+
+def token_f1(a: str | None, b: str | None) -> float:
+    """Token F1 of two texts (normalised, case folded): 1 for two empty texts."""
+    x = Counter(normalize_text(a or "").casefold().split())
+    y = Counter(normalize_text(b or "").casefold().split())
+    common = sum((x & y).values())
+    if not common:
+        return 1.0 if not x and not y else 0.0
+    p, r = common / sum(y.values()), common / sum(x.values())
+    return 2 * p * r / (p + r)
