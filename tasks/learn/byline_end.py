@@ -35,9 +35,9 @@ def ends_at_date(nodes: list, dates: list, feed_texts: list) -> bool:
     better = worse = 0
     openings = []
     for node, date, said in zip(nodes, dates, feed_texts):
-        if node is None or date is None or date is node or not any(a is node for a in date.iterancestors()):
+        if node is None or date is None or date is node:
             continue
-        cut = cut_from(node, date)
+        cut = cut_from(node, date)  # (None: the line lies outside the node)
         if cut is None or not block_text(cut).strip():
             continue  # the line opens the node (a header's date): the post follows it
         whole, kept = block_text(node), block_text(cut)
