@@ -36,6 +36,7 @@ REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 CHAIN_PAGES = 16
 CHAIN_SECONDS = 30.0
 BUSY_RETRIES = 100_000  # a busy host (politeness) is no failure: its retries are not counted as such
+MAX_STALLS = 30  # discovery runs in a row that fetched nothing new: it never will (`_stalled`)
 
 heal.connect(app)  # heartbeats, holds and the sweep inside every worker (workers/heal.py)
 limits.connect(app)  # task deadlines that hold in the threads pool (workers/limits.py)
@@ -79,6 +80,11 @@ def _start(task, url, since, crawl_id, options) -> str:
         return crawl_id
     except HostBusy as e:  # politeness: discovery goes on at the host's next turn, no thread sleeps
         memo.keep()
+        if _stalled(rt, crawl_id, memo):
+            why = f"discovery fetched nothing new in {MAX_STALLS} runs in a row (each waiting for a busy host): given up"
+            rt.state.add_error(crawl_id, url, "discovery", why)
+            rt.state.set_state(crawl_id, "failed", why)
+            return crawl_id
         raise task.retry(countdown=min(e.wait, COUNTDOWN_MAX), max_retries=BUSY_RETRIES)
     except REDIS_DOWN:
         heal.wait_for_redis(rt.state.r)
@@ -101,6 +107,17 @@ def _start(task, url, since, crawl_id, options) -> str:
     else:
         pipeline.start_traversal(rt, crawl_id, None, send=send_page)
     return crawl_id
+
+
+def _stalled(rt, crawl_id: str, memo) -> bool:
+    """Has discovery stopped getting further? Each run after a busy host's wait goes at least one
+    request further (what it fetched is read back); MAX_STALLS runs in a row that fetched nothing
+    new never will (a step that forgot a failure and started over looped for good)."""
+    key = rt.keys(crawl_id).crawl
+    if memo.fresh:
+        rt.state.r.hdel(key, "stalls")
+        return False
+    return rt.state.r.hincrby(key, "stalls", 1) >= MAX_STALLS
 
 
 def _on_its_queue(sig, queue: str | None):

@@ -683,3 +683,11 @@ class State:
 
     def save_robots(self, host: str, text: str, ttl: int = 24 * 3600) -> None:
         self.r.set(f"bh:robots:{{{host}}}", text, ex=ttl)
+
+    def robots_failed(self, host: str, ttl: int = 600) -> int:
+        """One more network error asking `host`'s robots.txt: how many in the last `ttl` s."""
+        key = f"bh:robots_failed:{{{host}}}"
+        with self.r.pipeline() as p:
+            p.incr(key)
+            p.expire(key, ttl)
+            return p.execute()[0]

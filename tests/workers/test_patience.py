@@ -304,6 +304,34 @@ def test_a_discovery_that_meets_a_busy_host_is_its_own_task_sent_again(rt, monke
     assert rt.state.r.hget(Keys(crawl_id).crawl, "state") == "done"
 
 
+def test_a_discovery_that_gets_no_further_ends_failed_with_its_reason(rt, monkeypatch):
+    """Each discovery run after a busy host's wait goes a request further; one that forgot a
+    failure (robots.txt asked again from the start) met the same busy host for good. Runs in a
+    row that fetch nothing new end the crawl failed, said in its report; a run that fetched
+    something starts the count again."""
+    from workers import crawl, pipeline
+
+    calls = []
+
+    def discover(rt_, crawl_id, url, since):
+        calls.append(1)
+        if len(calls) == 5:  # one run gets further: the count starts again
+            try:
+                rt_.downloader.get("http://127.0.0.1:9/unreachable")
+            except FetchError:
+                pass
+        raise patience.HostBusy("busy.test", 0.001)
+
+    monkeypatch.setattr(pipeline, "discover", discover)
+    crawl_id = rt.state.create_crawl("http://busy.test/", None, {})
+    result = crawl.new_crawl.apply(kwargs={"url": "http://busy.test/", "crawl_id": crawl_id})
+    assert result.successful(), result.traceback
+    assert len(calls) == 5 + crawl.MAX_STALLS
+    info = rt.state.crawl_info(crawl_id)
+    assert info["state"] == "failed" and "fetched nothing new" in info["message"], info
+    assert any(e["kind"] == "discovery" for e in rt.state.errors(crawl_id))
+
+
 def test_a_discovery_run_again_parses_each_feed_page_once(rt, monkeypatch):
     """Discovery runs again from its start at each turn of its host, its fetches read back from
     Redis: the feed pages it read are not parsed again (a blog whose training read thirty pages

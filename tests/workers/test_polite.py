@@ -214,3 +214,26 @@ def test_a_robots_txt_the_network_drops_once_is_asked_again(rt):
         srv.close()
     assert len(asked) == 2
     assert "Sitemap:" in rt.state.robots(f"http://127.0.0.1:{port}"), policy
+
+
+def test_a_robots_txt_the_network_never_answers_ends_after_its_second_turn(rt):
+    """The second try of a robots.txt the network fails waits for the host's next turn
+    (HostBusy) and its step runs again from its start: the try counted in Redis, that run's try
+    is the last one, read as missing. Counted per run, each run failed once and waited again:
+    a blog whose home page declared its feed on a host this machine cannot reach sat in
+    discovery for good (686 retries in 12 minutes)."""
+    import socket
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))  # bound, never listening: every connection refused at once
+    port = closed.getsockname()[1]
+    dl = Downloader(rt.state, Settings(allow_private=True, local_delay=0.5))
+    try:
+        with pytest.raises(patience.HostBusy) as busy:
+            dl.robots(f"http://127.0.0.1:{port}/")  # refused, and the second try is half a second away
+        time.sleep(busy.value.wait)  # the host's next turn: when the task runs the step again
+        policy = dl.robots(f"http://127.0.0.1:{port}/")
+    finally:
+        closed.close()
+    assert rt.state.robots(f"http://127.0.0.1:{port}") == ""  # unreachable twice: no robots.txt
+    assert policy.allowed(f"http://127.0.0.1:{port}/post/")

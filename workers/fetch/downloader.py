@@ -263,15 +263,16 @@ class Downloader:
             self._note_cap(origin, cached[1])
             return cached[1]
         text = self.state.robots(origin)
-        for attempt in range(ROBOTS_TRIES):
-            if text is not None:
-                break
+        while text is None:
             try:
                 r = self._fetch(origin + "/robots.txt", max_bytes=500_000, delay=None, robots=None)
                 text = r.text if r.status < 400 else ""
             except FetchError as e:
-                if e.status is None and attempt + 1 < ROBOTS_TRIES:
-                    continue  # a network error (a timeout, a reset): asked once more, not read as "no robots.txt"
+                # a network error (a timeout, a reset) is asked once more, not read as "no robots.txt";
+                # counted in Redis: the next try may wait for the host's next turn (HostBusy), and the
+                # step run again then must go on counting, not start over (it looped for good)
+                if e.status is None and self.state.robots_failed(origin) < ROBOTS_TRIES:
+                    continue
                 # RFC 9309: unreachable (5xx) means "disallow all"; missing (4xx) means "allow all"
                 text = "User-agent: *\nDisallow: /\n" if (e.status or 0) >= 500 else ""
             self.state.save_robots(origin, text)

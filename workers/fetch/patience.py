@@ -121,6 +121,7 @@ class Remembering:
         # (issue 36) each fetch written as it comes: a step longer than a worker's life (discovery,
         # its worker killed every few seconds) gets further each run instead of starting over
         self.eager = eager
+        self.fresh = 0  # fetches this run made (not read back): a run with none got no further
 
     def _load(self) -> dict:
         if self.kept is None:
@@ -146,6 +147,7 @@ class Remembering:
 
     def _note(self, field: str, value: str) -> None:
         self.kept[field] = value
+        self.fresh += 1
         if self.eager:
             with self.r.pipeline() as p:
                 p.hset(self.key, field, value)
