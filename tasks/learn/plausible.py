@@ -15,7 +15,8 @@ pages the rules were learned on:
   page of the blog.
 
 Before both, a content rule whose block holds the post's title or date is narrowed to the
-post's own block where the training pages agree on one (tasks.learn.narrow).
+post's own block where the training pages agree on one (tasks.learn.narrow), and one that reads
+a part of a post laid out in parts is widened to the whole (tasks.learn.widen).
 
 A field so decided keeps its rule for recognising the template (tasks.discover.recognise) but
 is marked `"use": "generic"`; extraction then fills it down the fallback chain, and the
@@ -38,6 +39,7 @@ from tasks.learn.byline_end import ends_at_date
 from tasks.learn.link_slots import link_slots
 from tasks.learn.template_blocks import template_blocks
 from tasks.learn.template_lines import template_lines
+from tasks.learn.widen import widened_content
 from tasks.text.similarity import dice, normalize_text, token_f1
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
@@ -223,10 +225,13 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
         return rules, []
     rules, narrowed = narrowed_content(rules, pages)  # a block around the post: the post's block
     roots = [parse_html(html, url) for html, url, _ in pages]
+    widened = None
+    if not any(_full_content(entry) for _, _, entry in pages):  # learned on no feed's own content
+        rules, widened = widened_content(rules, pages, roots)  # a part of the post: the post's block
     rules = _with_template(rules, roots, [_feed_words(entry) for _, _, entry in pages])
     readings = [(_readings(root, html, url, rules, extract, generic_content), entry)
                 for root, (html, url, entry) in zip(roots, pages)]
-    out, notes = dict(rules), [narrowed] if narrowed else []
+    out, notes = dict(rules), [n for n in (narrowed, widened) if n]
     for field in FIELDS:
         v = out.get(field)
         if not isinstance(v, dict) or not v.get("rule"):
