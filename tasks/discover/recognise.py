@@ -156,9 +156,13 @@ def _teaser(root, rules: dict, url: str | None) -> bool:
                 except ValueError:
                     continue
                 if there.netloc == here.netloc and there.path.rstrip("/") != here.path.rstrip("/") \
-                        and not _above(there.path, here.path):
+                        and not _above(there.path, here.path) and not _FEEDISH.search(there.path):
                     return True
     return False
+
+
+# a feed's address: a sidebar's "RSS" heading links it, and no listed post's title does
+_FEEDISH = re.compile(r"\.(?:xml|rss|rdf|atom)$|/(?:feeds?|rss|atom)(?:/|\.xml)?$", re.I)
 
 
 def _above(path: str, below: str) -> bool:

@@ -191,3 +191,19 @@ def test_a_banner_heading_that_links_the_blog_s_home_makes_no_teaser():
         url = "https://b.test/ltnm/2005/08/ninagawa_3.html"
         root = parse_html(page, url)
         assert template_post(root, extract_root(root, page, RULES), RULES, url), home
+
+
+def test_a_sidebar_heading_that_links_the_feed_makes_no_teaser():
+    """A theme's sidebar beside the post heads its subscribe box `<h6><a href="/index.xml">RSS</a>`:
+    a feed is no listed post (a new blog's 235 posts of its older URL scheme were each read as a
+    listing of one post, found 15 %)."""
+    for feed in ("/index.xml", "/feed/", "/atom.xml", "/rss"):
+        page = ("<html><body><div id='container'><aside><h6><a href='" + feed + "'>RSS</a></h6></aside>"
+                "<div class='node'><h2 class='post-title'>LLVM Weekly 104</h2><span class='post-date'>March 9, 2014"
+                f"</span><span class='post-author'>Jo</span><div class='post-content'>{BODY}</div></div></div></body></html>")
+        url = "https://b.test/2015/12/llvm-weekly-104.html"
+        root = parse_html(page, url)
+        assert template_post(root, extract_root(root, page, RULES), RULES, url), feed
+    page = page.replace("href='/rss'", "href='/2015/12/llvm-weekly-103.html'")  # another post's title: a teaser
+    root = parse_html(page, url)
+    assert not template_post(root, extract_root(root, page, RULES), RULES, url)
