@@ -178,9 +178,25 @@ def _not_a_title_list(root, rules: dict) -> bool:
     if not title:
         return True
     try:
-        return len(apply_rule(root, title)) <= 2
+        return len(apply_rule(root, title)) <= 2 or _one_day_shown(root, rules)
     except Exception:
         return False
+
+
+def _one_day_shown(root, rules: dict) -> bool:
+    """Does the date rule, reading the page's body, find one date only? A listing dates each of
+    its items where the posts show their date; a post whose body heads its sections in the
+    title's markup (a Hugo post's `<h1>`s beside its title's, in one article) shows one."""
+    date = rule_of(rules, "date")
+    if not date:
+        return False
+    try:
+        found = apply_rule(root, date)
+    except Exception:
+        return False
+    nodes = [n if not isinstance(n, str) else getattr(n, "getparent", lambda: None)() for n in found]
+    nodes = [n for n in nodes if n is not None]
+    return len(nodes) == 1 and all(a.tag != "head" for a in nodes[0].iterancestors())
 
 
 MIN_GENERIC_CHARS = 200  # an article, as the page-level extractor reads it (tasks.learn.pseudo_feed)
@@ -222,5 +238,5 @@ def listing_like(root, rules: dict | None) -> bool:
     if len(blocks) == 1 and all(not isinstance(t, str) for t in titles):
         # one post's block, and titles beside it: a "related posts" box repeats the title's markup
         # (held-out 330k-ja, WordPress Hueman); a listing's titles stand in the one block that wraps them
-        return sum(any(a is blocks[0] for a in t.iterancestors()) for t in titles) > 2
+        return sum(any(a is blocks[0] for a in t.iterancestors()) for t in titles) > 2 and not _one_day_shown(root, rules)
     return True

@@ -207,3 +207,26 @@ def test_a_sidebar_heading_that_links_the_feed_makes_no_teaser():
     page = page.replace("href='/rss'", "href='/2015/12/llvm-weekly-103.html'")  # another post's title: a teaser
     root = parse_html(page, url)
     assert not template_post(root, extract_root(root, page, RULES), RULES, url)
+
+
+def test_a_post_heading_its_sections_in_the_title_s_markup_is_no_listing():
+    """Hugo writes a post's own `# Sections` as `<h1>`s in the article beside its title's `<h1>`:
+    the title rule `article/h1` then finds five titles. A listing dates each item where the posts
+    show their day; the post shows one day (a new blog lost 13 posts, as listings of themselves)."""
+    from tasks.discover.recognise import listing_like
+
+    rules = {"title": {"rule": "//article/h1", "share": 1.0}, "content": {"rule": "//article", "share": 1.0},
+             "date": {"rule": "//*[@class='post-date']/@datetime", "share": 0.9}}
+    sections = "".join(f"<h1>Section {i}</h1>{BODY}" for i in range(4))
+    page = (f"<html><body><article><h1>Trojan Source</h1><aside><time class='post-date' datetime='2022-01-12'>"
+            f"Jan 12, 2022</time></aside>{sections}</article></body></html>")
+    url = "https://b.test/posts/2022-01-12-trojan-source/"
+    root = parse_html(page, url)
+    assert not listing_like(root, rules)
+    assert template_post(root, extract_root(root, page, rules), rules, url)
+    items = "".join(f"<h1>Post {i}</h1><aside><time class='post-date' datetime='2022-01-1{i}'>Jan 1{i}</time></aside>{BODY}"
+                    for i in range(4))
+    listing = f"<html><body><article>{items}</article></body></html>"  # each item dated: a listing
+    root = parse_html(listing, "https://b.test/tags/x/")
+    assert listing_like(root, rules)
+    assert not template_post(root, extract_root(root, listing, rules), rules, "https://b.test/tags/x/")
