@@ -368,14 +368,17 @@ def extract_root(root, raw, rules: dict | None, entry: dict | None = None, blog:
     signs = {"title": lambda: _page_title(root), "published": lambda: _page_date(root) or _date_by_title(title_node, lang),
              "authors": lambda: page_authors(root, raw), "byline": lambda: byline_authors(root)}
     learned = ("authors",) if author_rules else ()
-    return _url_day_kept(complete(found, root, page_url, entry, blog, signs, lang, learned), page_url)
+    off = isinstance((rules or {}).get("date"), dict) and rules["date"].get("url_days") == "off"
+    return _url_day_kept(complete(found, root, page_url, entry, blog, signs, lang, learned), page_url, off)
 
 
-def _url_day_kept(out: dict, url: str | None) -> dict:
+def _url_day_kept(out: dict, url: str | None, off: bool = False) -> dict:
     """A post whose URL carries its day (/2014/03/09/slug/) is dated that day (give or take one,
-    for time zones) when no source reads it: a date further off is another post's or an update's."""
+    for time zones) when no source reads it: a date further off is another post's or an update's.
+    `off`: the blog's feed dates its posts off their URLs' days (a file named the day its draft
+    began): the URL's day only where nothing else dates the post."""
     day = url_day(url)
-    if not day or (out.get("published") and near_day(out["published"], day)):
+    if not day or (out.get("published") and (off or near_day(out["published"], day))):
         return out
     return dict(out, published=day, sources=dict(out.get("sources") or {}, published="url"))
 

@@ -40,6 +40,7 @@ from tasks.learn.link_slots import link_slots
 from tasks.learn.template_blocks import template_blocks
 from tasks.learn.template_lines import template_lines
 from tasks.learn.widen import widened_content
+from tasks.text.dates import near_day, url_day
 from tasks.text.similarity import dice, normalize_text, token_f1
 
 __all__ = ["checked_rules", "generic_fields", "MIN_PAGES"]
@@ -245,7 +246,25 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
             out[field] = dict(v, use="generic")
             notes.append(f"{field} rule {v['rule']} {why}: the {field} is read from the page's metadata"
                          f"{' and the page-level extractor' if field == 'content' else ''} instead")
-    return out, notes
+    out, note = _url_days(out, pages)
+    return out, notes + ([note] if note else [])
+
+
+URL_DAYS_OFF = 0.1  # share of the feed's posts (two at least) dated off their URLs' days
+
+
+def _url_days(rules: dict, pages: list) -> tuple[dict, str | None]:
+    """`rules` with the date rule marked `url_days: off` where the feed dates its posts off the
+    days their URLs carry (a static site's file named the day its draft began, the post
+    published weeks later): the page's date is then not overruled by its URL's day."""
+    date = rules.get("date")
+    pairs = [(url_day(url), entry["published"]) for _, url, entry in pages
+             if not entry.get("pseudo") and entry.get("published") and url_day(url)]
+    off = sum(not near_day(e, d) for d, e in pairs)
+    if not isinstance(date, dict) or len(pairs) < MIN_PAGES or off < max(2, URL_DAYS_OFF * len(pairs)):
+        return rules, None
+    return dict(rules, date=dict(date, url_days="off")), (f"the feed dates {off} of {len(pairs)} training posts off"
+                                                          " their URLs' days: a page's date is kept where its URL's day differs")
 
 
 def _with_template(rules: dict, roots: list, feed_texts: list) -> dict:

@@ -466,13 +466,18 @@ def parse_date(text: str, lang: str | None = None, now: str | None = None, slow:
         return None
 
 
-_URL_DAY = re.compile(r"/((?:19|20)\d\d)[/-](0[1-9]|1[0-2])[/-](0[1-9]|[12]\d|3[01])(?:/|\.|-|$)")
+# a day in folders (/2014/03/09/slug/, /2005/11/06.html) or in one name (/2014-03-09-slug/); a
+# number opening the slug after the month's folder (/2018/11/30-faster-builds.html) is no day
+_URL_DAY = re.compile(r"/((?:19|20)\d\d)(?:/(0[1-9]|1[0-2])/(0[1-9]|[12]\d|3[01])(?:/|\.|$)"
+                      r"|-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:/|\.|-|$))")
 
 
 def url_day(url: str | None) -> str | None:
     """The day a post's URL carries (/2014/03/09/slug/), ISO "YYYY-MM-DD", or None."""
     m = _URL_DAY.search(url or "")
-    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
+    if not m:
+        return None
+    return f"{m.group(1)}-{m.group(2) or m.group(4)}-{m.group(3) or m.group(5)}"
 
 
 _URL_MONTH = re.compile(r"/((?:19|20)\d\d)/(0[1-9]|1[0-2])/(?!\d{1,2}(?:/|$))[^/?#]+")

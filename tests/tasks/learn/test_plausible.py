@@ -138,3 +138,29 @@ def test_a_feed_in_utc_agrees_with_the_day_a_page_prints_in_its_own_zone():
     week = lambda i: f"{i + 8} March 2014"  # noqa: E731
     out, notes = checked_rules(rules, _dated(week, utc), extract_root, content)
     assert "date" in generic_fields(out), notes
+
+
+def test_a_feed_dating_its_posts_off_their_urls_days_keeps_the_pages_dates():
+    """A static site names a post's file the day its draft began (/posts/2021-01-05-slug/) and
+    publishes it weeks later; page and feed say the later day. The URL's day overruled the
+    page's date on a new blog's every such post (date 92 %): where the feed dates its training
+    posts off their URLs' days, the page's date stands."""
+    from tasks.fetch.html import parse_html
+
+    def dated(i, url_day, shown):
+        html = (f"<html><body><h1 class='t'>Post {i}</h1><time class='d'>{shown}</time>"
+                f"<article><p>{' '.join(WORDS[i * 8:(i + 1) * 8] * 6)}</p></article></body></html>")
+        url = f"https://b.test/posts/{url_day}-post-{i}/"
+        return html, url, {"url": url, "title": f"Post {i}", "published": shown}
+
+    later = [dated(i, f"2021-0{i + 1}-05", f"2021-0{i + 1}-{28 if i % 2 else 5:02d}") for i in range(6)]
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0}, "date": {"rule": "//*[@class='d']", "share": 1.0},
+             "content": {"rule": "//article", "share": 1.0}}
+    out, notes = checked_rules(rules, later, extract_root, content)
+    assert out["date"].get("url_days") == "off" and any("URLs' days" in n for n in notes)
+    html, url, _ = dated(7, "2022-03-05", "2022-03-30")
+    assert extract_root(parse_html(html, url), html, out, url=url)["published"][:10] == "2022-03-30"
+    assert extract_root(parse_html(html, url), html, rules, url=url)["published"][:10] == "2022-03-05"  # before
+    same = [dated(i, f"2021-0{i + 1}-05", f"2021-0{i + 1}-05") for i in range(6)]  # the feed agrees: as before
+    out, _ = checked_rules(rules, same, extract_root, content)
+    assert "url_days" not in out["date"]

@@ -188,3 +188,18 @@ def test_a_numeric_date_with_a_space_after_each_dot():
     assert parse_date("Vloženo 1. 2. 2010 v 10:30")[:10] == "2010-02-01"
     assert parse_date("07.03.2010") == "2010-03-07"
     assert parse_date("7 . 3 . 2010") is None  # a space before the dot is no date's
+
+
+@pytest.mark.parametrize("url,day", [
+    ("https://b.test/2014/03/09/slug/", "2014-03-09"),
+    ("https://b.test/posts/2021-01-05-stack-clash/", "2021-01-05"),
+    ("https://b.test/2005/11/06.html", "2005-11-06"),
+    ("https://b.test/2014/03/09", "2014-03-09"),
+    # a number opening the slug after the month's folder is the slug's (Blogger: "30% faster builds")
+    ("https://b.test/2018/11/30-faster-windows-builds.html", None),
+    ("https://b.test/2014/03-09/x", None),
+])
+def test_the_day_a_url_carries(url, day):
+    from tasks.text.dates import url_day
+
+    assert url_day(url) == day
