@@ -42,7 +42,8 @@ from tasks.learn.comment_nodes import (
 from tasks.learn import comment_lines
 from tasks.learn.comment_lines import name_in
 from tasks.learn.comment_rules import group_rules
-from tasks.learn.comment_slots import NOT_BLOCKS, SKIP, is_date_text, is_name, is_said, learn_slots, name_line, own_nodes, run_of
+from tasks.learn.comment_slots import (NOT_BLOCKS, SKIP, footer_of, is_date_text, is_name, is_said, learn_slots, name_line,
+                                       own_nodes, run_of, signed)
 from tasks.learn.rules import apply_rule
 
 __all__ = ["learn_comment_blocks", "looks_like_comment", "theme_texts", "fingerprint", "COMMENT_MARK"]
@@ -90,6 +91,8 @@ def _shape(el, strong: bool) -> bool:
     if len(run) > 1:
         leaves += [(n, node_text(n), False) for n in run if node_text(n)]
     names = [d for d, t, loose in leaves if not loose and is_name(shown_name(d))][:6]
+    if len(run) == 2 and footer_of(run[0]) is run[1] and signed(node_text(run[1])):
+        names.append(run[1])  # a footer line "Posted by NAME : DATE" names the comment above it
     if not names:
         return False
     for d, t, loose in leaves:
@@ -430,9 +433,26 @@ def _marked(el, levels: int = 8) -> bool:
         ident = node.get("id") or ""
         if ident and re.sub(r"-\d+$", "", ident.casefold()) == _heading_slug(node):  # (-1: a repeated heading)
             ident = ""
-        if COMMENT_MARK.search(f"{ident} {node.get('class') or ''}"):
+        if COMMENT_MARK.search(f"{ident} {node.get('class') or ''}") or _under_comment_heading(node):
             return True
         node = node.getparent()
+    return False
+
+
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+HEADING_CHARS = 40  # a section heading's text ("コメント", "3 Comments"), not a sentence
+
+
+def _under_comment_heading(node) -> bool:
+    """Is `node` in a section whose heading calls it comments: the nearest heading before it
+    among its siblings, marked by its id or class, or saying so in a few words (Movable Type's
+    `<h2 id="comments">コメント</h2>` over blocks `div#c12` named for nothing)?"""
+    for sib in node.itersiblings(preceding=True):
+        if not isinstance(sib.tag, str) or sib.tag not in HEADINGS:
+            continue
+        text = node_text(sib)
+        return bool(COMMENT_MARK.search(f"{sib.get('id') or ''} {sib.get('class') or ''}")
+                    or (len(text) <= HEADING_CHARS and COMMENT_MARK.search(text)))
     return False
 
 

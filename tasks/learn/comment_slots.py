@@ -60,6 +60,18 @@ def is_name(t: str) -> bool:
         and not is_date_text(t)
 
 
+def signed(t: str) -> bool:
+    """A dated line that names someone ("投稿者 NAME : DATE", "On DATE, NAME commented:"): a short
+    line holding a date, and two words or more that stand apart from its numbers (a date's own
+    words, "März", "年", "PM", sit beside them)."""
+    if not (t and len(t) <= NAME_CHARS + 20 and is_date_text(t)):
+        return False
+    toks = re.findall(r"[^\W\d_]+|\d+", t)
+    apart = [tok for i, tok in enumerate(toks) if not tok[0].isdigit()
+             and not (i > 0 and toks[i - 1][0].isdigit()) and not (i + 1 < len(toks) and toks[i + 1][0].isdigit())]
+    return sum(words(tok) for tok in apart) >= 2
+
+
 def is_said(t: str) -> bool:
     """A text that says something: a few words, not a date."""
     return len(t) >= SAID_CHARS and words(t) >= SAID_WORDS and not (len(t) < 80 and is_date_text(t))

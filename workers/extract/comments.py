@@ -451,8 +451,10 @@ def comments_for(rt, crawl_id: str, url: str, entry: dict | None, page, root=Non
         rule = _rule_of_page(rt, crawl_id, url, pages, root, blog)
         if rule is None and not feed:
             return []
-        if rule is not None and not blog_has and ADOPT_BLOCKS <= (rule.get("matched") or 0) >= shown_count(root) > 0:
-            _adopt(rt, crawl_id, rule, url)  # (only a rule that reads every comment its page counts: never a part)
+        if rule is not None and not blog_has and ADOPT_BLOCKS <= (rule.get("matched") or 0) >= shown_count(root):
+            # (only a rule that reads every comment its page counts, never a part; a theme that
+            # prints no count, Movable Type's "Comments" heading over its blocks, cannot say less)
+            _adopt(rt, crawl_id, rule, url)
     if (rule is not None or len(feed) >= MIN_FEED_TO_LEARN) and not followed:
         pages = _comment_pages(rt, crawl_id, url, page, root, kept)
     found = _extract(pages, rule, url) if rule else []

@@ -473,3 +473,35 @@ def test_the_posts_own_article_is_no_comment_of_it():
         root = parse_html(html, f"{O}/?p={100 + i}")
         pages.append((root, root.find(".//div[@class='entry-content']")))
     assert learn_comment_blocks(pages) is None
+
+
+def test_footed_comments_under_a_comments_heading_on_a_post_read_alone():
+    """Movable Type 3: each comment a `div#cN` of paragraphs, then its `p.posted` "投稿者 NAME :
+    DATE" line, no name element (only some names link a site), blocks named for nothing but
+    under `<h2 id="comments">`: on a post read alone the heading calls them comments, and the
+    footer line names each (a new blog lost all 156 of its comments)."""
+    people = ["yuki", "さちぎく", "HineMosNotari", "佐千菊"]
+
+    def comment(i: int, who: str) -> str:
+        name = f"<a href='http://site{i}.example/'>{who}</a>" if i % 2 == 0 else who
+        return (f"<div id='c{20 + i}'><p>{who}さん、こんにちは。今日の舞台のお話、とても面白かったです、番号{i}。</p>"
+                f"<p>また来ます。</p></div><p class='posted'>投稿者 {name} : 2005年05月0{i + 2}日 1{i}:09</p>")
+
+    html = ("<html><body><div id='container'><div class='content'><h2>2005年04月26日</h2><h3>天保の変化舞踊</h3>"
+            + "<p>国立劇場では昨年から、今後復活上演すべき作品の検討を行っております。</p>" * 6
+            + "<p class='posted'>投稿者 佐千菊 : 2005年04月26日 10:26</p><h2 id='trackbacks'>トラックバック</h2>"
+              "<p class='techstuff'>このエントリーのトラックバックURL: http://s.example/mt-tb.cgi/12</p>"
+              "<h2 id='comments'>コメント</h2>" + "".join(comment(i, n) for i, n in enumerate(people))
+            + "<h2>コメントしてください</h2><form><input name='author'><textarea></textarea></form></div></div></body></html>")
+    url = f"{O}/2005/04/post_80.html"
+    root = parse_html(html, url)
+    end = root.xpath("//p[@class='posted']")[0]  # the post's own byline: where it ends (workers' post_end)
+    rule = learn_comment_blocks([(root, end)])
+    assert rule is not None
+    got = extract_comments(root, rule, url, url)
+    assert [c["author"] for c in got] == people
+    assert [c["published"][:10] for c in got] == [f"2005-05-0{i + 2}" for i in range(4)]
+    assert all("こんにちは" in c["content_text"] for c in got)
+    unmarked = html.replace("<h2 id='comments'>コメント</h2>", "<h2>Sonstiges</h2>")
+    root = parse_html(unmarked, url)
+    assert learn_comment_blocks([(root, root.xpath("//p[@class='posted']")[0])]) is None  # nothing calls them comments

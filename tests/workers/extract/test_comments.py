@@ -307,3 +307,32 @@ def test_settling_met_by_politeness_learns_each_sample_post_once(rt, farm, monke
     assert runs >= 3  # the settling was interrupted, run after run
     assert once >= 1 and interrupted == once, (once, interrupted, runs)
     assert again == rule
+
+
+def _footed_post(i: int, people: list[str]) -> str:
+    comments = "".join(f"<div id='c{i}{k}'><p>{who}さん、こんにちは。舞台のお話、とても面白かったです、番号{k}。</p></div>"
+                       f"<p class='posted'>投稿者 {who} : 2005年05月0{k + 2}日 1{k}:09</p>" for k, who in enumerate(people))
+    return ("<html><body><div class='content'><h3>Post " + str(i) + "</h3>"
+            + "<p>国立劇場では昨年から、今後復活上演すべき作品の検討を行っております。</p>" * 6
+            + "<p class='posted'>投稿者 佐千菊 : 2005年04月26日 10:26</p><h2 id='comments'>コメント</h2>" + comments
+            + "<h2>コメントしてください</h2><form><textarea></textarea></form></div></body></html>")
+
+
+def test_a_rule_a_post_read_alone_learns_becomes_the_blogs_where_its_theme_prints_no_count(rt):
+    """A blog whose newest posts (the settling's sample) have no comments settles no rule, and
+    each post is read alone. The first post whose own blocks give a rule reading three comments
+    or more gives the blog its rule where the page prints no count of its comments to fall
+    short of (Movable Type's heading over them): the posts with one or two, whose lines alone
+    teach no name, are read by it (a new blog's comments 56 % -> 99 %)."""
+    cid = rt.state.create_crawl("http://mt.test/", None, {"js": "never"})
+    rules = {"title": {"rule": "//*[@class='content']/h3"}, "content": {"rule": "//*[@class='content']"},
+             "date": {"rule": "//*[@class='posted']"}}
+    rt.state.save_blog(cid, rules=rules, comment_rule_crawl=cid, comment_feeds=False, comment_sampled=[])
+    many = Page("http://mt.test/2005/04/post_80.html", "http://mt.test/2005/04/post_80.html",
+                _footed_post(80, ["yuki", "さちぎく", "HineMosNotari"]))
+    found = comments.comments_for(rt, cid, many.url, None, many)
+    assert [c["author"] for c in found] == ["yuki", "さちぎく", "HineMosNotari"]
+    assert rt.state.blog(cid).get("comment_rules")  # adopted
+    two = Page("http://mt.test/2005/03/post_47.html", "http://mt.test/2005/03/post_47.html",
+               _footed_post(47, ["鈴木", "さちぎく"]))
+    assert [c["author"] for c in comments.comments_for(rt, cid, two.url, None, two)] == ["鈴木", "さちぎく"]
