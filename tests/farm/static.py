@@ -166,7 +166,7 @@ class Static(Blog):
                 f'<footer class="post-footer"><ul class="post-tags">{tags}</ul>\n{nav}\n</footer>\n</article>\n{related}')
         head = (f'<meta name="author" content="{esc(p.author.name)}">\n'
                 f'<meta name="description" content="{esc(" ".join(p.text.split()[:30]))}">\n'
-                f'<link rel="canonical" href="{o}{p.path}">\n'
+                f'<link rel="canonical" href="{o}{p.path.replace(*self.options.get("canonical_moved", ("", "")))}">\n'
                 f'<meta property="og:title" content="{esc(p.title)}">\n'
                 f'<meta property="article:published_time" content="{T.iso(p.published)}">\n')
         return self.layout(o, p.title, main, head, "single")

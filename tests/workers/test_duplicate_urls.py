@@ -91,3 +91,21 @@ def test_a_posts_sidebar_of_recent_entries_lists_what_the_home_pages_no_longer_d
     other = Page(url=older[1], final_url=older[1],
                  html=f"<html><body><ul class='refs'>{''.join(f'<li><a href={u!r}>x</a></li>' for u in older)}</ul></body></html>")
     assert listed_beside(rt, cid, home, other, pattern) is None
+
+
+def test_posts_naming_addresses_the_blog_does_not_serve_keep_the_urls_read(crawl, state):
+    """A copy of a blog moved to other paths keeps its pages' canonicals naming the old ones (a
+    new blog's mirror at /posts/...html named /assets/2006/10/15/slug/, all 404): the records
+    went under addresses nobody can fetch. Asked once a crawl (by the first posts read at once):
+    the records go under the URLs read, and the report says why."""
+    from tests.farm import make_blog
+    from tests.farm.server import FarmServer
+
+    blog = make_blog("static", 31, 12, canonical_moved=("/posts/", "/posts/old-"))
+    with FarmServer(blog) as site:
+        info, records = crawl(site.url, js="never")
+        asked = [t for t in site.hits if t.startswith("/posts/old-")]
+    assert info["state"] == "done", info
+    assert {r["url"] for r in records if r.get("kind", "post") == "post"} == {site.origin + p.path for p in blog.posts}
+    assert 0 < len(asked) <= 8  # by the first posts read (eight pages are in flight at once), then known
+    assert any(e["kind"] == "canonical" for e in state.errors(info["crawl_id"]))

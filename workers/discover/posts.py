@@ -25,7 +25,8 @@ from tasks.discover.recognise import built_at, generic_post, template_post
 from tasks.extract.fallback import fallback_extract
 from tasks.discover.urls import is_post, learn_post_pattern
 from tasks.extract.post import extract_root
-from workers.fetch.pages import cached
+from tasks.fetch.http import FetchError
+from workers.fetch.pages import GONE, cached, page_at
 
 MIN_SUPPORT = 2  # template-recognised posts of one URL shape before the shape counts as a pattern
 MAX_PATTERNS = 20  # further patterns used per blog (most supported first)
@@ -107,9 +108,34 @@ def _record_url(rt, crawl_id: str, url: str, kind: UrlKind, final_url: str, root
     named = page_canonical(root, final_url, home)
     named_kind = kind if named == url else url_kind(named, home, pattern)
     record_url, record = (url, kind) if kind.by_pattern and not named_kind.by_pattern else (named, named_kind)
+    if record_url != url and not _canonicals_served(rt, crawl_id, record_url):
+        return url, kind
     if record_url != url:
         rt.state.r.sadd(rt.keys(crawl_id).seen, record_url)
     return record_url, record
+
+
+def _canonicals_served(rt, crawl_id: str, named: str) -> bool:
+    """Does the blog serve the pages its posts name as their own? Asked once a crawl, of the first
+    canonical that is not the page read (then cached: its reading costs nothing more). A copy
+    moved to other paths keeps canonicals naming the old ones (a mirror's posts at
+    `/posts/...html` all naming `/assets/2006/10/15/slug/`, none served): records go under the
+    URLs read there, not under addresses that answer 404. A network error decides nothing."""
+    key = rt.keys(crawl_id).crawl
+    verdict = rt.state.r.hget(key, "canonicals")
+    if verdict in ("served", "gone"):
+        return verdict == "served"
+    try:
+        page_at(rt, crawl_id, named)
+    except FetchError as e:
+        if e.kind == "http_status" and e.status in GONE:
+            if rt.state.r.hsetnx(key, "canonicals", "gone"):  # (said once: workers ask at once)
+                rt.state.add_error(crawl_id, named, "canonical", f"the posts name addresses the blog does not serve "
+                                   f"({e.message}): records go under the URLs read")
+            return rt.state.r.hget(key, "canonicals") == "served"
+        return True
+    rt.state.r.hsetnx(key, "canonicals", "served")
+    return rt.state.r.hget(key, "canonicals") == "served"
 
 
 _HOME: dict[str, tuple] = {}  # crawl id -> its home page's (menu-only links, comment feeds, listing slots)
