@@ -194,6 +194,12 @@ def crawl(workers, state):
                             min(timeout, PYTEST_TIMEOUT - 30), f"crawl {cid} of {url}")
         except pytest.fail.Exception as e:
             pytest.fail(f"{e}\n{_stall_report(state, workers, cid)}")
+        # its records as a follower reads them: once the crawl is retired (the crawl's end judges
+        # its records: unlisted pages, days from listings; workers/records.py)
+        from workers.keys import Keys
+
+        if info["state"] == "done":
+            wait_for(lambda: state.r.hget(Keys(cid).crawl, "retired"), 60, f"crawl {cid} retired")
         info["error_report"] = state.errors(cid)
         return info, state.crawl_records(cid)
 

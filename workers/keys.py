@@ -67,6 +67,7 @@ class Keys:
         self.inlist = f"{c}:inlist"  # hash: page url -> JSON its slots of links (tasks/discover/unlisted.py)
         self.aliases = f"{c}:aliases"  # hash: url -> the url whose record shows its post (one record per post)
         self.menu = f"{c}:menu"  # set: posts the home page's menu links (a page unless a listing lists it)
+        self.listed_days = f"{c}:listed_days"  # hash: post url -> the day a listing prints beside it
 
     def fetched(self, scope: str | None = None) -> str:
         """hash: what a deferred step fetched (workers/fetch/patience.py); `scope`: the page's url."""
@@ -80,7 +81,7 @@ class Keys:
                 f"{self.crawl}:later", f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
                 f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, self.menu, f"{self.crawl}:near",
                 f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
-                f"{self.crawl}:held",
+                f"{self.crawl}:held", self.listed_days,
                 *self.listings()]
 
     def listings(self) -> list[str]:
@@ -94,5 +95,5 @@ class Keys:
                 f"{self.crawl}:waits", f"{self.crawl}:no_sitemap", self.barren, self.cut,
                 f"{self.crawl}:suspects", f"{self.crawl}:alone", self.inlist, self.aliases, self.menu, f"{self.crawl}:near",
                 f"{self.crawl}:stamped", f"{self.crawl}:dated_old", f"{self.crawl}:dated_new", f"{self.crawl}:changed",
-                f"{self.crawl}:held",
+                f"{self.crawl}:held", self.listed_days,
                 *self.listings()]

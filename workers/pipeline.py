@@ -42,7 +42,7 @@ from workers.discover import posts as discovered
 from workers.discover import sources
 from workers.discover import followed, update
 from workers.discover.feed import CrawlFailed, discover
-from workers.extract import comments
+from workers.extract import comments, listed_days
 from workers.extract import fallback as page_fallback
 from workers.fetch import patience, rendering
 from workers.fetch.pages import gone_error, html_page, not_html_message, remember_gone, usable
@@ -117,6 +117,8 @@ def _read_page(rt, crawl_id: str, url: str, ctx: dict, chain: Chain | None) -> d
     result = {"url": url, "post": kind.post}
     # issue 15: recognised by template beyond the patterns; one record per post (canonical, body)
     post, extracted, record_url = _recognise(rt, crawl_id, url, kind, page, ctx, result)
+    if not post:  # a listing's days beside its posts, for the posts whose pages print none
+        listed_days.note(rt, crawl_id, page, posts, ctx["blog"])
     record = _record_post(rt, crawl_id, url, page, ctx, extracted, record_url) if post else None
     if post and others:  # (the blog's comment rule is settled once a post is read)
         others = _without_commenters(rt, crawl_id, page, ctx["blog"], others)
@@ -362,6 +364,7 @@ def _record_post(rt, crawl_id: str, url: str, page: Page, ctx: dict, extracted: 
     extracted, extraction = page_fallback.complete(rt, crawl_id, url, page, extracted, rules, _from_feed(entry),
                                                    (blog.get("feed_meta") or {}).get("title"))
     # ---- end issue 18
+    extracted = listed_days.dated(rt, crawl_id, [url, record_url], extracted, entry)
     if not (extracted.get("title") or extracted.get("content_text") or extracted.get("content_html")):
         # (a post untitled and of photos alone still has its body: its record keeps its day and media)
         rt.state.add_error(crawl_id, url, "extract", "post pattern matched but the rules extracted nothing")

@@ -13,6 +13,7 @@ from tasks.archive.records import record_id
 from tasks.discover.canonical import body_key
 from tasks.discover.unlisted import copies, menu_pages, rehomed, unlisted
 from tasks.discover.urls import is_post
+from workers.extract.listed_days import WEAK
 from workers.keys import Keys
 
 STREAM = "bh:records"  # every record, for other services (consumer groups)
@@ -78,6 +79,7 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
         return []
     slots = [json.loads(v) for v in r.hvals(k.inlist)]  # each page's slots of links
     _rehome(r, raw, k, crawl_id, stream_maxlen, slots)
+    _listing_dated(r, raw, k, crawl_id, stream_maxlen)
     records = sorted(r.smembers(k.posts))
     pages = unlisted(records, [urls for page in slots for urls in page], r.hgetall(k.aliases))
     note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
@@ -100,6 +102,25 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
         p.hset(k.crawl, "unlisted", len(notes))
         p.execute()
     return sorted(notes)
+
+
+def _listing_dated(r, raw, k: Keys, crawl_id: str, stream_maxlen: int | None) -> None:
+    """Records read before the listing that prints their day (their pages print none) take it
+    now (workers/extract/listed_days.py), as their post's read later would have."""
+    days = r.hgetall(k.listed_days)
+    urls = [u for u in sorted(r.smembers(k.posts)) if u in days] if days else []
+    changed = []
+    for url, packed in zip(urls, raw.hmget(k.records, urls) if urls else []):
+        record = unpack(packed)
+        source = (record or {}).get("sources", {}).get("published") if (record or {}).get("published") else None
+        if record is not None and source in WEAK:
+            changed.append(dict(record, published=days[url],
+                                sources=dict(record.get("sources") or {}, published="listing")))
+    if changed:
+        with r.pipeline() as p:
+            for record in changed:
+                _rewrite(p, k, crawl_id, record, stream_maxlen)
+            p.execute()
 
 
 def _rewrite(p, k: Keys, crawl_id: str, record: dict, stream_maxlen: int | None) -> None:

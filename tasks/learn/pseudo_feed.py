@@ -180,6 +180,20 @@ def _without_shared(sources, per_page: list[dict]) -> list[dict]:
     return [{k: (None if k in shared else v) for k, v in c.items()} for c in per_page]
 
 
+SHARED_DAY = 0.5  # a date source giving one day on more than this share of pages (three at least): no post's
+
+
+def _without_shared_days(per_page: list[dict]) -> list[dict]:
+    """The pages' date candidates without the values of a source that reads one day on most of
+    them: a build time, a copyright year read as its January 1st, a date in the template."""
+    shared = {}
+    for k in {k for c in per_page for k in c}:
+        days = [str(c[k])[:10] for c in per_page if c.get(k)]
+        if days and (top := Counter(days).most_common(1)[0])[1] >= 3 and top[1] > SHARED_DAY * len(days):
+            shared[k] = top[0]
+    return [{k: (None if k in shared and v and str(v)[:10] == shared[k] else v) for k, v in c.items()} for c in per_page]
+
+
 def _post_template(facts: list[dict], prefer) -> list[dict]:
     """The post-like pages of the posts' template: the template most of the known posts
     (`prefer`) have, else the largest; none where known posts were read but none of them
@@ -247,7 +261,7 @@ def pseudo_entries(facts: list[dict], prefer: list[str] | tuple = ()) -> list[di
     affixes = {k: _common_affixes([f.get(k) or "" for f in chosen]) for k in ("ld_title", "og_title")}
     affixes["extractor"] = _common_affixes([(f.get("content") or {}).get("title") or "" for f in chosen])
     titles = _without_shared(TITLE_SOURCES, [title_candidates(f, pre, suf, affixes) for f in chosen])
-    dates = [date_candidates(f) for f in chosen]
+    dates = _without_shared_days([date_candidates(f) for f in chosen])
     authors = [author_candidates(f) for f in chosen]
     src = _voted_sources(titles, dates, authors)
     targets = without_shared_blocks([(f.get("content") or {}).get("content_html") for f in chosen])

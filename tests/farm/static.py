@@ -156,7 +156,9 @@ class Static(Blog):
         related = "".join(f'<li><a href="{self.href(o, r.path)}">{esc(r.title)}</a></li>' for r in self.related(p))
         related = (f'<aside class="related"><h2>{L["related"]}</h2><ul>{related}</ul></aside>' if related else "")
         title = self.fld("title", "h1", esc(p.title))
-        date = self.fld("date", "span", self.date_el(p.published))
+        # undated_posts: a theme printing the day on its listings only, none on the post's page
+        undated = bool(self.options.get("undated_posts"))
+        date = "" if undated else self.fld("date", "span", self.date_el(p.published))
         author = self.fld("author", "span", esc(p.author.name))
         main = (f'<article class="post-single">\n<header class="post-header">\n<div class="breadcrumbs">'
                 f'<a href="{self.href(o, "/")}">{L["home"]}</a>&nbsp;»&nbsp;<a href="{self.href(o, "/")}">Posts</a></div>\n'
@@ -168,7 +170,7 @@ class Static(Blog):
                 f'<meta name="description" content="{esc(" ".join(p.text.split()[:30]))}">\n'
                 f'<link rel="canonical" href="{o}{p.path.replace(*self.options.get("canonical_moved", ("", "")))}">\n'
                 f'<meta property="og:title" content="{esc(p.title)}">\n'
-                f'<meta property="article:published_time" content="{T.iso(p.published)}">\n')
+                + ("" if undated else f'<meta property="article:published_time" content="{T.iso(p.published)}">\n'))
         return self.layout(o, p.title, main, head, "single")
 
     def tag_index(self, o) -> Reply:

@@ -28,6 +28,7 @@ from tasks.fetch.http import FetchError
 from tasks.fetch.page import Page
 from tasks.learn.pseudo_feed import MIN_ENTRIES, checked_by_feed, enrich_excerpt, page_facts, pseudo_entries
 from tasks.text.dates import url_latest_day
+from workers.extract import listed_days
 from workers.fetch import rendering
 from workers.fetch.pages import page_at
 from workers.fetch.patience import REMEMBER_TTL
@@ -72,6 +73,7 @@ def _candidate_links(rt, crawl_id: str, home_url: str, home: Page, deadline: flo
             continue
         found = page_links(page.root, url, home_url)
         links.append(found)
+        listed_days.note(rt, crawl_id, page, [u for u, *_ in found])  # the days it prints beside them
         if enough is not None and enough(links):
             break
         queue.extend(u for u in listing_links(found) if u not in read)
@@ -255,6 +257,16 @@ def _read_candidates(facts: _PageFacts, known: list[str], ranked: list[str], dea
         facts(u)
 
 
+def _listing_days(rt, crawl_id: str, pseudo: list[dict]) -> list[dict]:
+    """Pseudo entries dated by the day the listings read for candidates print beside each (a
+    card's `<time>`) where one does: the blog's own, before a generic reading of the post's page
+    (a build time, a day misread: 11. 10. for November 10th; a theme printing days on its
+    listings only)."""
+    days = listed_days.days_of(rt, crawl_id, [p["url"] for p in pseudo])
+    return [dict(p, published=days[p["url"]], sources=dict(p.get("sources") or {}, date="listing"))
+            if p["url"] in days else p for p in pseudo]
+
+
 def _pseudo(facts: _PageFacts, known: list[str], inside: list[str], feed: list[dict]) -> list[dict]:
     """Pseudo entries of the pages read that the feed does not list, their dates and
     authors checked by the feed's own posts."""
@@ -295,7 +307,7 @@ def training_entries(rt, crawl_id: str, home_url: str, home: Page, entries: list
     else:
         ranked, inside, days = _candidate_urls(rt, crawl_id, home_url, home, known, deadline, since)
     _read_candidates(facts, known, ranked, deadline, since, days)
-    pseudo = _pseudo(facts, known, inside, out)
+    pseudo = _listing_days(rt, crawl_id, _pseudo(facts, known, inside, out))
     if pseudo:
         st.save_blog(crawl_id, pseudo=len(pseudo))
     st.add_error(crawl_id, home_url, "training",

@@ -227,3 +227,16 @@ def test_a_pseudo_entry_names_the_author_the_page_shows_not_a_metadata_spelling_
     assert page_facts(html, "http://blog.test/2023/not-a-bug-5/", content=False)["meta_authors"] == ["Сергій Пірогов"]
     shown = html.replace("Сергій Пірогов", "Sergey Pirogov")
     assert page_facts(shown, "http://blog.test/2023/not-a-bug-5/", content=False)["meta_authors"] == ["Sergey Pirogov"]
+
+
+def test_a_day_most_pages_show_is_no_posts_day():
+    """A theme printing the day on its listings only: the page-level reader finds the footer's
+    copyright year on every post ("© 2015": January 1st, 2015), and every pseudo entry carried
+    it (a new blog's posts all dated the day its copy was made). A day most pages give is no
+    post's own: left out, the listing's day can date them (workers/extract/listed_days.py)."""
+    blog = make_blog("static", 3, 14, undated_posts=True)
+    entries = pseudo_entries(_facts(blog, [p.path for p in blog.posts]))
+    assert len(entries) == len(blog.posts)
+    assert not any(e["published"] for e in entries), [e["published"] for e in entries]
+    dated = pseudo_entries(_facts(make_blog("static", 3, 14), [p.path for p in blog.posts]))
+    assert all(e["published"] for e in dated)  # pages that print their days keep them

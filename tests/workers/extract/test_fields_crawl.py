@@ -40,3 +40,17 @@ def test_fields_as_a_reader_sees_them(crawl, farm_blog, case, lang, seed):
             assert got == want[:19]
         else:
             assert dt.datetime.fromisoformat(got) == dt.datetime.fromisoformat(want)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_posts_whose_pages_print_no_day_take_the_day_their_listing_prints(crawl, farm_blog, seed):
+    """A theme printing each post's day on its listings only (the home page's cards and its
+    numbered pages), none on the post's page, and no feed: the page-level reader guessed a day
+    (a new blog's every post dated the day its copy was made) or none. The day the listing
+    prints beside each post dates its record, which says so."""
+    site = farm_blog("nofeed", seed=seed, n_posts=30, base="static", undated_posts=True)
+    info, records = crawl(site.url, timeout=240)
+    assert info["state"] == "done", info
+    s = score(site.truth, records)
+    assert s["found"] == 100 and s["date"] == 100, s
+    assert all(r["sources"].get("published") == "listing" for r in records), [r["sources"] for r in records]
