@@ -118,6 +118,7 @@ _FOOTERISH = re.compile(r"footer|credit|colophon|site-info|copyright|powered", r
 # a post's own footer ("post-footer", "entry-footer"): where its byline is printed
 _POST_PART = re.compile(r"post|entry|article|byline", re.I)
 MAX_BYLINE_CHARS = 160  # a byline is a short line, not a paragraph that says "by"
+_BYLINE_TAGS = ("span", "div", "p", "small", "footer", "header", "li", "td", "em", "address")
 RAW_LINE_CHARS = 8 * MAX_BYLINE_CHARS  # its text before whitespace is collapsed (an indented footer)
 
 
@@ -133,12 +134,25 @@ def byline_authors(root) -> list[str]:
     """The name a post's own byline prints ("Posted by X at DATE"), outside the comments: the first
     short line that reads so, in document order."""
     texts = _short_texts(root, RAW_LINE_CHARS)
-    for el in root.iter("span", "div", "p", "small", "footer", "header", "li", "td", "em", "address"):
-        raw = texts.get(el)
-        text = normalize_text(raw) if raw is not None else ""
-        if raw is None or len(text) > MAX_BYLINE_CHARS:  # a post's footer: the byline its first line ("Geschrieben von X in Y
-            text = _first_line(el)        # um 08:08 | Kommentare (3)", tags and related posts below it)
-        if not text or len(text) > MAX_BYLINE_CHARS or not (m := _BYLINE.search(text) or _AUTHOR_LABEL.search(text)):
+    seen: dict = {}
+
+    def line(el):  # (its line, the byline's match) or None, each element read once
+        if el not in seen:
+            raw = texts.get(el)
+            text = normalize_text(raw) if raw is not None else ""
+            if raw is None or len(text) > MAX_BYLINE_CHARS:  # a post's footer: the byline its first line ("Geschrieben
+                text = _first_line(el)        # von X in Y um 08:08 | Kommentare (3)", tags and related posts below it)
+            m = (_BYLINE.search(text) or _AUTHOR_LABEL.search(text)) if text and len(text) <= MAX_BYLINE_CHARS else None
+            seen[el] = (text, m) if m else None
+        return seen[el]
+
+    for el in root.iter(*_BYLINE_TAGS):
+        if not (got := line(el)):
+            continue
+        text, m = got
+        # a card whose first line is the byline and whose next are its links ("Written by X" over
+        # "twitter github"): its text runs them together; the line's own element reads the name
+        if any(line(d) for d in el.iterdescendants(*_BYLINE_TAGS)):
             continue
         if _CREDITS.search(text) or any(
                 a.tag == "footer" or _COMMENTISH.search(marks := (a.get("class") or "") + " " + (a.get("id") or ""))

@@ -124,3 +124,15 @@ def test_a_commenter_s_name_is_not_shown_instead_of_the_metadata_s():
     html = ('<html><head><meta name="author" content="Sergey Pirogov"></head><body><h1>Title</h1>'
             '<p>Text of the post.</p><div class="comment"><span class="comment-author">Олег</span></div></body></html>')
     assert page_authors(parse_html(html, "http://blog.test/2023/x/"), html) == ["Sergey Pirogov"]
+
+
+def test_a_byline_card_s_own_line_reads_the_name_not_the_card():
+    """An author card after the post: "Written by NAME" in its own div, the author's links in the
+    next ("twitter github linkedin"). The card's text runs them together ("NAMEtwittergithub...",
+    a new blog's every author); the byline's own element reads the name."""
+    from tasks.learn.authors import byline_authors
+
+    card = ("<html><body><article><p>The post's words.</p><div><hr/><div class='_1r212zz0'><div>Written by 김맥스</div>"
+            "<div class='_1r212zz1'><a href='https://twitter.com/x'>twitter</a><a href='https://github.com/x'>github</a>"
+            "</div></div></div></article></body></html>")
+    assert byline_authors(parse_html(card, "https://b.test/posts/coupling/")) == ["김맥스"]
