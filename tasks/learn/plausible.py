@@ -241,6 +241,10 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
         why = why or _implausible(field, [own[field] for (own, _), _ in readings],
                                   pseudo=all(entry.get("pseudo") for _, _, entry in pages),
                                   entries=[entry for _, entry in readings])
+        if why and (runner := _plausible_runner_up(field, out, roots, pages, extract)):
+            out[field] = runner
+            notes.append(f"{field} rule {v['rule']} {why}: its runner-up {runner['rule']} is read instead")
+            continue
         why = why or _loses(field, readings)
         if why:
             out[field] = dict(v, use="generic")
@@ -248,6 +252,37 @@ def checked_rules(rules: dict, pages: list[tuple[str, str, dict]], extract, gene
                          f"{' and the page-level extractor' if field == 'content' else ''} instead")
     out, note = _url_days(out, pages)
     return out, notes + ([note] if note else [])
+
+
+RUNNERS_UP = 3  # runners-up of an implausible rule tried before the generic reading
+
+
+def _plausible_runner_up(field: str, rules: dict, roots: list, pages: list, extract) -> dict | None:
+    """The field's rule made of its first runner-up that is plausible on the training pages, or
+    None: an elected content rule holding the post and the theme's boxes around it reads mostly
+    the same text on every short post, where the post's own block, voted second, does not."""
+    v = rules[field]
+    pseudo = all(entry.get("pseudo") for _, _, entry in pages)
+    entries = [entry for _, _, entry in pages]
+    for fb in (v.get("fallbacks") or [])[:RUNNERS_UP]:
+        rest = [r for r in (v.get("fallbacks") or []) if r != fb] + [v["rule"]]
+        trial = dict(rules, **{field: {k: x for k, x in dict(v, rule=fb, fallbacks=rest).items()
+                                       if k not in ("template", "link_slots", "template_lines", "ends_at_date")}})
+        if field == "content":
+            trial = _with_template(trial, roots, [_feed_words(entry) for entry in entries])
+        if _in_comments(fb, roots if field != "content" else []):
+            continue
+        values = [_own(extract(root, html, trial, url=url), field) for root, (html, url, _) in zip(roots, pages)]
+        if sum(bool(x) for x in values) >= MIN_PAGES and not _implausible(field, values, pseudo=pseudo, entries=entries):
+            return trial[field]
+    return None
+
+
+def _own(ruled: dict, field: str):
+    """The rule's own value of `field` in an extraction (None where another source gave it)."""
+    if field == "content":
+        return ruled.get("content_text")
+    return ruled.get(FIELDS[field]) if (ruled.get("sources") or {}).get(_source_key(field)) in ("rule", "span") else None
 
 
 URL_DAYS_OFF = 0.1  # share of the feed's posts (two at least) dated off their URLs' days

@@ -164,3 +164,26 @@ def test_a_feed_dating_its_posts_off_their_urls_days_keeps_the_pages_dates():
     same = [dated(i, f"2021-0{i + 1}-05", f"2021-0{i + 1}-05") for i in range(6)]  # the feed agrees: as before
     out, _ = checked_rules(rules, same, extract_root, content)
     assert "url_days" not in out["date"]
+
+
+def test_an_implausible_content_rule_gives_way_to_its_plausible_runner_up():
+    """Short posts in a theme that boxes each one with a subscribe section and the newest posts:
+    the elected block holds them and reads mostly the same text on every page (the template),
+    and the page-level reader took the boxes in too (content 66 %). The post's own block, voted
+    second, reads each post's words: it is the content rule, not the generic reading."""
+    box = ("<div class='subscribe'><p>Do not miss new articles: subscribe to my channels for updates, "
+           "Telegram YouTube Patreon Podcast</p></div><div class='related'><h3>Similar articles:</h3><p>"
+           + " ".join(f"Newest post number {j} of the blog, its title and day" for j in range(4)) + "</p></div>")
+    pages = []
+    for i in range(6):
+        words = " ".join(WORDS[i * 8:(i + 1) * 8])
+        html = (f"<html><body><h1 class='t'>Post {i}</h1><span class='d'>2014-03-0{i + 1}</span>"
+                f"<div class='section'><div class='post'><p>{words}.</p></div>{box}</div></body></html>")
+        url = f"https://b.test/p{i}/"
+        pages.append((html, url, {"url": url, "title": f"Post {i}", "pseudo": True}))
+    rules = {"title": {"rule": "//*[@class='t']", "share": 1.0},
+             "content": {"rule": "//*[@class='section']", "share": 0.7, "fallbacks": ["//*[@class='post']"]}}
+    out, notes = checked_rules(rules, pages, extract_root, content)
+    assert out["content"]["rule"] == "//*[@class='post']" and out["content"].get("use") != "generic", out["content"]
+    assert any("runner-up" in n for n in notes), notes
+    assert out["content"]["fallbacks"][-1] == "//*[@class='section']"
