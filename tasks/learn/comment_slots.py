@@ -19,6 +19,7 @@ import re
 from collections import Counter
 
 from tasks.fetch.html import node_text
+from tasks.text.similarity import normalize_text
 from tasks.learn.comment_nodes import (
     DATE_ATTRS, REST, is_date_child, date_value, is_ancestor, own_matches, rest_text, shown_name, text_without)
 from tasks.learn import comment_lines
@@ -403,6 +404,28 @@ def name_line(containers: list, nested: set, own: dict) -> tuple[str | None, dic
     return None, None
 
 
+def _link_holder(containers: list, nested: set, name_rule: str) -> str:
+    """The rule of the element that holds a linked name and nothing else (`<strong class="fn"><a
+    rel="external nofollow">Ann</a></strong>`) where the name rule selects the link: a link is
+    there only for commenters who left a site, the holder for every one (a sample of linked names
+    left the others' comments nameless). The name rule where no one holder's rule fits them all."""
+    holders = []
+    for c in containers:
+        node = next(iter(own_matches(c, name_rule, nested)), None)
+        if node is None:
+            continue
+        up = node.getparent()
+        if node.tag != "a" or up is None or up is c or normalize_text(node_text(up)) != normalize_text(node_text(node)):
+            return name_rule
+        holders.append((c, up))
+    if not holders:
+        return name_rule
+    for rule in relative_rules(*holders[0]):
+        if all(next(iter(own_matches(c, rule, nested)), None) is up for c, up in holders):
+            return rule
+    return name_rule
+
+
 def learn_slots(containers: list) -> dict | None:
     """{"author", "date", "text", "text_all": True, affixes} of these blocks (every block of
     the sample posts), or None when they show no name or no text."""
@@ -425,6 +448,7 @@ def learn_slots(containers: list) -> dict | None:
             return None
     if line is None:  # the name element is itself a line with words around the name ("Comment from: Ann [Visitor]")
         line = _own_line(containers, nested, name_rule)
+        name_rule = _link_holder(containers, nested, name_rule) if line is None else name_rule
     date_rule = name_rule if dated_line else _best(dated, _date_score(containers, nested, name_rule))
     avoid = [[next(iter(own_matches(c, r, nested)), None) for r in (name_rule, date_rule) if r] for c in containers]
     text_rule = _best(_votes(containers, lambda c: sorted(

@@ -505,3 +505,28 @@ def test_footed_comments_under_a_comments_heading_on_a_post_read_alone():
     unmarked = html.replace("<h2 id='comments'>コメント</h2>", "<h2>Sonstiges</h2>")
     root = parse_html(unmarked, url)
     assert learn_comment_blocks([(root, root.xpath("//p[@class='posted']")[0])]) is None  # nothing calls them comments
+
+
+def test_a_linked_name_s_holder_names_the_commenters_who_left_no_site():
+    """The sample posts' commenters all left a site, so each name was a link (`<strong class="fn">
+    <a rel="external nofollow">`): the name rule took the link, and on later posts the comments
+    of commenters with no site had no name (a new blog: 87 %). The element holding the link and
+    nothing else names every commenter."""
+    def block(i: int, who: str, site: bool) -> str:
+        name = f"<a href='http://s{i}.example/' rel='external nofollow'>{who}</a>" if site else who
+        return (f"<li id='comment-{i}' class='comment depth-1'><div class='comment_text'><p>{who} thinks the post "
+                f"says something worth a reply, number {i}, and writes it here at some length.</p></div>"
+                f"<div class='comment_author vcard'><p><strong class='fn'>{name}</strong></p>"
+                f"<p><small>10/06/2005 at 12:0{i} am</small></p></div></li>")
+
+    def page(people, sites, k=9):
+        return (f"<html><body><article><div class='entry'>" + f"<p>The post's own words go on here, post {k}.</p>" * 8
+                + "</div></article><ol class='commentlist'>"
+                + "".join(block(10 * k + i, w, s) for i, (w, s) in enumerate(zip(people, sites))) + "</ol></body></html>")
+
+    sample = [parse_html(page([f"paolo{k}", f"gigi{k}", f"nando{k}"], [True] * 3, k), f"{O}/p{k}/") for k in range(3)]
+    rule = learn_comment_blocks([(r, r.xpath("//div[@class='entry']")[0]) for r in sample])
+    assert rule is not None
+    later = parse_html(page(["paolo", "Carlo Felice", "tammy"], [True, False, False]), f"{O}/later/")
+    got = extract_comments(later, rule, f"{O}/later/", f"{O}/later/")
+    assert [c["author"] for c in got] == ["paolo", "Carlo Felice", "tammy"]
