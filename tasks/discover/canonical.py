@@ -162,13 +162,6 @@ def _slug_before_date(path: str, home_path: str) -> bool:
                for s in path.split("/") if s and s not in own and not s.isdigit())
 
 
-def taxonomy_page(url: str) -> bool:
-    """Is `url` a taxonomy's page (/tag/x/, /category/a/b/, /author/x/, /search/label/x): a
-    listing of however few posts (a tag given to one post lists one)?"""
-    segs = [s for s in urlsplit(url).path.split("/") if s]
-    return any(s.lower() not in ("page", "feed", "feeds") and _TAXONOMY.match(s) for s in segs[-3:-1])
-
-
 def _listing_segments(path: str, query: str) -> bool:
     """Whether the path's last segments name a listing: a taxonomy (/tag/x/,
     /blog/category/a/b/, /search/label/x, /tags/), a section index (/blog/, /archives/),

@@ -528,20 +528,3 @@ def test_an_update_crawl_leaves_its_records_as_they_are(state, redis_client):
     redis_client.hset(Keys(cid).inlist, home, json.dumps([posts]))
     state.set_state(cid, "done")
     assert {r["kind"] for r in state.crawl_records(cid)} == {"post"}
-
-
-def test_a_tag_listing_one_post_lists_it():
-    """A tag given to one post lists one post: the post only tag pages and "read next" cards
-    link (a new blog's copy lacks the listing page naming it) is listed all the same, and stays
-    a post when the crawl ends (it became a page: found 94 %)."""
-    from tasks.fetch.page import Page
-    from workers.discover.posts import listed_on
-
-    def tag_page(url: str) -> Page:
-        html = ("<html><body><header><a href='/'>Home</a><a href='/about/'>About</a></header><main>"
-                "<article class='post-card'><h2><a href='/accepting-user-input/'>Accepting user input</a></h2>"
-                "<p>If your application is accepting user input...</p></article></main></body></html>")
-        return Page(url, url, html)
-
-    assert ["http://b.test/accepting-user-input/"] in listed_on(tag_page("http://b.test/tag/net-framework/"))
-    assert not any("http://b.test/accepting-user-input/" in s for s in listed_on(tag_page("http://b.test/some-page/")))

@@ -19,7 +19,7 @@ from collections import Counter
 from tasks.discover.announced import archive_key
 from tasks.discover.candidates import (MIN_LISTED, comment_feeds, keyed_slots, listed_links, listing_slots, lists_posts,
                                        navigation_links, url_scheme)
-from tasks.discover.canonical import body_key, page_canonical, post_parents, taxonomy_page
+from tasks.discover.canonical import body_key, page_canonical, post_parents
 from tasks.discover.kinds import UrlKind, url_kind
 from tasks.discover.recognise import built_at, generic_post, template_post
 from tasks.extract.fallback import fallback_extract
@@ -56,8 +56,7 @@ def listed_on(page) -> list[list[str]]:
     """The slots of links `page` (a page that is no post) may list posts in
     (tasks.discover.candidates.listing_slots), capped: the page's end keeps them, and the crawl's
     end judges them by the posts it found (tasks/discover/unlisted.py)."""
-    # a month's archive may list one post, and a tag given to one post does
-    least = 1 if archive_key(page.final_url) or taxonomy_page(page.final_url) else MIN_LISTED
+    least = 1 if archive_key(page.final_url) else MIN_LISTED  # a month's archive may list one post
     out, n = [], 0
     for urls in listing_slots(page.root, page.final_url, least)[:MAX_SLOTS]:
         out.append(urls[:MAX_NOTED - n])
