@@ -440,19 +440,17 @@ def _marked(el, levels: int = 8) -> bool:
 
 
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-HEADING_CHARS = 40  # a section heading's text ("コメント", "3 Comments"), not a sentence
 
 
 def _under_comment_heading(node) -> bool:
     """Is `node` in a section whose heading calls it comments: the nearest heading before it
-    among its siblings, marked by its id or class, or saying so in a few words (Movable Type's
-    `<h2 id="comments">コメント</h2>` over blocks `div#c12` named for nothing)?"""
+    among its siblings, marked so by its id or class (Movable Type's `<h2 id="comments">` over
+    blocks `div#c12` named for nothing)?"""
     for sib in node.itersiblings(preceding=True):
         if not isinstance(sib.tag, str) or sib.tag not in HEADINGS:
             continue
-        text = node_text(sib)
-        return bool(COMMENT_MARK.search(f"{sib.get('id') or ''} {sib.get('class') or ''}")
-                    or (len(text) <= HEADING_CHARS and COMMENT_MARK.search(text)))
+        # (by its id or class: a post's own section heading may say "Antworten" in its words)
+        return bool(COMMENT_MARK.search(f"{sib.get('id') or ''} {sib.get('class') or ''}"))
     return False
 
 

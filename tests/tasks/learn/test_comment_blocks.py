@@ -530,3 +530,20 @@ def test_a_linked_name_s_holder_names_the_commenters_who_left_no_site():
     later = parse_html(page(["paolo", "Carlo Felice", "tammy"], [True, False, False]), f"{O}/later/")
     got = extract_comments(later, rule, f"{O}/later/", f"{O}/later/")
     assert [c["author"] for c in got] == ["paolo", "Carlo Felice", "tammy"]
+
+
+
+def test_a_heading_marks_the_blocks_after_it_as_comments_by_its_id_or_class_only():
+    """`<h2 id="comments">` over `div#c12` blocks calls them comments; a post's own section
+    heading saying "Antworten" or "Discussion" in its words does not (a new blog with no comment
+    system got 13 comments from a tutorial's section on a dialog's answers)."""
+    from tasks.learn.comment_blocks import _marked
+
+    def first_block(heading: str):
+        root = parse_html(f"<html><body><div>{heading}<div id='c12'><p>Some text said here.</p></div></div></body></html>", O)
+        return root.xpath("//div[@id='c12']")[0]
+
+    assert _marked(first_block("<h2 id='comments'>コメント</h2>"))
+    assert _marked(first_block("<h3 class='comments-title'>3 Responses</h3>"))
+    assert not _marked(first_block("<h2>Antworten</h2>"))
+    assert not _marked(first_block("<h2>Discussion of the results</h2>"))
