@@ -130,8 +130,12 @@ def complete(extracted: dict, root, url: str | None, entry: dict | None = None,
             names = declared_site_names(root) | {s.casefold() for s in ((blog or {}).get("title"),) if s}
             steps = [(s, _not_site_title(v, names)) for s, v in steps]
         found = _first_filled(steps)
-        if found and field == "authors" and found[0] == "feed" and sign:
-            found = _shown_byline(found, root, lambda: _not_site(sign(), site))
+        # a feed's author the page shows nowhere (the entry's, or the feed's for the whole blog,
+        # "Fredrik & Hardy") gives way to the byline the page shows ("2007-02-08 by fredrik")
+        shown = sign if found and found[0] == "feed" else (page_signs or {}).get("byline") \
+            if found and found[0] == "feed_blog" else None
+        if found and field == "authors" and shown:
+            found = _shown_byline(found, root, lambda: _not_site(shown(), site))
         if found:
             sources[field], out[field] = found
     out["sources"] = sources

@@ -130,3 +130,23 @@ def test_a_feed_author_the_page_never_shows_gives_way_to_the_byline_it_shows():
         sign = {"authors": lambda root=root: ["Mary Patton"] if "Patton" in "".join(root.itertext()) else []}
         got = complete(dict(found), root, "http://b.test/p", {"authors": [feed]}, None, sign)
         assert (got["authors"], got["sources"]["authors"]) == (want, source), byline
+
+
+def test_a_feeds_author_for_the_whole_blog_the_page_never_shows_gives_way_to_its_byline():
+    """A two-author blog whose feed names "Fredrik & Hardy" for every entry, each post's byline
+    "2007-02-08 by fredrik": the feed's blog-wide name, shown on no page, gave every post the
+    same pair (a new blog: author 0 with its feed, 100 without). The byline the page shows wins;
+    the blog-wide name stays where the page shows no byline."""
+    from tasks.learn.authors import byline_authors
+
+    page = ("<html><body><div class='content'><h2>There is hope</h2><div><span class='byline'>2007-02-08 by "
+            "fredrik</span></div><p>The post's words.</p></div></body></html>")
+    root = parse_html(page, "http://b.test/2007/02/hope.html")
+    found = {"title": "There is hope", "authors": [], "published": "2007-02-08", "sources": {}}
+    blog = {"authors": ["Fredrik & Hardy"], "title": "High Level Bits"}
+    got = complete(found, root, "http://b.test/2007/02/hope.html", None, blog,
+                   page_signs={"byline": lambda: byline_authors(root)})
+    assert got["authors"] == ["fredrik"] and got["sources"]["authors"] == "page"
+    bare = parse_html("<html><body><p>The post's words.</p></body></html>", "http://b.test/p")
+    got = complete(dict(found), bare, "http://b.test/p", None, blog, page_signs={"byline": lambda: byline_authors(bare)})
+    assert got["authors"] == ["Fredrik & Hardy"] and got["sources"]["authors"] == "feed_blog"
