@@ -81,7 +81,10 @@ def mark_unlisted(r, raw, crawl_id: str, stream_maxlen: int | None) -> list[str]
     _rehome(r, raw, k, crawl_id, stream_maxlen, slots)
     _listing_dated(r, raw, k, crawl_id, stream_maxlen)
     records = sorted(r.smembers(k.posts))
-    pages = unlisted(records, [urls for page in slots for urls in page], r.hgetall(k.aliases))
+    # a crawl that cut a part of the site as a trap left some of its listings unread: which pages
+    # they list is not known, and what listed a post may be among them (the cut depends on the
+    # order pages were read in: a blog's archive pages, read late, listed 25 of its posts)
+    pages = [] if r.exists(k.cut) else unlisted(records, [urls for page in slots for urls in page], r.hgetall(k.aliases))
     note = (f"listed by none of the blog's listings, which list {len(records) - len(pages)} of the "
             f"{len(records)} pages read as posts: a page of the site in the post template")
     notes = dict.fromkeys(pages, note)

@@ -528,3 +528,19 @@ def test_an_update_crawl_leaves_its_records_as_they_are(state, redis_client):
     redis_client.hset(Keys(cid).inlist, home, json.dumps([posts]))
     state.set_state(cid, "done")
     assert {r["kind"] for r in state.crawl_records(cid)} == {"post"}
+
+
+def test_records_stay_posts_where_the_crawl_cut_part_of_the_site_as_a_trap(state, redis_client):
+    """A crawl that cut a family of pages as a trap (50 archive pages in a row bringing no new
+    post) left those listings unread: the posts only they list are not known to be unlisted (a
+    new blog's 25 posts became pages in one run and not in another, by the order pages were
+    read in). Nothing is judged unlisted then."""
+    home = "http://state-test-unlisted-cut.example/"
+    cid = _crawl(state, home)
+    posts = [f"{home}2020/01/post-{i}/" for i in range(20)]
+    for u in posts + [home + "2014/07/03/logdown/read-angularjs/"]:
+        state.save_record(cid, {"url": u, "kind": "post", "title": u}, u, 1000)
+    redis_client.hset(Keys(cid).inlist, home, json.dumps([[u.rstrip("/") for u in posts]]))
+    redis_client.hset(Keys(cid).cut, "archives", 50)
+    state.set_state(cid, "done")
+    assert {r["kind"] for r in state.crawl_records(cid)} == {"post"}
