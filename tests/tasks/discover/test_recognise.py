@@ -180,33 +180,36 @@ def test_a_listing_of_one_post_is_no_post():
     assert template_post(root, extract_root(root, own, RULES), RULES, "https://b.test/stitky/disco")
 
 
+def _beside(heading: str, title: str) -> str:
+    """A post page whose container holds `heading` beside the post's node."""
+    return ("<html><body><div id='container'>" + heading + "<div class='node'><h2 class='post-title'>" + title
+            + "</h2><span class='post-date'>March 9, 2014</span><span class='post-author'>Jo</span>"
+            f"<div class='post-content'>{BODY}</div></div></div></body></html>")
+
+
+def _template_post(page: str, url: str) -> bool:
+    root = parse_html(page, url)
+    return template_post(root, extract_root(root, page, RULES), RULES, url)
+
+
 def test_a_banner_heading_that_links_the_blog_s_home_makes_no_teaser():
     """Movable Type's banner `<h1><a href="/">Blog</a></h1>` sits beside the content in the same
     container: it links the blog's home (or the folder the post lies in), no listed post (a new
     blog lost 42 posts named off its feed's pattern)."""
     for home in ("/", "/index.html", "/ltnm/"):
-        page = ("<html><body><div id='container'><h1 class='banner'><a href='" + home + "'>Sachi's blog</a></h1>"
-                "<div class='node'><h2 class='post-title'>Ninagawa, part 4</h2><span class='post-date'>March 9, 2014"
-                f"</span><span class='post-author'>Jo</span><div class='post-content'>{BODY}</div></div></div></body></html>")
-        url = "https://b.test/ltnm/2005/08/ninagawa_3.html"
-        root = parse_html(page, url)
-        assert template_post(root, extract_root(root, page, RULES), RULES, url), home
+        page = _beside(f"<h1 class='banner'><a href='{home}'>Sachi's blog</a></h1>", "Ninagawa, part 4")
+        assert _template_post(page, "https://b.test/ltnm/2005/08/ninagawa_3.html"), home
 
 
 def test_a_sidebar_heading_that_links_the_feed_makes_no_teaser():
     """A theme's sidebar beside the post heads its subscribe box `<h6><a href="/index.xml">RSS</a>`:
     a feed is no listed post (a new blog's 235 posts of its older URL scheme were each read as a
     listing of one post, found 15 %)."""
+    url = "https://b.test/2015/12/llvm-weekly-104.html"
     for feed in ("/index.xml", "/feed/", "/atom.xml", "/rss"):
-        page = ("<html><body><div id='container'><aside><h6><a href='" + feed + "'>RSS</a></h6></aside>"
-                "<div class='node'><h2 class='post-title'>LLVM Weekly 104</h2><span class='post-date'>March 9, 2014"
-                f"</span><span class='post-author'>Jo</span><div class='post-content'>{BODY}</div></div></div></body></html>")
-        url = "https://b.test/2015/12/llvm-weekly-104.html"
-        root = parse_html(page, url)
-        assert template_post(root, extract_root(root, page, RULES), RULES, url), feed
-    page = page.replace("href='/rss'", "href='/2015/12/llvm-weekly-103.html'")  # another post's title: a teaser
-    root = parse_html(page, url)
-    assert not template_post(root, extract_root(root, page, RULES), RULES, url)
+        assert _template_post(_beside(f"<aside><h6><a href='{feed}'>RSS</a></h6></aside>", "LLVM Weekly 104"), url), feed
+    other = _beside("<aside><h6><a href='/2015/12/llvm-weekly-103.html'>RSS</a></h6></aside>", "LLVM Weekly 104")
+    assert not _template_post(other, url)  # another post's title: a teaser
 
 
 def test_a_post_heading_its_sections_in_the_title_s_markup_is_no_listing():
