@@ -19,7 +19,7 @@ from tasks.fetch.html import parse_html
 from tasks.learn.rules import apply_rule, element_rules
 from tasks.text.similarity import normalize_text
 
-__all__ = ["narrowed_content"]
+__all__ = ["narrowed_content", "pieces", "selects_alone"]
 
 OWN_SHARE = 0.6  # share of the block's own text (template and title aside) the post's block must hold
 ELECTED = 0.5  # share of the training pages that must elect the same narrower rule
@@ -45,7 +45,7 @@ def _first_element(root, rule: str | None):
     return None
 
 
-def _pieces(el) -> list[str]:
+def pieces(el) -> list[str]:
     """The element's text pieces, normalised, the empty ones aside."""
     return [p for p in (normalize_text(t) for t in el.itertext()) if p]
 
@@ -68,13 +68,13 @@ def _page(html: str, url: str, rules: dict) -> tuple | None:
 def _own(el, template: set[str], skip: set) -> int:
     """Characters of the element's text that are the page's own: template pieces and the text
     of the marks (`skip`: their pieces) aside."""
-    return sum(len(p) for p in _pieces(el) if p not in template and p not in skip)
+    return sum(len(p) for p in pieces(el) if p not in template and p not in skip)
 
 
 def _vote(block, marks: list, template: set[str]) -> list[str]:
     """The rule forms of the descendant of `block` that holds no mark and most of its own text,
     if it holds OWN_SHARE of the block's; else no vote."""
-    skip = {p for m in marks for p in _pieces(m)}
+    skip = {p for m in marks for p in pieces(m)}
     total = _own(block, template, skip)
     if not total:
         return []
@@ -89,10 +89,10 @@ def _vote(block, marks: list, template: set[str]) -> list[str]:
     if best is None or best_n < OWN_SHARE * total:
         return []
     root = best.getroottree().getroot()
-    return [f for f in element_rules(best, MAX_FORMS) if _alone(root, f, best)]
+    return [f for f in element_rules(best, MAX_FORMS) if selects_alone(root, f, best)]
 
 
-def _alone(root, rule: str, node) -> bool:
+def selects_alone(root, rule: str, node) -> bool:
     """Does `rule` select `node` alone (a rule selecting several blocks reads as a listing's:
     tasks.discover.recognise)?"""
     try:
@@ -112,7 +112,7 @@ def narrowed_content(rules: dict, pages: list[tuple[str, str, dict]]) -> tuple[d
     found = [p for p in (_page(html, url, rules) for html, url, _ in pages) if p]
     if len(found) <= ELECTED * len(pages):
         return rules, None
-    seen = Counter(p for block, _ in found for p in set(_pieces(block)))
+    seen = Counter(p for block, _ in found for p in set(pieces(block)))
     template = {p for p, n in seen.items() if n >= max(2, len(found) / 2)}
     votes = Counter()
     for block, marks in found:

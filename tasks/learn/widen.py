@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from tasks.learn.narrow import pieces, selects_alone
 from tasks.learn.rules import apply_rule, element_rules
 from tasks.text.similarity import normalize_text
 
@@ -68,18 +69,6 @@ def _ancestors(node, marks: list) -> list:
     return out
 
 
-def _alone(root, rule: str, node) -> bool:
-    try:
-        hits = [n for n in apply_rule(root, rule) if isinstance(getattr(n, "tag", None), str)]
-    except Exception:
-        return False
-    return len(hits) == 1 and hits[0] is node
-
-
-def _pieces(el) -> list[str]:
-    return [p for p in (normalize_text(t) for t in el.itertext()) if p]
-
-
 def _prose(el) -> list[str]:
     """The element's text pieces outside links, scripts and styles."""
     out = []
@@ -122,13 +111,13 @@ def widened_content(rules: dict, pages: list[tuple[str, str, dict]], roots: list
     n = len(seen)
     if n < MIN_PAGES:
         return rules, None
-    counted = Counter(p for _, chain in seen for p in set(_pieces(chain[-1])))
+    counted = Counter(p for _, chain in seen for p in set(pieces(chain[-1])))
     template = {p for p, c in counted.items() if c >= max(2, n / 2)}
     for k in range(UP):
         reach = [(root, chain) for root, chain in seen if len(chain) > k + 1]
         parted = 0
         for _, chain in reach:
-            own = sum(len(p) for p in _pieces(chain[0]) if p not in template)
+            own = sum(len(p) for p in pieces(chain[0]) if p not in template)
             more = sum(len(p) for t in _twins(chain[k], chain[k + 1]) for p in _prose(t) if p not in template)
             parted += more >= max(MIN_PART, PART * own)
         if parted < max(2, GAIN * n):
@@ -136,7 +125,7 @@ def widened_content(rules: dict, pages: list[tuple[str, str, dict]], roots: list
         votes = Counter()
         for root, chain in reach:
             for form in dict.fromkeys(element_rules(chain[k + 1], MAX_FORMS)):
-                if _alone(root, form, chain[k + 1]):
+                if selects_alone(root, form, chain[k + 1]):
                     votes[form] += 1
         if not votes:
             return rules, None
